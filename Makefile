@@ -1,0 +1,148 @@
+# tailcause - find out why a latency test has a tail.
+#
+#   make            build build/tailcause (BPF objects, skeletons, user space)
+#   make run        install deps, build, record a short run and print the report (root)
+#   make test       install deps, build, run unit tests and system tests
+#   make bench      install deps, build, run the benchmarks in bench/
+#   make vmlinux    regenerate vmlinux/<arch>/vmlinux.h from this kernel's BTF
+#   make install    install the binary under $(PREFIX)/bin (PREFIX=/usr/local)
+#   make fmt        clang-format the sources
+#   V=1 shows full commands; O=DIR builds elsewhere; WERROR=0 drops -Werror.
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+WERROR ?= 1
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' \
+	-e 's/s390x/s390/' -e 's/riscv64/riscv/' -e 's/loongarch64/loongarch/')
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-5s %s\n' "$(1)" "$(2)";
+MAKEFLAGS += --no-print-directory
+endif
+
+PKGS := libbpf libelf zlib
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+endif
+CFLAGS ?= -O2 -g
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+# core/ is pure: libc, zlib and bpf/events.h only (checked by check-core).
+CORE_CFLAGS := $(CFLAGS)
+USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser
+BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
+	-Ibpf -MMD -MP
+
+CORE_SRCS := $(wildcard user/core/*.c)
+USER_SRCS := $(wildcard user/*.c user/io/*.c user/probe/*.c)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+TEST_SRCS := $(wildcard tests/test_*.c)
+
+CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
+USER_OBJS := $(USER_SRCS:%.c=$(O)/%.o)
+BPF_OBJS := $(BPF_SRCS:%.c=$(O)/%.o)
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.skel.h)
+TESTS := $(TEST_SRCS:tests/%.c=$(O)/tests/%)
+CORE_LIB := $(O)/libtccore.a
+BIN := $(O)/tailcause
+
+.PHONY: all run test unit-test system-test bench vmlinux install fmt clean deps check-core
+.DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS) $(SKELS)
+
+all: $(BIN)
+
+deps:
+	$(Q)sh scripts/deps.sh
+
+# --- BPF: clang -> bpftool gen object -> bpftool gen skeleton -------------------
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $(@:.o=.tmp.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
+	$(Q)rm -f $(@:.o=.tmp.o)
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
+
+# --- user space -----------------------------------------------------------------
+$(O)/user/core/%.o: user/core/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CORE_CFLAGS) -c $< -o $@
+
+$(O)/user/%.o: user/%.c | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(USER_OBJS) $(CORE_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $(USER_OBJS) $(CORE_LIB) $(PKG_LIBS) -lpthread -lm -o $@
+
+# --- tests ------------------------------------------------------------------------
+$(O)/tests/%: tests/%.c $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(CORE_LIB) $(LDFLAGS) \
+		$(CMOCKA_LIBS) -lz -lm -o $@
+
+check-core:
+	$(Q)sh scripts/check-core.sh
+
+unit-test: $(TESTS) check-core
+system-test: $(BIN)
+
+test: deps
+	$(Q)$(MAKE) all $(TESTS)
+	$(Q)sh tests/run.sh $(O)
+
+run: deps
+	$(Q)$(MAKE) all
+	$(Q)$(BIN) run $(RUN_ARGS)
+
+bench: deps
+	$(Q)$(MAKE) all
+	$(Q)sh bench/run.sh $(O)
+
+vmlinux:
+	$(Q)sh scripts/gen-vmlinux.sh $(ARCH)
+
+install: $(BIN)
+	$(call msg,INST,$(DESTDIR)$(PREFIX)/bin/tailcause)
+	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tailcause
+
+fmt:
+	$(Q)clang-format -i $(CORE_SRCS) $(USER_SRCS) $(BPF_SRCS) $(TEST_SRCS) \
+		$(wildcard user/*.h user/*/*.h bpf/*.h)
+
+clean:
+	$(call msg,CLEAN,$(O))
+	$(Q)rm -rf $(O)
+
+-include $(CORE_OBJS:.o=.d) $(USER_OBJS:.o=.d) $(BPF_OBJS:.o=.d) $(TESTS:=.d)

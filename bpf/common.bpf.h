@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * common.bpf.h - maps and helpers every tailcause BPF object shares.
+ *
+ * Each object declares the same maps; user space creates them once and hands
+ * the fds to every object (bpf_map__reuse_fd), so all concerns write one ring
+ * buffer and read one filter.
+ */
+#ifndef TAILCAUSE_COMMON_BPF_H
+#define TAILCAUSE_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "events.h"
+
+/* The one ring buffer; its size is set by user space before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} events SEC(".maps");
+
+/* Threads of interest: tid -> TC_ROLE_*. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} probe_tids SEC(".maps");
+
+/* CPUs of interest: cpu -> 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TC_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __u32);
+} probe_cpus SEC(".maps");
+
+/* Records the ring buffer had no room for, per CPU. Never silent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/*
+ * Wake the consumer only once this much data waits: a wake-up per event costs
+ * >10x the event itself (irq_work + IPI + a context switch), see
+ * notes/bpf-costs.md. The recorder drains on a timer otherwise.
+ */
+const volatile __u64 cfg_wakeup_bytes = 1 << 22;
+
+static __always_inline int cpu_of_interest(__u32 cpu)
+{
+	__u32 *on = bpf_map_lookup_elem(&probe_cpus, &cpu);
+
+	return on && *on;
+}
+
+static __always_inline int tid_of_interest(__u32 tid)
+{
+	return bpf_map_lookup_elem(&probe_tids, &tid) != NULL;
+}
+
+static __always_inline struct tc_event *event_reserve(void)
+{
+	struct tc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&drops, &zero);
+
+		if (n)
+			*n += 1;
+	}
+	return e;
+}
+
+static __always_inline void event_submit(struct tc_event *e)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg_wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
+}
+
+#endif /* TAILCAUSE_COMMON_BPF_H */

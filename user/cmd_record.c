@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* cmd_record.c - `tailcause record` and `tailcause run` (record, then report). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io/log.h"
+#include "io/recorder.h"
+#include "report.h"
+#include "run_args.h"
+
+static void record_help(void)
+{
+	printf("usage: tailcause record -o FILE [OPTIONS]\n"
+	       "\n"
+	       "Runs a latency probe with the BPF tracers attached and writes everything to a\n"
+	       "trace file: the round trips, the traced intervals (off-CPU time of the probe\n"
+	       "threads with who ran instead, hard IRQs and softirqs on the probe CPUs), IRQ\n"
+	       "names, host facts and ring-buffer drops. Read it with 'tailcause report'.\n"
+	       "Needs root (or CAP_BPF and CAP_PERFMON). Ctrl-C ends the run early and still\n"
+	       "writes a complete trace.\n"
+	       "\n");
+	run_args_help(RA_PROBE | RA_OUTPUT | RA_TRACE);
+	printf("\n"
+	       "examples:\n"
+	       "  sudo tailcause record -o run.tct\n"
+	       "  sudo tailcause record -o run.tct -n 2M --cpu 2,3 --ringbuf 64M\n");
+}
+
+static void run_help(void)
+{
+	printf("usage: tailcause run [OPTIONS]\n"
+	       "\n"
+	       "Records a probe run under tracing (like 'record') and prints the report (like\n"
+	       "'report'): perftest-style statistics, the spikes, and their causes. The trace\n"
+	       "is kept only with -o. Needs root (or CAP_BPF and CAP_PERFMON).\n"
+	       "\n");
+	run_args_help(RA_PROBE | RA_OUTPUT | RA_TRACE | RA_REPORT);
+	printf("\n"
+	       "examples:\n"
+	       "  sudo tailcause run\n"
+	       "  sudo tailcause run -n 1M --cpu 0,1 -o run.tct --spike p99.9\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	probe_request_stop();
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The output's directory must exist and be writable: a usage error otherwise. */
+static int check_output(const char *path)
+{
+	char *copy = strdup(path);
+	const char *dir;
+	int ok;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	ok = access(dir, W_OK | X_OK) == 0;
+	if (!ok)
+		log_err("--output %s: directory %s: %s", path, dir, strerror(errno));
+	free(copy);
+	return ok ? 0 : -EINVAL;
+}
+
+static int record_to(const struct run_args *a, const char *path, int force,
+		     const char *command_line)
+{
+	struct recorder_opts ro = {
+		.out_path = path,
+		.force = force,
+		.probe = a->probe,
+		.probe_opts = a->probe_opts,
+		.ringbuf_bytes = a->ringbuf_bytes,
+		.drain_ms = a->drain_ms,
+		.force_fallback = a->fallback || getenv("TAILCAUSE_FORCE_FALLBACK"),
+		.progress = a->progress,
+		.command_line = command_line,
+	};
+	char why[160];
+	int err;
+
+	if (!cli_can_trace(why, sizeof(why))) {
+		log_err("%s: %s", "load BPF programs", why);
+		return TC_EXIT_ENV;
+	}
+	if (probe_resolve_cpus(&ro.probe_opts))
+		return TC_EXIT_USAGE;
+	install_signals();
+	err = recorder_run(&ro);
+	return err ? exit_for_record_error(err) : TC_EXIT_OK;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct run_args a;
+	int err;
+
+	err = run_args_parse(argc, argv, RA_PROBE | RA_OUTPUT | RA_TRACE, record_help, &a);
+	if (err)
+		return err > 0 ? TC_EXIT_OK : TC_EXIT_USAGE;
+	if (a.n_rest) {
+		log_err("record: unexpected argument '%s'", a.rest[0]);
+		return TC_EXIT_USAGE;
+	}
+	if (!a.output) {
+		log_err("record: -o FILE is required (see tailcause record --help)");
+		return TC_EXIT_USAGE;
+	}
+	if (check_output(a.output))
+		return TC_EXIT_USAGE;
+	err = record_to(&a, a.output, a.force, cli_command_line(argc, argv));
+	if (!err)
+		fprintf(stderr, "tailcause: trace written to %s\n", a.output);
+	return err;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	char tmp[] = "/tmp/tailcause-run-XXXXXX";
+	struct report_opts ro;
+	struct run_args a;
+	const char *path;
+	int err, fd;
+
+	err = run_args_parse(argc, argv, RA_PROBE | RA_OUTPUT | RA_TRACE | RA_REPORT, run_help,
+			     &a);
+	if (err)
+		return err > 0 ? TC_EXIT_OK : TC_EXIT_USAGE;
+	if (a.n_rest) {
+		log_err("run: unexpected argument '%s'", a.rest[0]);
+		return TC_EXIT_USAGE;
+	}
+	if (a.output && check_output(a.output))
+		return TC_EXIT_USAGE;
+	path = a.output;
+	if (!path) {
+		/* A unique name to record into; the writer creates it afresh with O_EXCL. */
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			log_err("create %s: %s", tmp, strerror(errno));
+			return TC_EXIT_RUNTIME;
+		}
+		close(fd);
+		path = tmp;
+	}
+	err = record_to(&a, path, a.force || !a.output, cli_command_line(argc, argv));
+	if (!err) {
+		ro = (struct report_opts){
+			.format = REPORT_TEXT,
+			.spike = a.spike,
+			.nic_irq_pattern = a.nic_irq_pattern,
+			.top = a.top,
+			.trace_kept = a.output != NULL,
+		};
+		err = report_file(path, &ro, stdout);
+	}
+	if (!a.output)
+		unlink(tmp);
+	return err;
+}

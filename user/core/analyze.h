@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * analyze.h - tail-spike attribution. Pure: reads a struct tc_trace, writes
+ * a struct tc_analysis, prints nothing.
+ *
+ * A spike is a sample above the threshold (default: above p99 and above
+ * 2x median). Its window is [t_start, t_end]; the traced intervals on the
+ * probe threads and the probe CPUs that overlap it are gathered, nested ones
+ * are folded into their parent (an IRQ during a preemption counts once), and
+ * the excess (RTT - median RTT) is split among causes by overlap. The
+ * primary cause is the largest share; when events explain under 50 % of the
+ * excess the spike is `unattributed`, with the best candidate kept.
+ */
+#ifndef TAILCAUSE_CORE_ANALYZE_H
+#define TAILCAUSE_CORE_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "causes.h"
+#include "stats.h"
+#include "trace.h"
+
+enum tc_spike_mode {
+	TC_SPIKE_DEFAULT = 0,	/* above p99 and above 2x median */
+	TC_SPIKE_PERCENTILE,	/* above the value-th percentile */
+	TC_SPIKE_ABSOLUTE,	/* one-way latency above value nanoseconds */
+	TC_SPIKE_MEDIAN_X,	/* above value x median */
+};
+
+struct tc_spike_rule {
+	enum tc_spike_mode mode;
+	double value;
+};
+
+/*
+ * Parses a --spike argument: "p99.9" (percentile), "20us" / "1.5ms" / "800ns"
+ * (one-way latency), "3x" (multiple of the median), "default". 0 or -EINVAL.
+ */
+int spike_rule_parse(const char *s, struct tc_spike_rule *out);
+
+/* Describes the rule in words ("above p99 and above 2x median") into buf. */
+void spike_rule_describe(const struct tc_spike_rule *r, char *buf, size_t len);
+
+struct tc_analysis_opts {
+	struct tc_spike_rule spike;
+	const char *nic_irq_pattern;	/* NULL: TC_NIC_IRQ_PATTERN_DEFAULT */
+};
+
+#define TC_CAUSE_NAME_LEN 96
+#define TC_NO_CAUSE UINT32_MAX
+
+/* A cause as measured over the whole run. */
+struct tc_cause {
+	char name[TC_CAUSE_NAME_LEN];
+	enum tc_cause_class cls;
+	uint64_t spikes;	/* spikes where it is the primary cause */
+	uint64_t excess_ns;	/* RTT excess attributed to it, over all spikes */
+};
+
+/* One interval's part in one spike. */
+struct tc_contrib {
+	size_t event;		/* index into tc_trace.events */
+	uint32_t cause;		/* index into tc_analysis.causes */
+	uint32_t nested;	/* 1: inside a parent interval, counted there */
+	uint64_t overlap_ns;	/* overlap with the spike window */
+	uint64_t attributed_ns;	/* part of the excess credited to it */
+};
+
+struct tc_spike {
+	size_t sample;		/* index into tc_trace.samples */
+	uint64_t rtt_ns;
+	uint64_t excess_ns;	/* rtt_ns - median RTT */
+	uint32_t primary;	/* index into causes; 0 is `unattributed` */
+	uint32_t candidate;	/* unattributed: best candidate cause, or TC_NO_CAUSE */
+	double explained;	/* attributed / excess, in [0, 1] */
+	size_t first_contrib;
+	size_t n_contrib;
+};
+
+struct tc_analysis {
+	struct lat_summary stats;	/* RTT nanoseconds */
+	struct tc_spike_rule rule;
+	uint64_t threshold_ns;		/* RTT; samples strictly above it are spikes */
+	uint64_t total_excess_ns;	/* sum of excess over all spikes */
+
+	struct tc_spike *spikes;	/* in sample order */
+	size_t n_spikes;
+
+	struct tc_cause *causes;	/* [0] is always `unattributed` */
+	size_t n_causes;
+
+	struct tc_contrib *contribs;
+	size_t n_contribs;
+};
+
+/*
+ * Analyzes t (whose events and samples must be sorted: trace__sort()).
+ * Returns 0 and a new analysis in *out, -EINVAL when t has no samples,
+ * -ENOMEM.
+ */
+int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
+		  struct tc_analysis **out);
+void analysis__free(struct tc_analysis *a);
+
+/*
+ * Fills idx with the indices (into a->spikes) of the n largest spikes,
+ * largest first; returns how many were written (<= n).
+ */
+size_t analysis_top_spikes(const struct tc_analysis *a, size_t *idx, size_t n);
+
+/* Fills idx with cause indices ordered by attributed excess, largest first;
+ * returns a->n_causes. idx must hold a->n_causes entries. */
+size_t analysis_causes_by_excess(const struct tc_analysis *a, size_t *idx);
+
+#endif /* TAILCAUSE_CORE_ANALYZE_H */

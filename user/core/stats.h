@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * stats.h - latency statistics as perftest reports them, minus its habits:
+ * every sample is kept (perftest drops the two largest) and the standard
+ * deviation is not truncated to an integer.
+ *
+ * Values are round-trip times in nanoseconds; reports print them halved
+ * (one-way = RTT/2, like ib_write_lat). Halving commutes with every figure
+ * here, so it is done once, at print time.
+ */
+#ifndef TAILCAUSE_CORE_STATS_H
+#define TAILCAUSE_CORE_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lat_summary {
+	size_t n;
+	uint64_t min;
+	uint64_t max;
+	uint64_t p50;		/* t_typical */
+	uint64_t p99;
+	uint64_t p999;
+	uint64_t p9999;
+	uint64_t p99999;
+	double mean;		/* t_avg */
+	double stdev;		/* population standard deviation */
+};
+
+/* Summarizes v[0..n); v is sorted in place. 0, or -EINVAL if n == 0. */
+int stats_summarize(uint64_t *v, size_t n, struct lat_summary *out);
+
+/*
+ * Nearest-rank percentile of an ascending array: the smallest value with at
+ * least p percent of the samples at or below it (p in (0, 100]). n > 0.
+ */
+uint64_t stats_percentile(const uint64_t *sorted, size_t n, double p);
+
+#endif /* TAILCAUSE_CORE_STATS_H */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * trace.h - the in-memory model of a tailcause trace: what the recorder
+ * collects, what the trace file holds and what the analyzer reads.
+ *
+ * Pure data; no I/O. Times are CLOCK_MONOTONIC nanoseconds (the clock of
+ * bpf_ktime_get_ns()).
+ */
+#ifndef TAILCAUSE_CORE_TRACE_H
+#define TAILCAUSE_CORE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../bpf/events.h"
+
+/* One probe iteration: a full round trip, timed by the initiating thread. */
+struct tc_sample {
+	uint64_t t_start;
+	uint64_t t_end;
+	uint32_t cpu;		/* CPU of the timing thread */
+	uint32_t tid;		/* the timing thread */
+};
+
+/* A name for an IRQ number, read from /proc/interrupts at record time. */
+struct tc_irq_name {
+	uint32_t irq;
+	char name[64];
+};
+
+/* A key = value fact about the host or the run ("kernel", "probe", "cpus"...). */
+struct tc_kv {
+	char *key;
+	char *val;
+};
+
+/* The role a thread played in the run, so the analyzer can name it. */
+#define TC_THREAD_PROBE	1	/* a latency-probe thread */
+#define TC_THREAD_SELF	2	/* one of the recorder's own threads: preemption by it is `self` */
+
+struct tc_thread {
+	uint32_t tid;
+	uint32_t role;		/* TC_THREAD_* */
+	uint32_t cpu;		/* pinned CPU, or UINT32_MAX when not pinned */
+	uint32_t pad;
+};
+
+struct tc_trace {
+	uint64_t mono_ns;	/* a CLOCK_MONOTONIC / CLOCK_REALTIME pair taken together */
+	uint64_t realtime_ns;
+
+	struct tc_kv *meta;
+	size_t n_meta;
+
+	struct tc_thread *threads;
+	size_t n_threads;
+
+	struct tc_sample *samples;
+	size_t n_samples;
+
+	struct tc_event *events;	/* sorted by start_ns once trace__sort() ran */
+	size_t n_events;
+
+	struct tc_irq_name *irq_names;
+	size_t n_irq_names;
+
+	uint64_t *drops;		/* ring-buffer drops, indexed by CPU */
+	size_t n_drops;
+
+	int truncated;			/* the file ended before its END block */
+
+	/* growth capacities; private to trace.c */
+	size_t cap_meta, cap_threads, cap_samples, cap_events, cap_irq_names;
+};
+
+/* Allocates an empty trace; NULL with errno set on failure. */
+struct tc_trace *trace__new(void);
+/* Frees a trace and everything it owns; NULL is a no-op. */
+void trace__free(struct tc_trace *t);
+
+/* Each append copies its input; returns 0 or -ENOMEM. */
+int trace__set_meta(struct tc_trace *t, const char *key, const char *val);
+int trace__add_thread(struct tc_trace *t, uint32_t tid, uint32_t role, uint32_t cpu);
+int trace__add_samples(struct tc_trace *t, const struct tc_sample *s, size_t n);
+int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);
+int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name);
+/* Sets drops[cpu] = count, growing the array as needed; 0 or -ENOMEM. */
+int trace__set_drops(struct tc_trace *t, uint32_t cpu, uint64_t count);
+
+/* The value for key, or NULL. */
+const char *trace__meta(const struct tc_trace *t, const char *key);
+/* The name recorded for irq, or NULL. */
+const char *trace__irq_name(const struct tc_trace *t, uint32_t irq);
+/* The role of tid (TC_THREAD_*), or 0 when tid is not a known thread. */
+uint32_t trace__thread_role(const struct tc_trace *t, uint32_t tid);
+/* Sum of drops over all CPUs. */
+uint64_t trace__total_drops(const struct tc_trace *t);
+/* Sorts events by start time and samples by t_start (stable). */
+void trace__sort(struct tc_trace *t);
+
+#endif /* TAILCAUSE_CORE_TRACE_H */

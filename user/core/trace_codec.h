@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * trace_codec.h - the tailcause trace format (.tct), encoded to and decoded
+ * from memory. File I/O lives in user/io/trace_file.c.
+ *
+ * Layout (all integers little-endian):
+ *   header  32 bytes: magic "\x89TCT\r\n\x1a\n", u16 version, u16 header_len,
+ *           u32 flags (0), u64 mono_ns, u64 realtime_ns
+ *   blocks  16-byte block header {u32 type, u32 raw_len, u32 comp_len,
+ *           u32 crc32 of the compressed payload}, then comp_len bytes of zlib
+ *           data that inflate to exactly raw_len bytes
+ * Block payloads are varint/delta encoded records (see trace_codec.c). A file
+ * without an END block, or ending inside a block, is truncated: it decodes up
+ * to its last whole block with tc_trace.truncated set. Anything else that does
+ * not check out (magic, version, lengths, CRC, zlib, record bounds) is rejected.
+ */
+#ifndef TAILCAUSE_CORE_TRACE_CODEC_H
+#define TAILCAUSE_CORE_TRACE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+#define TC_TRACE_MAGIC		"\x89TCT\r\n\x1a\n"
+#define TC_TRACE_VERSION	1
+#define TC_TRACE_HEADER_LEN	32
+#define TC_BLOCK_HEADER_LEN	16
+/* Largest raw payload a reader accepts; writers stay well below it. */
+#define TC_BLOCK_MAX_RAW	(64u << 20)
+/* Records per SAMPLES/EVENTS block a writer emits (bounds what a truncation loses). */
+#define TC_BLOCK_RECORDS	65536
+
+enum tc_block_type {
+	TC_BLOCK_META = 1,	/* key\0value\0 pairs */
+	TC_BLOCK_THREADS = 2,	/* struct tc_thread records */
+	TC_BLOCK_SAMPLES = 3,
+	TC_BLOCK_EVENTS = 4,	/* comm string table for the block, then records */
+	TC_BLOCK_IRQ_NAMES = 5,
+	TC_BLOCK_DROPS = 6,	/* per-CPU ring-buffer drop counters */
+	TC_BLOCK_END = 7,	/* record totals: its absence marks a truncated file */
+};
+
+/* A growable byte buffer. */
+struct tc_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+/* Frees the buffer's storage and zeroes it. */
+void tc_buf_free(struct tc_buf *b);
+
+/* Appends the 32-byte file header; 0 or -ENOMEM. */
+int codec_encode_header(struct tc_buf *out, uint64_t mono_ns, uint64_t realtime_ns);
+/* Appends one block of each kind from t (SAMPLES and EVENTS split every
+ * TC_BLOCK_RECORDS records); 0 or a negative errno. */
+int codec_encode_meta(struct tc_buf *out, const struct tc_trace *t);
+int codec_encode_threads(struct tc_buf *out, const struct tc_trace *t);
+int codec_encode_samples(struct tc_buf *out, const struct tc_sample *s, size_t n);
+int codec_encode_events(struct tc_buf *out, const struct tc_event *e, size_t n);
+int codec_encode_irq_names(struct tc_buf *out, const struct tc_trace *t);
+int codec_encode_drops(struct tc_buf *out, const struct tc_trace *t);
+/* Appends the END block; n_samples/n_events are the totals written before it. */
+int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events);
+/* Header, every block of t, END; 0 or a negative errno. */
+int codec_encode_trace(struct tc_buf *out, const struct tc_trace *t);
+
+/* Why a decode failed: a human-readable reason with the byte offset. */
+struct tc_codec_error {
+	size_t offset;
+	char msg[160];
+};
+
+/*
+ * Decodes a whole file image into out (an empty trace from trace__new()).
+ * Returns 0 (out->truncated says whether the file was cut short) or
+ * -EBADMSG with err filled when the data is not a valid trace, -ENOMEM.
+ */
+int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out,
+		 struct tc_codec_error *err);
+
+#endif /* TAILCAUSE_CORE_TRACE_CODEC_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * varint.h - LEB128 varints and zigzag, as the trace codec stores integers.
+ *
+ * A varint is 7 bits per byte, least significant group first, the high bit
+ * set on every byte but the last; a uint64_t takes 1 to 10 bytes.
+ */
+#ifndef TAILCAUSE_CORE_VARINT_H
+#define TAILCAUSE_CORE_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest encoding of a uint64_t. */
+#define VARINT_MAX_LEN 10
+
+/* Writes v at p (room for VARINT_MAX_LEN bytes); returns the bytes written. */
+static inline size_t varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/*
+ * Reads a varint from *p, never past end, and advances *p. Returns 0, or -1
+ * when the data ends inside the varint or the value does not fit 64 bits.
+ */
+static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t r = 0;
+	unsigned int shift;
+
+	/* one-byte fast path: most deltas, CPUs and flags */
+	if (q < end && *q < 0x80) {
+		*v = *q;
+		*p = q + 1;
+		return 0;
+	}
+	for (shift = 0; shift < 64; shift += 7) {
+		uint8_t b;
+
+		if (q >= end)
+			return -1;
+		b = *q++;
+		/* the 10th byte carries bit 63 only */
+		if (shift == 63 && b > 1)
+			return -1;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			*p = q;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Maps a signed value to unsigned so small magnitudes stay short: 0,-1,1,-2 -> 0,1,2,3. */
+static inline uint64_t varint_zigzag(int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+
+	return (u << 1) ^ (0 - (u >> 63));
+}
+
+/* Inverse of varint_zigzag(). */
+static inline int64_t varint_unzigzag(uint64_t u)
+{
+	return (int64_t)((u >> 1) ^ (0 - (u & 1)));
+}
+
+#endif /* TAILCAUSE_CORE_VARINT_H */

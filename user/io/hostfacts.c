@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* hostfacts.c - host facts and IRQ names, read from procfs and sysfs. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "hostfacts.h"
+
+/* Reads the first line of path into buf without the newline; 0 or -errno. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int meta_from_file(struct tc_trace *t, const char *key, const char *path)
+{
+	char buf[1024];
+
+	if (read_line(path, buf, sizeof(buf)))
+		return 0;
+	return trace__set_meta(t, key, buf);
+}
+
+static int count_numa_nodes(void)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]))
+			n++;
+	closedir(d);
+	return n ? n : 1;
+}
+
+static int cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		snprintf(buf, len, "%s", colon + 2);
+		buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	return -ENOENT;
+}
+
+int hostfacts_collect(struct tc_trace *t)
+{
+	struct utsname u;
+	char buf[512];
+	int err = 0;
+
+	if (gethostname(buf, sizeof(buf)) == 0)
+		err = trace__set_meta(t, "host.name", buf);
+	if (!err && uname(&u) == 0) {
+		snprintf(buf, sizeof(buf), "%s %s", u.release, u.machine);
+		err = trace__set_meta(t, "host.kernel", buf);
+	}
+	if (!err) {
+		snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+		err = trace__set_meta(t, "host.cpus", buf);
+	}
+	if (!err) {
+		snprintf(buf, sizeof(buf), "%d", count_numa_nodes());
+		err = trace__set_meta(t, "host.numa_nodes", buf);
+	}
+	if (!err && cpu_model(buf, sizeof(buf)) == 0)
+		err = trace__set_meta(t, "host.cpu_model", buf);
+	if (!err)
+		err = meta_from_file(t, "host.clocksource",
+				     "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+	if (!err)
+		err = meta_from_file(t, "host.thp_enabled",
+				     "/sys/kernel/mm/transparent_hugepage/enabled");
+	if (!err)
+		err = meta_from_file(t, "host.thp_defrag",
+				     "/sys/kernel/mm/transparent_hugepage/defrag");
+	if (!err)
+		err = meta_from_file(t, "host.cmdline", "/proc/cmdline");
+	return err;
+}
+
+/* Fallback: the action names at the end of a /proc/interrupts line. */
+static int irq_names_from_proc(struct tc_trace *t)
+{
+	FILE *f = fopen("/proc/interrupts", "re");
+	char line[4096];
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int err = 0;
+
+	if (!f)
+		return 0;
+	while (!err && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		unsigned long irq = strtoul(p, &end, 10);
+		int field = 0;
+
+		if (end == p || *end != ':')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		p = end + 1;
+		/* per-CPU counts, then chip, then hwirq-type, then the actions */
+		while (*p && field < ncpu + 2) {
+			while (*p == ' ')
+				p++;
+			while (*p && *p != ' ')
+				p++;
+			field++;
+		}
+		while (*p == ' ')
+			p++;
+		if (*p)
+			err = trace__add_irq_name(t, (uint32_t)irq, p);
+	}
+	fclose(f);
+	return err;
+}
+
+int hostfacts_irq_names(struct tc_trace *t)
+{
+	DIR *d = opendir("/sys/kernel/irq");
+	struct dirent *de;
+	int err = 0, n = 0;
+
+	if (!d)
+		return irq_names_from_proc(t);
+	while (!err && (de = readdir(d))) {
+		char path[300], name[256];
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/irq/%s/actions", de->d_name);
+		if (read_line(path, name, sizeof(name)) || !name[0])
+			continue;
+		err = trace__add_irq_name(t, (uint32_t)strtoul(de->d_name, NULL, 10), name);
+		n++;
+	}
+	closedir(d);
+	if (!err && n == 0)
+		return irq_names_from_proc(t);
+	return err;
+}

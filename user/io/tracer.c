@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * tracer.c - shared maps, program choice (tp_btf vs classic tracepoint),
+ * load and attach for every concern, and the status of each program.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "../bpf/events.h"
+#include "concern.h"
+#include "log.h"
+#include "tracer.h"
+
+#define MAX_PROGS 64
+
+static const struct concern_ops *const concerns[] = {
+	&sched_concern,
+	&irq_concern,
+};
+#define N_CONCERNS (sizeof(concerns) / sizeof(concerns[0]))
+
+struct loaded {
+	const struct concern_ops *ops;
+	void *skel;
+	struct bpf_object *obj;
+};
+
+struct tracer {
+	int events_fd, tids_fd, cpus_fd, drops_fd;
+	struct btf *vmlinux_btf;
+	struct loaded loaded[N_CONCERNS];
+	size_t n_loaded;
+	struct bpf_link *links[MAX_PROGS];
+	size_t n_links;
+	struct tc_prog_status status[MAX_PROGS];
+	size_t n_status;
+};
+
+static const char *tracefs_root(void)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[128];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/events", roots[i]);
+		if (access(path, F_OK) == 0)
+			return roots[i];
+	}
+	/* Classic tracepoints need tracefs for their ids; mount it where it belongs. */
+	if (mount("nodev", roots[0], "tracefs", 0, NULL) == 0) {
+		log_dbg("mounted tracefs on %s", roots[0]);
+		return roots[0];
+	}
+	return NULL;
+}
+
+/* "tp/sched/sched_switch" -> exists under tracefs? */
+static int classic_tp_exists(const char *sec)
+{
+	const char *root = tracefs_root();
+	char path[256];
+
+	if (!root || strncmp(sec, "tp/", 3))
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s", root, sec + 3);
+	return access(path, F_OK) == 0;
+}
+
+/* "tp_btf/sched_switch" -> does vmlinux BTF have btf_trace_sched_switch? */
+static int btf_tp_exists(const struct tracer *t, const char *sec)
+{
+	char name[96];
+
+	if (!t->vmlinux_btf || strncmp(sec, "tp_btf/", 7))
+		return 0;
+	snprintf(name, sizeof(name), "btf_trace_%s", sec + 7);
+	return btf__find_by_name_kind(t->vmlinux_btf, name, BTF_KIND_TYPEDEF) >= 0;
+}
+
+/* The stem of a twin: "tc_sched_switch_btf" -> length of "tc_sched_switch". */
+static size_t stem_len(const char *prog)
+{
+	const char *us = strrchr(prog, '_');
+
+	return us ? (size_t)(us - prog) : strlen(prog);
+}
+
+static struct bpf_program *twin_of(struct bpf_object *obj, struct bpf_program *p)
+{
+	const char *name = bpf_program__name(p);
+	size_t n = stem_len(name);
+	struct bpf_program *q;
+
+	bpf_object__for_each_program(q, obj) {
+		const char *qn = bpf_program__name(q);
+
+		if (q != p && stem_len(qn) == n && !strncmp(qn, name, n))
+			return q;
+	}
+	return NULL;
+}
+
+static struct tc_prog_status *status_add(struct tracer *t, const char *concern,
+					 const struct bpf_program *p)
+{
+	struct tc_prog_status *s;
+
+	if (t->n_status >= MAX_PROGS)
+		return NULL;
+	s = &t->status[t->n_status++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->concern, sizeof(s->concern), "%s", concern);
+	snprintf(s->prog, sizeof(s->prog), "%.*s", (int)stem_len(bpf_program__name(p)),
+		 bpf_program__name(p));
+	snprintf(s->target, sizeof(s->target), "%s", bpf_program__section_name(p));
+	return s;
+}
+
+/*
+ * Picks one program of each twin pair before load: tp_btf where the kernel has
+ * it (and no fallback is forced), else the classic tracepoint. A pair with
+ * neither gets a status row with the reason and loads nothing.
+ */
+static void select_programs(struct tracer *t, const char *concern, struct bpf_object *obj,
+			    int fallback)
+{
+	struct bpf_program *p, *twin;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *sec = bpf_program__section_name(p);
+		struct tc_prog_status *s;
+		int btf_ok, tp_ok;
+
+		if (strncmp(sec, "tp_btf/", 7))
+			continue;
+		twin = twin_of(obj, p);
+		btf_ok = !fallback && btf_tp_exists(t, sec);
+		tp_ok = twin && classic_tp_exists(bpf_program__section_name(twin));
+		bpf_program__set_autoload(p, btf_ok);
+		if (twin)
+			bpf_program__set_autoload(twin, !btf_ok && tp_ok);
+		if (btf_ok || tp_ok)
+			continue;
+		s = status_add(t, concern, p);
+		if (s)
+			snprintf(s->reason, sizeof(s->reason),
+				 "tracepoint %s missing in this kernel (no BTF type, no tracefs event)",
+				 sec + 7);
+	}
+}
+
+static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
+{
+	const struct {
+		const char *name;
+		int fd;
+	} shared[] = {
+		{ "events", t->events_fd },
+		{ "probe_tids", t->tids_fd },
+		{ "probe_cpus", t->cpus_fd },
+		{ "drops", t->drops_fd },
+	};
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, shared[i].name);
+		int err;
+
+		if (!m)
+			continue;
+		err = bpf_map__reuse_fd(m, shared[i].fd);
+		if (err) {
+			log_err("reuse map %s: %s", shared[i].name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int attach_programs(struct tracer *t, const char *concern, struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		struct tc_prog_status *s;
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		s = status_add(t, concern, p);
+		link = bpf_program__attach(p);
+		if (!link) {
+			int err = -errno;
+
+			if (s)
+				snprintf(s->reason, sizeof(s->reason), "attach refused: %s",
+					 strerror(-err));
+			log_dbg("attach %s: %s", bpf_program__name(p), strerror(-err));
+			continue;
+		}
+		if (t->n_links >= MAX_PROGS) {
+			bpf_link__destroy(link);
+			return -E2BIG;
+		}
+		t->links[t->n_links++] = link;
+		if (s)
+			s->attached = 1;
+	}
+	return 0;
+}
+
+static int open_concern(struct tracer *t, const struct concern_ops *ops,
+			const struct tracer_cfg *cfg, int fallback, struct loaded *l)
+{
+	int err;
+
+	l->ops = ops;
+	l->obj = ops->open(&l->skel);
+	if (!l->obj) {
+		err = -errno;
+		log_err("open %s object: %s", ops->name, strerror(-err));
+		return err;
+	}
+	ops->configure(l->skel, cfg->ringbuf_bytes / 2);
+	err = reuse_shared_maps(t, l->obj);
+	if (err)
+		goto out_destroy;
+	select_programs(t, ops->name, l->obj, fallback);
+	err = ops->load(l->skel);
+	if (err)
+		goto out_destroy;
+	return 0;
+
+out_destroy:
+	ops->destroy(l->skel);
+	l->skel = NULL;
+	l->obj = NULL;
+	return err;
+}
+
+static int load_concern(struct tracer *t, const struct concern_ops *ops,
+			const struct tracer_cfg *cfg)
+{
+	struct loaded *l = &t->loaded[t->n_loaded];
+	size_t status_mark = t->n_status;
+	int err;
+
+	err = open_concern(t, ops, cfg, cfg->force_fallback, l);
+	if (err && !cfg->force_fallback) {
+		/* Some kernels refuse BTF-typed programs; classic tracepoints still work. */
+		log_dbg("load %s with tp_btf: %s; trying classic tracepoints", ops->name,
+			strerror(-err));
+		t->n_status = status_mark;
+		err = open_concern(t, ops, cfg, 1, l);
+	}
+	if (err) {
+		log_err("load %s programs: %s", ops->name, strerror(-err));
+		return err;
+	}
+	t->n_loaded++;
+	return attach_programs(t, ops->name, l->obj);
+}
+
+static size_t round_pow2(size_t v)
+{
+	size_t p = 4096;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int create_shared_maps(struct tracer *t, size_t ringbuf_bytes)
+{
+	t->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
+				      round_pow2(ringbuf_bytes), NULL);
+	t->tids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "probe_tids", 4, 4, 4096, NULL);
+	t->cpus_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe_cpus", 4, 4, TC_MAX_CPUS, NULL);
+	t->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8, 1, NULL);
+	if (t->events_fd < 0 || t->tids_fd < 0 || t->cpus_fd < 0 || t->drops_fd < 0) {
+		int err = -errno;
+
+		log_err("create BPF maps: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+struct tracer *tracer__new(const struct tracer_cfg *cfg)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return NULL;
+	t->events_fd = t->tids_fd = t->cpus_fd = t->drops_fd = -1;
+	t->vmlinux_btf = btf__load_vmlinux_btf();
+	if (!t->vmlinux_btf)
+		log_dbg("no vmlinux BTF: classic tracepoints only");
+	err = create_shared_maps(t, cfg->ringbuf_bytes);
+	if (err)
+		goto out_free;
+	for (size_t i = 0; i < N_CONCERNS; i++) {
+		err = load_concern(t, concerns[i], cfg);
+		if (err)
+			goto out_free;
+	}
+	return t;
+
+out_free:
+	tracer__free(t);
+	errno = -err;
+	return NULL;
+}
+
+void tracer__free(struct tracer *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_links; i++)
+		bpf_link__destroy(t->links[i]);
+	for (size_t i = 0; i < t->n_loaded; i++)
+		t->loaded[i].ops->destroy(t->loaded[i].skel);
+	int fds[] = { t->events_fd, t->tids_fd, t->cpus_fd, t->drops_fd };
+	for (size_t i = 0; i < 4; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	btf__free(t->vmlinux_btf);
+	free(t);
+}
+
+int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role)
+{
+	if (bpf_map_update_elem(t->tids_fd, &tid, &role, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int tracer__add_cpu(struct tracer *t, uint32_t cpu)
+{
+	uint32_t on = 1;
+
+	if (cpu >= TC_MAX_CPUS)
+		return -EINVAL;
+	if (bpf_map_update_elem(t->cpus_fd, &cpu, &on, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int tracer__ringbuf_fd(const struct tracer *t)
+{
+	return t->events_fd;
+}
+
+int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu)
+{
+	int possible = libbpf_num_possible_cpus();
+	uint32_t zero = 0;
+	uint64_t *vals;
+
+	if (possible <= 0)
+		return possible ? possible : -EINVAL;
+	vals = calloc(possible, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(t->drops_fd, &zero, vals)) {
+		int err = -errno;
+
+		free(vals);
+		return err;
+	}
+	for (size_t i = 0; i < ncpu; i++)
+		drops[i] = i < (size_t)possible ? vals[i] : 0;
+	free(vals);
+	return 0;
+}
+
+size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out)
+{
+	*out = t->status;
+	return t->n_status;
+}
+
+size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
+			  void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_loaded; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(t->loaded[i].obj, "offcpu_start");
+		uint32_t key, next, *prev = NULL;
+		struct tc_offcpu_slot slot;
+		int fd;
+
+		if (!m)
+			continue;
+		fd = bpf_map__fd(m);
+		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+			key = next;
+			prev = &key;
+			if (bpf_map_lookup_elem(fd, &key, &slot) || slot.start_ns > now_ns)
+				continue;
+			struct tc_event e = {
+				.start_ns = slot.start_ns,
+				.dur_ns = now_ns - slot.start_ns,
+				.cpu = slot.cpu,
+				.tid = key,
+				.arg = slot.state,
+				.other_pid = slot.next_pid,
+				.kind = TC_EV_OFFCPU,
+				.flags = slot.preempted ? TC_OFFCPU_PREEMPTED : 0,
+			};
+			memcpy(e.other_comm, slot.next_comm, TC_COMM_LEN);
+			emit(ctx, &e);
+			n++;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* probe.c - the probe registry and what every back end shares (CPUs, clock). */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/log.h"
+#include "probe.h"
+
+extern const struct probe_ops shm_probe;
+
+static const struct probe_ops *const probes[] = {
+	&shm_probe,
+};
+
+const struct probe_ops *probe_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		if (!strcmp(probes[i]->name, name))
+			return probes[i];
+	return NULL;
+}
+
+const char *probe_names(void)
+{
+	return "shm";
+}
+
+int probe_resolve_cpus(struct probe_opts *o)
+{
+	cpu_set_t allowed;
+	int last[2] = { -1, -1 };
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		int err = -errno;
+
+		log_err("read CPU affinity: %s", strerror(-err));
+		return err;
+	}
+	for (int c = CPU_SETSIZE - 1; c >= 0 && last[0] < 0; c--) {
+		if (!CPU_ISSET(c, &allowed))
+			continue;
+		if (last[1] < 0)
+			last[1] = c;
+		else
+			last[0] = c;
+	}
+	if (o->cpu[0] < 0)
+		o->cpu[0] = last[0] >= 0 ? last[0] : last[1];
+	if (o->cpu[1] < 0)
+		o->cpu[1] = last[1];
+	for (int i = 0; i < 2; i++) {
+		if (o->cpu[i] < 0 || o->cpu[i] >= CPU_SETSIZE || !CPU_ISSET(o->cpu[i], &allowed)) {
+			log_err("cpu %d: not an online CPU this process may use", o->cpu[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int probe_pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	return 0;
+}
+
+static volatile sig_atomic_t stop_requested;
+
+void probe_request_stop(void)
+{
+	stop_requested = 1;
+}
+
+int probe_stop_requested(void)
+{
+	return stop_requested;
+}
+
+uint64_t probe_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * probe.h - the latency probes behind one interface: open (threads created,
+ * pinned and parked), tids (so the tracer can follow them before the first
+ * timed iteration), run (N timed round trips), close.
+ *
+ * A probe never does I/O in its timed loop: every iteration writes one
+ * struct tc_sample into a caller-provided, pre-faulted array.
+ */
+#ifndef TAILCAUSE_PROBE_PROBE_H
+#define TAILCAUSE_PROBE_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/trace.h"
+
+struct probe_opts {
+	int cpu[2];		/* CPUs for the two sides; -1: the last two CPUs */
+	size_t iterations;
+};
+
+/* A thread a probe runs, as the tracer needs it. */
+struct probe_thread {
+	uint32_t tid;
+	uint32_t cpu;
+	const char *role;	/* "ping", "pong" */
+};
+
+struct probe_ops {
+	const char *name;
+	const char *summary;
+	/* Creates and parks the probe's threads; 0 or -errno (reported). */
+	int (*open)(const struct probe_opts *o, void **state);
+	/* Fills out with the probe's threads; returns how many (<= max). */
+	size_t (*threads)(void *state, struct probe_thread *out, size_t max);
+	/*
+	 * Runs up to n round trips into s[0..n), fewer when probe_request_stop()
+	 * is called; *done = round trips stored. 0 or -errno (reported).
+	 */
+	int (*run)(void *state, struct tc_sample *s, size_t n, size_t *done);
+	/* Round trips completed so far by the current run (any thread may ask). */
+	size_t (*progress)(void *state);
+	void (*close)(void *state);
+};
+
+/* The probe called name, or NULL. */
+const struct probe_ops *probe_find(const char *name);
+/* Names of all probes, comma-separated, for --help and errors. */
+const char *probe_names(void);
+
+/*
+ * Resolves o->cpu: fills -1 entries with the last two online CPUs, checks the
+ * CPUs exist and are in this process' affinity mask. 0 or -EINVAL (reported).
+ */
+int probe_resolve_cpus(struct probe_opts *o);
+
+/* Pins the calling thread to cpu; 0 or -errno. */
+int probe_pin_self(int cpu);
+
+/* Asks a running probe to end early (async-signal-safe: for SIGINT/SIGTERM). */
+void probe_request_stop(void);
+/* Whether a stop was requested; probes check it every ~1000 iterations. */
+int probe_stop_requested(void);
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of bpf_ktime_get_ns(). */
+uint64_t probe_now_ns(void);
+
+#endif /* TAILCAUSE_PROBE_PROBE_H */
