@@ -118,10 +118,16 @@ check-core:
 unit-test: $(TESTS) check-core
 system-test: $(BIN)
 
+$(O)/tests/tc-spin: tests/system/spin.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
 test: deps
-	$(Q)$(MAKE) all $(TESTS)
+	$(Q)$(MAKE) all $(TESTS) $(O)/tests/tc-spin
 	$(Q)sh tests/run.sh $(O)
 
+RUN_ARGS ?= -n 5M
 run: deps
 	$(Q)$(MAKE) all
 	$(Q)$(BIN) run $(RUN_ARGS)

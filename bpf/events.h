@@ -33,8 +33,8 @@
 
 /*
  * One interval. For TC_EV_OFFCPU: tid = the probe thread, cpu = the CPU it
- * left, other_pid/other_comm = the task that ran next on that CPU, arg = the
- * prev_state it left in. For TC_EV_HARDIRQ: arg = IRQ number. For
+ * left, other_pid/other_comm = the task that ran longest on that CPU meanwhile,
+ * arg = the prev_state it left in. For TC_EV_HARDIRQ: arg = IRQ number. For
  * TC_EV_SOFTIRQ: arg = vector (HI_SOFTIRQ=0 ... RCU_SOFTIRQ=9).
  */
 struct tc_event {
@@ -43,7 +43,7 @@ struct tc_event {
 	__u32 cpu;
 	__u32 tid;		/* probe thread concerned, 0 for CPU-wide events */
 	__u32 arg;
-	__u32 other_pid;	/* TC_EV_OFFCPU: who ran instead */
+	__u32 other_pid;	/* TC_EV_OFFCPU: who ran instead (longest) */
 	__u16 kind;
 	__u16 flags;
 	__u32 pad;
@@ -52,16 +52,19 @@ struct tc_event {
 
 /*
  * Per-thread slot of sched.bpf.c (map offcpu_start, key = tid), stamped when a
- * probe thread is switched out. User space reads the slots still open at the
- * end of a recording so no off-CPU interval is lost.
+ * probe thread is switched out. While it waits, every task that runs on its
+ * CPU is timed and the one that ran longest is kept: that is "who ran
+ * instead", not merely whoever ran first. User space reads the slots still
+ * open at the end of a recording so no off-CPU interval is lost.
  */
 struct tc_offcpu_slot {
 	__u64 start_ns;
+	__u64 top_ns;		/* run time of top_pid inside the interval so far */
 	__u32 cpu;
 	__u32 state;
-	__u32 next_pid;
+	__u32 top_pid;		/* longest-running other task so far (first task until one finishes) */
 	__u32 preempted;
-	char next_comm[TC_COMM_LEN];
+	char top_comm[TC_COMM_LEN];
 };
 
 #endif /* TAILCAUSE_EVENTS_H */

@@ -3,9 +3,10 @@
  * sched.bpf.c - off-CPU intervals of the probe threads.
  *
  * When a probe thread is switched out, its slot is stamped with the time, the
- * CPU, whether it was preempted, and the task that ran next. When it is
- * switched back in, one TC_EV_OFFCPU interval is emitted. Every other switch
- * costs two hash lookups and returns.
+ * CPU and whether it was preempted. While it is off, each switch on that CPU
+ * times the task that just ran and keeps the longest runner. When the probe
+ * thread is switched back in, one TC_EV_OFFCPU interval is emitted. Switches
+ * on other CPUs cost one array lookup; others on probe CPUs two more.
  */
 #include "common.bpf.h"
 
@@ -18,42 +19,104 @@ struct {
 	__type(value, struct tc_offcpu_slot);
 } offcpu_start SEC(".maps");
 
-static __always_inline void switch_out(__u32 tid, int preempted, __u32 state, __u32 next_pid,
-				       const char *next_comm)
+/* Per probe CPU: when the last switch happened and which probe thread waits for it. */
+struct cpu_state {
+	__u64 last_switch_ns;
+	__u32 waiting_tid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_state);
+} cpu_state SEC(".maps");
+
+/* prev ran from the last switch until now: keep it if it is the longest runner so far. */
+static __always_inline void account_runner(struct cpu_state *cs, __u64 now, __u32 prev_tid,
+					   const char *prev_comm)
+{
+	struct tc_offcpu_slot *slot;
+	__u64 ran = now - cs->last_switch_ns;
+
+	if (!cs->waiting_tid || prev_tid == cs->waiting_tid)
+		return;
+	slot = bpf_map_lookup_elem(&offcpu_start, &cs->waiting_tid);
+	if (!slot || ran <= slot->top_ns)
+		return;
+	slot->top_ns = ran;
+	slot->top_pid = prev_tid;
+	bpf_probe_read_kernel_str(slot->top_comm, sizeof(slot->top_comm), prev_comm);
+}
+
+static __always_inline void switch_out(struct cpu_state *cs, __u64 now, __u32 tid, int preempted,
+				       __u32 state, __u32 next_pid, const char *next_comm)
 {
 	struct tc_offcpu_slot slot = {};
 
-	slot.start_ns = bpf_ktime_get_ns();
+	slot.start_ns = now;
 	slot.cpu = bpf_get_smp_processor_id();
 	slot.state = state;
-	slot.next_pid = next_pid;
+	slot.top_pid = next_pid;	/* until a runner finishes, whoever runs first */
 	slot.preempted = preempted;
-	bpf_probe_read_kernel_str(slot.next_comm, sizeof(slot.next_comm), next_comm);
+	bpf_probe_read_kernel_str(slot.top_comm, sizeof(slot.top_comm), next_comm);
 	bpf_map_update_elem(&offcpu_start, &tid, &slot, BPF_ANY);
+	cs->waiting_tid = tid;
 }
 
-static __always_inline void switch_in(__u32 tid)
+static __always_inline void switch_in(struct cpu_state *cs, __u64 now, __u32 tid)
 {
 	struct tc_offcpu_slot *slot = bpf_map_lookup_elem(&offcpu_start, &tid);
 	struct tc_event *e;
 
+	if (cs->waiting_tid == tid)
+		cs->waiting_tid = 0;
 	if (!slot)
 		return;
 	e = event_reserve();
 	if (e) {
 		e->start_ns = slot->start_ns;
-		e->dur_ns = bpf_ktime_get_ns() - slot->start_ns;
+		e->dur_ns = now - slot->start_ns;
 		e->cpu = slot->cpu;
 		e->tid = tid;
 		e->arg = slot->state;
-		e->other_pid = slot->next_pid;
+		e->other_pid = slot->top_pid;
 		e->kind = TC_EV_OFFCPU;
 		e->flags = slot->preempted ? TC_OFFCPU_PREEMPTED : 0;
 		e->pad = 0;
-		__builtin_memcpy(e->other_comm, slot->next_comm, TC_COMM_LEN);
+		__builtin_memcpy(e->other_comm, slot->top_comm, TC_COMM_LEN);
 		event_submit(e);
 	}
 	bpf_map_delete_elem(&offcpu_start, &tid);
+}
+
+static __always_inline void on_switch(int preempt, __u32 prev_tid, __u32 prev_state,
+				      const char *prev_comm, __u32 next_tid, const char *next_comm)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	struct cpu_state *cs = NULL, none = {};
+	__u64 now = 0;
+
+	/* Runner accounting only on probe CPUs; a probe thread is followed anywhere. */
+	if (cpu_of_interest(cpu)) {
+		cs = bpf_map_lookup_elem(&cpu_state, &zero);
+		if (cs) {
+			now = bpf_ktime_get_ns();
+			account_runner(cs, now, prev_tid, prev_comm);
+			cs->last_switch_ns = now;
+		}
+	}
+	if (!cs)
+		cs = &none;
+	if (tid_of_interest(prev_tid)) {
+		now = now ?: bpf_ktime_get_ns();
+		switch_out(cs, now, prev_tid, preempt, prev_state, next_tid, next_comm);
+	}
+	if (tid_of_interest(next_tid)) {
+		now = now ?: bpf_ktime_get_ns();
+		switch_in(cs, now, next_tid);
+	}
 }
 
 /* tp_btf: the `preempt` argument tells preemption from blocking exactly. */
@@ -61,16 +124,10 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	__u32 prev_tid = BPF_CORE_READ(prev, pid);
-	__u32 next_tid = BPF_CORE_READ(next, pid);
+	__u32 state = BPF_CORE_READ(prev, __state);
 
-	if (tid_of_interest(prev_tid)) {
-		__u32 state = BPF_CORE_READ(prev, __state);
-
-		switch_out(prev_tid, preempt || state == 0, state, next_tid, next->comm);
-	}
-	if (tid_of_interest(next_tid))
-		switch_in(next_tid);
+	on_switch(preempt || state == 0, BPF_CORE_READ(prev, pid), state, prev->comm,
+		  BPF_CORE_READ(next, pid), next->comm);
 	return 0;
 }
 
@@ -78,15 +135,8 @@ int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev,
 SEC("tp/sched/sched_switch")
 int tc_sched_switch_tp(struct trace_event_raw_sched_switch *ctx)
 {
-	__u32 prev_tid = ctx->prev_pid;
-	__u32 next_tid = ctx->next_pid;
+	__u32 state = (__u32)ctx->prev_state;
 
-	if (tid_of_interest(prev_tid)) {
-		__u32 state = (__u32)ctx->prev_state;
-
-		switch_out(prev_tid, state == 0, state, next_tid, ctx->next_comm);
-	}
-	if (tid_of_interest(next_tid))
-		switch_in(next_tid);
+	on_switch(state == 0, ctx->prev_pid, state, ctx->prev_comm, ctx->next_pid, ctx->next_comm);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -63,15 +64,24 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The output's directory must exist and be writable: a usage error otherwise. */
-static int check_output(const char *path)
+/*
+ * The output's directory must exist and be writable, and the file must not
+ * exist unless --force: usage errors, caught before anything is loaded.
+ */
+static int check_output(const char *path, int force)
 {
 	char *copy = strdup(path);
 	const char *dir;
+	struct stat st;
 	int ok;
 
 	if (!copy)
 		return -ENOMEM;
+	if (!force && lstat(path, &st) == 0) {
+		log_err("--output %s: file exists (use --force to overwrite)", path);
+		free(copy);
+		return -EEXIST;
+	}
 	dir = dirname(copy);
 	ok = access(dir, W_OK | X_OK) == 0;
 	if (!ok)
@@ -124,7 +134,7 @@ int cmd_record(int argc, char **argv)
 		log_err("record: -o FILE is required (see tailcause record --help)");
 		return TC_EXIT_USAGE;
 	}
-	if (check_output(a.output))
+	if (check_output(a.output, a.force))
 		return TC_EXIT_USAGE;
 	err = record_to(&a, a.output, a.force, cli_command_line(argc, argv));
 	if (!err)
@@ -148,7 +158,7 @@ int cmd_run(int argc, char **argv)
 		log_err("run: unexpected argument '%s'", a.rest[0]);
 		return TC_EXIT_USAGE;
 	}
-	if (a.output && check_output(a.output))
+	if (a.output && check_output(a.output, a.force))
 		return TC_EXIT_USAGE;
 	path = a.output;
 	if (!path) {

@@ -136,7 +136,7 @@ int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
 		   struct run_args *a)
 {
 	struct option longopts[N_OPTIONS + 1];
-	char shortopts[64] = "+";
+	char shortopts[64] = "";
 	size_t n = 0;
 	int c;
 

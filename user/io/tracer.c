@@ -413,11 +413,11 @@ size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 				.cpu = slot.cpu,
 				.tid = key,
 				.arg = slot.state,
-				.other_pid = slot.next_pid,
+				.other_pid = slot.top_pid,
 				.kind = TC_EV_OFFCPU,
 				.flags = slot.preempted ? TC_OFFCPU_PREEMPTED : 0,
 			};
-			memcpy(e.other_comm, slot.next_comm, TC_COMM_LEN);
+			memcpy(e.other_comm, slot.top_comm, TC_COMM_LEN);
 			emit(ctx, &e);
 			n++;
 		}

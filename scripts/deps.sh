@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs the Debian packages tailcause needs to build, test and benchmark.
+# Idempotent and quiet when everything is present. Needs root to install.
+set -eu
+
+PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev libcmocka-dev
+util-linux procps iproute2 python3"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "tailcause: deps: missing packages:$missing (run as root, e.g. sudo make ...)" >&2
+	exit 2
+fi
+echo "  DEPS  installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# A stale package list is the usual reason an install fails: refresh once and retry.
+if ! apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
+	apt-get update -qq >/dev/null
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -1,0 +1,47 @@
+# Shared helpers for the system tests (POSIX sh). Source it after set -eu.
+# $1 of every test is the build directory.
+O=${1:-build}
+TC="$O/tailcause"
+TMP=$(mktemp -d)
+HOG_PID=
+cleanup() {
+	[ -n "$HOG_PID" ] && kill "$HOG_PID" 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+skip() { echo "skipped: $*"; exit 77; }
+fail() { echo "FAILED: $*"; exit 1; }
+
+need_root_bpf() {
+	[ "$(id -u)" = 0 ] || skip "needs root to load BPF programs"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs for the probe threads"
+}
+
+# expect_exit CODE CMD...: runs CMD, fails unless it exits with CODE; output in $TMP/out
+expect_exit() {
+	want=$1; shift
+	set +e
+	"$@" >"$TMP/out" 2>&1
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || { cat "$TMP/out"; fail "'$*' exited $got, expected $want"; }
+}
+
+# The two CPUs the tests pin the probe to: the last two online.
+probe_cpus() {
+	n=$(nproc)
+	echo "$((n - 2)),$((n - 1))"
+}
+
+# No BPF program of ours may outlive the command that loaded it.
+# The kernel frees a program shortly after its last fd closes: allow it 3 s.
+no_leftover_progs() {
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		bpftool prog show 2>/dev/null | grep -qE 'name tc_(sched|irq|softirq)' || return 0
+		sleep 0.2
+	done
+	bpftool prog show | grep -E 'name tc_(sched|irq|softirq)'
+	fail "BPF programs left behind"
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Every command teaches with --help; bad input gets one "tailcause:" line and
+# the documented exit code (1 usage, 3 bad input file); no output file is
+# left behind by a refused command.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "$TC" --help
+grep -q 'exit codes' "$TMP/out" || fail "--help does not list exit codes"
+for cmd in run record report lat probes; do
+	expect_exit 0 "$TC" "$cmd" --help
+	grep -q "usage: tailcause $cmd" "$TMP/out" || fail "$cmd --help has no usage line"
+	grep -q 'example' "$TMP/out" || grep -q 'options:' "$TMP/out" || fail "$cmd --help lacks options"
+done
+expect_exit 0 "$TC" --version
+grep -q '^tailcause [0-9]' "$TMP/out" || fail "--version"
+
+expect_exit 1 "$TC"
+expect_exit 1 "$TC" frobnicate
+grep -q "^tailcause: unknown command 'frobnicate'" "$TMP/out" || fail "unknown command message"
+expect_exit 1 "$TC" lat -n 0
+grep -q '^tailcause: --iterations' "$TMP/out" || fail "-n 0 message"
+expect_exit 1 "$TC" lat -n 12x
+expect_exit 1 "$TC" lat -n -5
+expect_exit 1 "$TC" lat --cpu 1
+expect_exit 1 "$TC" lat --cpu 1,1
+expect_exit 1 "$TC" lat --cpu 0,99999
+expect_exit 1 "$TC" lat --probe nosuch
+grep -q 'known: shm' "$TMP/out" || fail "--probe does not list the known probes"
+expect_exit 1 "$TC" lat --bogus
+expect_exit 1 "$TC" report
+expect_exit 1 "$TC" report a b
+expect_exit 1 "$TC" report x.tct --spike p101
+expect_exit 1 "$TC" report x.tct --spike banana
+expect_exit 1 "$TC" record
+grep -q -- '-o FILE is required' "$TMP/out" || fail "record without -o"
+expect_exit 1 "$TC" record -o /nonexistent/dir/t.tct
+expect_exit 1 "$TC" run --ringbuf 12Q
+expect_exit 1 "$TC" audit
+
+# Bad input files: exit 3, one line naming the file.
+expect_exit 3 "$TC" report "$TMP/missing.tct"
+grep -q "^tailcause: read $TMP/missing.tct: No such file" "$TMP/out" || fail "missing file message"
+printf 'not a trace at all, just text\n' >"$TMP/text.tct"
+expect_exit 3 "$TC" report "$TMP/text.tct"
+grep -q 'not a valid tailcause trace' "$TMP/out" || fail "garbage file message"
+: >"$TMP/empty.tct"
+expect_exit 3 "$TC" report "$TMP/empty.tct"
+
+# lat runs unprivileged and prints perftest's columns.
+expect_exit 0 "$TC" lat -n 20000 --cpu "$(probe_cpus)"
+grep -q 't_typical\[usec\]' "$TMP/out" || fail "lat prints no statistics"
+grep -q '99.9% percentile' "$TMP/out" || fail "lat lacks the 99.9% column"

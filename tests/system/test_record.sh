@@ -1,0 +1,45 @@
+#!/bin/sh
+# record writes a complete 0600 trace that report reads; it refuses to
+# overwrite without --force; SIGINT ends a long run with a complete trace;
+# classic tracepoints (the fallback) record too; nothing stays loaded.
+set -eu
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+cpus=$(probe_cpus)
+
+expect_exit 0 "$TC" record -o "$TMP/a.tct" -n 200k --cpu "$cpus" --no-progress
+[ -f "$TMP/a.tct" ] || fail "no trace written"
+[ ! -e "$TMP/a.tct.partial" ] || fail "partial file left behind"
+[ "$(stat -c %a "$TMP/a.tct")" = 600 ] || fail "trace is not mode 0600"
+expect_exit 0 "$TC" report "$TMP/a.tct"
+grep -q '200000 round trips recorded' "$TMP/out" || fail "report does not see 200000 round trips"
+grep -q 'tp_btf/sched_switch' "$TMP/out" || fail "report does not say sched_switch was traced"
+
+# No overwrite without --force; with it, fine.
+expect_exit 1 "$TC" record -o "$TMP/a.tct" -n 1000 --cpu "$cpus" --no-progress
+grep -q 'exists' "$TMP/out" || fail "no 'exists' message"
+expect_exit 0 "$TC" record -o "$TMP/a.tct" -n 1000 --cpu "$cpus" --no-progress --force
+
+# A symlink at the output path is never followed.
+ln -s "$TMP/target" "$TMP/link.tct"
+expect_exit 1 "$TC" record -o "$TMP/link.tct" -n 1000 --cpu "$cpus" --no-progress
+[ ! -e "$TMP/target" ] || fail "followed a symlink"
+
+# SIGINT mid-run: the trace is finalized and says it was interrupted.
+"$TC" record -o "$TMP/int.tct" -n 500M --cpu "$cpus" --no-progress >"$TMP/int.out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid" || { cat "$TMP/int.out"; fail "record exited non-zero after SIGINT"; }
+expect_exit 0 "$TC" report "$TMP/int.tct"
+grep -q 'interrupted' "$TMP/out" || fail "report does not say the run was interrupted"
+if grep -q 'truncated' "$TMP/out"; then fail "an interrupted run left a truncated trace"; fi
+
+# The classic-tracepoint fallback records as well.
+expect_exit 0 env TAILCAUSE_FORCE_FALLBACK=1 "$TC" record -o "$TMP/fb.tct" -n 100k --cpu "$cpus" --no-progress
+expect_exit 0 "$TC" report "$TMP/fb.tct"
+grep -q 'tp/sched/sched_switch' "$TMP/out" || fail "fallback did not use tp/sched/sched_switch"
+
+expect_exit 0 "$TC" probes
+grep -q 'sched .*attached' "$TMP/out" || fail "probes: sched not attached"
+no_leftover_progs
