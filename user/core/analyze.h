@@ -96,8 +96,8 @@ struct tc_analysis {
 
 /*
  * Analyzes t (whose events and samples must be sorted: trace__sort()).
- * Returns 0 and a new analysis in *out, -EINVAL when t has no samples,
- * -ENOMEM.
+ * Returns 0 and a new analysis in *out; -EINVAL when t has no samples, is not
+ * sorted, or the rule is invalid; -ENOMEM.
  */
 int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 		  struct tc_analysis **out);

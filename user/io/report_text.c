@@ -97,9 +97,19 @@ static void print_header(FILE *out, const struct tc_trace *t, const struct repor
 		fprintf(out, "  trace       not kept (use -o FILE to keep it)\n");
 }
 
+/* Rows of the cause table; the rest are summed on one line. */
+#define CAUSE_ROWS 15
+
+static double share(const struct tc_analysis *a, uint64_t excess_ns)
+{
+	return a->total_excess_ns ? 100.0 * (double)excess_ns / (double)a->total_excess_ns : 0.0;
+}
+
 static void print_causes(FILE *out, const struct tc_analysis *a)
 {
 	size_t *idx = calloc(a->n_causes ? a->n_causes : 1, sizeof(*idx));
+	uint64_t rest_spikes = 0, rest_excess = 0;
+	size_t shown = 0, rest = 0;
 	char rule[128];
 
 	if (!idx)
@@ -118,10 +128,22 @@ static void print_causes(FILE *out, const struct tc_analysis *a)
 
 		if (!c->spikes && !c->excess_ns)
 			continue;
+		if (shown == CAUSE_ROWS) {
+			rest++;
+			rest_spikes += c->spikes;
+			rest_excess += c->excess_ns;
+			continue;
+		}
+		shown++;
 		fprintf(out, "  %-48.48s %8" PRIu64 " %16.3f %6.1f%%\n", c->name, c->spikes,
-			OW_US(c->excess_ns),
-			a->total_excess_ns ? 100.0 * (double)c->excess_ns / (double)a->total_excess_ns
-					   : 0.0);
+			OW_US(c->excess_ns), share(a, c->excess_ns));
+	}
+	if (rest) {
+		char label[48];
+
+		snprintf(label, sizeof(label), "(%zu more cause%s)", rest, rest == 1 ? "" : "s");
+		fprintf(out, "  %-48s %8" PRIu64 " %16.3f %6.1f%%\n", label, rest_spikes,
+			OW_US(rest_excess), share(a, rest_excess));
 	}
 	fprintf(out, "  (spikes: spikes with this primary cause; excess: one-way latency above the"
 		     " median, split among causes by overlap)\n");

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* test_causes.c - the catalogue and how each kind of interval is named. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "core/causes.h"
+
+#define PROBE_TID 100
+#define SELF_TID  900
+
+static struct tc_trace *new_trace(void)
+{
+	struct tc_trace *t = trace__new();
+
+	assert_non_null(t);
+	assert_int_equal(trace__add_thread(t, PROBE_TID, TC_THREAD_PROBE, 2), 0);
+	assert_int_equal(trace__add_thread(t, SELF_TID, TC_THREAD_SELF, UINT32_MAX), 0);
+	assert_int_equal(trace__add_irq_name(t, 30, "eth0"), 0);
+	assert_int_equal(trace__add_irq_name(t, 77, "mlx5_comp3@pci:0000:81:00.0"), 0);
+	return t;
+}
+
+static struct tc_event offcpu(uint16_t flags, uint32_t other_pid, const char *comm)
+{
+	struct tc_event e = {.start_ns = 1000,
+			     .dur_ns = 500,
+			     .cpu = 2,
+			     .tid = PROBE_TID,
+			     .kind = TC_EV_OFFCPU,
+			     .flags = flags,
+			     .other_pid = other_pid};
+
+	strncpy(e.other_comm, comm, sizeof(e.other_comm));
+	return e;
+}
+
+static struct tc_event irq_event(uint16_t kind, uint32_t arg)
+{
+	struct tc_event e = {.start_ns = 1000, .dur_ns = 500, .cpu = 2, .kind = kind, .arg = arg};
+
+	return e;
+}
+
+static void test_causes_name_preempted_offcpu(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 555, "stress");
+	char buf[TC_COMM_LEN + 64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_PREEMPTION);
+	assert_string_equal(buf, "preemption:stress");
+	trace__free(t);
+}
+
+static void test_causes_name_preemption_by_recorder_is_self(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, SELF_TID, "tailcause");
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_SELF);
+	assert_string_equal(buf, "self");
+	trace__free(t);
+}
+
+static void test_causes_name_ksoftirqd_stays_preemption(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 12, "ksoftirqd/2");
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_PREEMPTION);
+	assert_string_equal(buf, "preemption:ksoftirqd/2");
+	trace__free(t);
+}
+
+static void test_causes_name_comm_without_nul_is_bounded(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 555, "");
+	char buf[64];
+
+	(void)state;
+	memcpy(e.other_comm, "abcdefghijklmnopqrstuvwxyz", TC_COMM_LEN); /* no NUL */
+
+	causes_name_event(t, &e, NULL, buf, sizeof(buf));
+
+	assert_string_equal(buf, "preemption:abcdefghijklmnop");
+	trace__free(t);
+}
+
+static void test_causes_name_blocked_offcpu_is_unattributed(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(0, SELF_TID, "sshd"); /* even when self ran: it blocked */
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_UNATTRIBUTED);
+	assert_string_equal(buf, "blocked, then sshd ran");
+	trace__free(t);
+}
+
+static void test_causes_name_hardirq_known(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = irq_event(TC_EV_HARDIRQ, 30);
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_HARDIRQ);
+	assert_string_equal(buf, "hardirq:eth0");
+	trace__free(t);
+}
+
+static void test_causes_name_hardirq_unknown_irq(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = irq_event(TC_EV_HARDIRQ, 42);
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_HARDIRQ);
+	assert_string_equal(buf, "hardirq:irq42");
+	trace__free(t);
+}
+
+static void test_causes_name_nic_irq_default_pattern(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = irq_event(TC_EV_HARDIRQ, 77);
+	char buf[TC_COMM_LEN + 96];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_NIC_IRQ);
+	assert_string_equal(buf, "nic-irq:mlx5_comp3@pci:0000:81:00.0");
+	trace__free(t);
+}
+
+static void test_causes_name_nic_irq_custom_pattern(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event eth = irq_event(TC_EV_HARDIRQ, 30), mlx = irq_event(TC_EV_HARDIRQ, 77);
+	char buf[96];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &eth, "eth*", buf, sizeof(buf)), TC_CAUSE_NIC_IRQ);
+	assert_string_equal(buf, "nic-irq:eth0");
+	/* The custom pattern replaces the default one. */
+	assert_int_equal(causes_name_event(t, &mlx, "eth*", buf, sizeof(buf)), TC_CAUSE_HARDIRQ);
+	assert_string_equal(buf, "hardirq:mlx5_comp3@pci:0000:81:00.0");
+	trace__free(t);
+}
+
+static void test_causes_name_softirq_vectors(void **state)
+{
+	static const char *const want[] = {
+		"softirq:hi",	   "softirq:timer",    "softirq:net_tx",  "softirq:net_rx",
+		"softirq:block",   "softirq:irq_poll", "softirq:tasklet", "softirq:sched",
+		"softirq:hrtimer", "softirq:rcu",
+	};
+	struct tc_trace *t = new_trace();
+	char buf[64];
+
+	(void)state;
+	for (uint32_t vec = 0; vec < 10; vec++) {
+		struct tc_event e = irq_event(TC_EV_SOFTIRQ, vec);
+
+		assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)),
+				 TC_CAUSE_SOFTIRQ);
+		assert_string_equal(buf, want[vec]);
+	}
+	trace__free(t);
+}
+
+static void test_causes_name_softirq_unknown_vector(void **state)
+{
+	struct tc_event e = irq_event(TC_EV_SOFTIRQ, 12);
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)), TC_CAUSE_SOFTIRQ);
+	assert_string_equal(buf, "softirq:vec12");
+}
+
+static void test_causes_name_unknown_kind_is_unattributed(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = irq_event(TC_EV_KIND_MAX + 1, 0);
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_UNATTRIBUTED);
+	assert_string_equal(buf, "unknown event kind 4");
+	trace__free(t);
+}
+
+static void test_causes_name_truncates_to_buffer(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 555, "stress");
+	char buf[8];
+
+	(void)state;
+	causes_name_event(t, &e, NULL, buf, sizeof(buf));
+
+	assert_string_equal(buf, "preempt");
+	trace__free(t);
+}
+
+static void test_causes_softirq_name_kernel_case(void **state)
+{
+	(void)state;
+	assert_string_equal(causes_softirq_name(0), "HI");
+	assert_string_equal(causes_softirq_name(3), "NET_RX");
+	assert_string_equal(causes_softirq_name(5), "IRQ_POLL");
+	assert_string_equal(causes_softirq_name(9), "RCU");
+	assert_string_equal(causes_softirq_name(10), "?");
+}
+
+static void test_causes_info_covers_every_class(void **state)
+{
+	(void)state;
+	for (int c = 0; c < TC_CAUSE_CLASS_COUNT; c++) {
+		const struct tc_cause_info *i = causes_info(c);
+
+		assert_non_null(i);
+		assert_int_equal(i->cls, c);
+		assert_true(i->prefix && *i->prefix);
+		assert_true(i->what && *i->what);
+		assert_true(i->fix && *i->fix);
+	}
+	assert_null(causes_info(TC_CAUSE_CLASS_COUNT));
+	assert_string_equal(causes_info(TC_CAUSE_NIC_IRQ)->prefix, "nic-irq");
+	assert_string_equal(causes_info(TC_CAUSE_THP_COMPACTION)->fix,
+			    "echo never > /sys/kernel/mm/transparent_hugepage/{enabled,defrag}");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_causes_name_preempted_offcpu),
+		cmocka_unit_test(test_causes_name_preemption_by_recorder_is_self),
+		cmocka_unit_test(test_causes_name_ksoftirqd_stays_preemption),
+		cmocka_unit_test(test_causes_name_comm_without_nul_is_bounded),
+		cmocka_unit_test(test_causes_name_blocked_offcpu_is_unattributed),
+		cmocka_unit_test(test_causes_name_hardirq_known),
+		cmocka_unit_test(test_causes_name_hardirq_unknown_irq),
+		cmocka_unit_test(test_causes_name_nic_irq_default_pattern),
+		cmocka_unit_test(test_causes_name_nic_irq_custom_pattern),
+		cmocka_unit_test(test_causes_name_softirq_vectors),
+		cmocka_unit_test(test_causes_name_softirq_unknown_vector),
+		cmocka_unit_test(test_causes_name_unknown_kind_is_unattributed),
+		cmocka_unit_test(test_causes_name_truncates_to_buffer),
+		cmocka_unit_test(test_causes_softirq_name_kernel_case),
+		cmocka_unit_test(test_causes_info_covers_every_class),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* test_stats.c - percentiles, mean and stdev, every expected value worked out by hand. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stats.h"
+
+static void test_stats_summarize_odd_n(void **state)
+{
+	uint64_t v[] = {5, 1, 3};
+	struct lat_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(v, 3, &s), 0);
+
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.min, 1);
+	assert_int_equal(s.max, 5);
+	assert_int_equal(s.p50, 3); /* rank ceil(1.5) = 2 */
+	assert_int_equal(s.p99, 5); /* rank ceil(2.97) = 3 */
+	assert_true(fabs(s.mean - 3.0) < 1e-12);
+	assert_true(fabs(s.stdev - sqrt(8.0 / 3.0)) < 1e-12); /* (4 + 0 + 4) / 3 */
+}
+
+static void test_stats_summarize_even_n(void **state)
+{
+	uint64_t v[] = {4, 1, 3, 2};
+	struct lat_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(v, 4, &s), 0);
+
+	assert_int_equal(s.p50, 2); /* rank 2 exactly: nearest rank takes the lower middle */
+	assert_int_equal(s.p99, 4);
+	assert_true(fabs(s.mean - 2.5) < 1e-12);
+	assert_true(fabs(s.stdev - sqrt(1.25)) < 1e-12); /* (2.25 + .25 + .25 + 2.25) / 4 */
+}
+
+static void test_stats_summarize_single_sample(void **state)
+{
+	uint64_t v[] = {42};
+	struct lat_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(v, 1, &s), 0);
+
+	assert_int_equal(s.min, 42);
+	assert_int_equal(s.max, 42);
+	assert_int_equal(s.p50, 42);
+	assert_int_equal(s.p99999, 42);
+	assert_true(s.mean == 42.0);
+	assert_true(s.stdev == 0.0);
+}
+
+static void test_stats_summarize_known_stdev(void **state)
+{
+	uint64_t v[] = {2, 4, 4, 4, 5, 5, 7, 9}; /* the textbook set: mean 5, sigma 2 */
+	struct lat_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(v, 8, &s), 0);
+
+	assert_true(fabs(s.mean - 5.0) < 1e-12);
+	assert_true(fabs(s.stdev - 2.0) < 1e-12);
+}
+
+static void test_stats_summarize_empty_is_einval(void **state)
+{
+	uint64_t v[] = {1};
+	struct lat_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(v, 0, &s), -EINVAL);
+	assert_int_equal(stats_summarize(NULL, 0, &s), -EINVAL);
+}
+
+static void test_stats_summarize_sorts_in_place(void **state)
+{
+	uint64_t v[] = {9, 3, 7, 1, 5};
+	struct lat_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(v, 5, &s), 0);
+
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(v[i], 2 * i + 1);
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Enough values to take the radix path, spread over all eight bytes. */
+static void test_stats_summarize_large_sort_matches_qsort(void **state)
+{
+	enum { N = 20000 };
+	uint64_t *v = malloc(N * sizeof(*v)), *ref = malloc(N * sizeof(*ref)),
+		 x = 88172645463325252ull;
+	struct lat_summary s;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(ref);
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v[i] = ref[i] = i % 3 ? x : x % 1000; /* many small values, some huge */
+	}
+	qsort(ref, N, sizeof(*ref), cmp_u64);
+
+	assert_int_equal(stats_summarize(v, N, &s), 0);
+
+	assert_memory_equal(v, ref, N * sizeof(*v));
+	assert_int_equal(s.min, ref[0]);
+	assert_int_equal(s.max, ref[N - 1]);
+	assert_int_equal(s.p50, ref[N / 2 - 1]);
+	free(v);
+	free(ref);
+}
+
+/* 20 x 1e18 = 2e19 overflows a uint64_t sum; 1e12 +- 1 needs more than a naive double E[x^2]. */
+static void test_stats_summarize_large_values_no_overflow(void **state)
+{
+	enum { N = 1000 };
+	uint64_t big[20], v[N];
+	struct lat_summary s;
+
+	(void)state;
+	for (int i = 0; i < 20; i++)
+		big[i] = 1000000000000000000ull;
+	assert_int_equal(stats_summarize(big, 20, &s), 0);
+	assert_true(fabs(s.mean - 1e18) < 1e3);
+	assert_true(s.stdev == 0.0);
+
+	for (int i = 0; i < N; i++)
+		v[i] = 1000000000000ull + (i % 2 ? 2 : 0);
+	assert_int_equal(stats_summarize(v, N, &s), 0);
+	assert_true(fabs(s.mean - 1000000000001.0) < 1e-3);
+	assert_true(fabs(s.stdev - 1.0) < 1e-6);
+}
+
+static void test_stats_percentile_nearest_rank(void **state)
+{
+	enum { N = 1000 };
+	uint64_t v[N];
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		v[i] = i + 1;
+
+	assert_int_equal(stats_percentile(v, N, 50.0), 500);
+	assert_int_equal(stats_percentile(v, N, 99.0), 990);
+	assert_int_equal(stats_percentile(v, N, 99.9), 999);
+	assert_int_equal(stats_percentile(v, N, 99.99), 1000); /* rank ceil(999.9) */
+	assert_int_equal(stats_percentile(v, N, 0.1), 1);
+	assert_int_equal(stats_percentile(v, N, 0.15), 2); /* rank ceil(1.5) */
+	assert_int_equal(stats_percentile(v, N, 100.0), 1000);
+}
+
+static void test_stats_percentile_exact_rank_at_scale(void **state)
+{
+	enum { N = 100000 };
+	uint64_t *v = malloc(N * sizeof(*v));
+
+	(void)state;
+	assert_non_null(v);
+	for (int i = 0; i < N; i++)
+		v[i] = i + 1;
+
+	assert_int_equal(stats_percentile(v, N, 99.999), 99999);
+	assert_int_equal(stats_percentile(v, N, 99.99), 99990);
+	assert_int_equal(stats_percentile(v, N, 99.9), 99900);
+	free(v);
+}
+
+/* 99.9 * 41000 / 100 computes as 40959.00000000001 in double: the rank must stay 40959. */
+static void test_stats_percentile_inexact_product_keeps_rank(void **state)
+{
+	enum { N = 41000 };
+	uint64_t *v = malloc(N * sizeof(*v));
+
+	(void)state;
+	assert_non_null(v);
+	for (int i = 0; i < N; i++)
+		v[i] = i + 1;
+
+	assert_int_equal(stats_percentile(v, N, 99.9), 40959);
+	free(v);
+}
+
+static void test_stats_summarize_tail_percentiles(void **state)
+{
+	enum { N = 100000 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	struct lat_summary s;
+
+	(void)state;
+	assert_non_null(v);
+	for (int i = 0; i < N; i++)
+		v[i] = N - i; /* descending: summarize must sort */
+
+	assert_int_equal(stats_summarize(v, N, &s), 0);
+
+	assert_int_equal(s.p50, 50000);
+	assert_int_equal(s.p99, 99000);
+	assert_int_equal(s.p999, 99900);
+	assert_int_equal(s.p9999, 99990);
+	assert_int_equal(s.p99999, 99999);
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_summarize_odd_n),
+		cmocka_unit_test(test_stats_summarize_even_n),
+		cmocka_unit_test(test_stats_summarize_single_sample),
+		cmocka_unit_test(test_stats_summarize_known_stdev),
+		cmocka_unit_test(test_stats_summarize_empty_is_einval),
+		cmocka_unit_test(test_stats_summarize_sorts_in_place),
+		cmocka_unit_test(test_stats_summarize_large_sort_matches_qsort),
+		cmocka_unit_test(test_stats_summarize_large_values_no_overflow),
+		cmocka_unit_test(test_stats_percentile_nearest_rank),
+		cmocka_unit_test(test_stats_percentile_exact_rank_at_scale),
+		cmocka_unit_test(test_stats_percentile_inexact_product_keeps_rank),
+		cmocka_unit_test(test_stats_summarize_tail_percentiles),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * spike.c - one spike: the --spike rule (parsed, described, turned into an
+ * RTT threshold) and the split of one spike window among the intervals
+ * overlapping it.
+ *
+ * Rule numbers are plain decimals ("1.5", "20"; ".5" is refused): no sign, no
+ * exponent, no "inf"/"nan", no surrounding blanks, and parsed without strtod()
+ * so that a locale with a decimal comma cannot change what "1.5ms" means.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spike.h"
+
+/* More digits than a double holds exactly is a typo, not a latency. */
+#define MAX_DIGITS 15
+
+/*
+ * Parses a decimal "D+[.D+]" at s, scaled by mult (an integer such as 1000
+ * for "us"). Sets *end past it. 0, or -EINVAL.
+ */
+static int parse_decimal(const char *s, double mult, double *out, const char **end)
+{
+	double mant = 0.0, div = 1.0;
+	int digits = 0, frac = 0;
+
+	while (*s >= '0' && *s <= '9') {
+		mant = mant * 10.0 + (*s++ - '0');
+		digits++;
+	}
+	if (!digits)
+		return -EINVAL;
+	if (*s == '.') {
+		s++;
+		while (*s >= '0' && *s <= '9') {
+			mant = mant * 10.0 + (*s++ - '0');
+			div *= 10.0;
+			frac++;
+		}
+		if (!frac)
+			return -EINVAL;
+	}
+	if (digits + frac > MAX_DIGITS)
+		return -EINVAL;
+	/* mant, mult and div are exact integers: one rounding, in the division. */
+	*out = mant * mult / div;
+	*end = s;
+	return 0;
+}
+
+/* Nanoseconds per unit for a unit suffix that ends the string, or 0. */
+static double unit_ns(const char *u)
+{
+	if (!strcmp(u, "ns"))
+		return 1.0;
+	if (!strcmp(u, "us"))
+		return 1e3;
+	if (!strcmp(u, "ms"))
+		return 1e6;
+	if (!strcmp(u, "s"))
+		return 1e9;
+	return 0.0;
+}
+
+int spike_rule_parse(const char *s, struct tc_spike_rule *out)
+{
+	struct tc_spike_rule r = {TC_SPIKE_DEFAULT, 0.0};
+	const char *end;
+	double v, mult;
+
+	if (!s || !out)
+		return -EINVAL;
+	if (!strcmp(s, "default")) {
+		*out = r;
+		return 0;
+	}
+	if (s[0] == 'p') {
+		if (parse_decimal(s + 1, 1.0, &v, &end) || *end || v <= 0.0 || v > 100.0)
+			return -EINVAL;
+		r.mode = TC_SPIKE_PERCENTILE;
+		r.value = v;
+		*out = r;
+		return 0;
+	}
+	if (parse_decimal(s, 1.0, &v, &end))
+		return -EINVAL;
+	if (!strcmp(end, "x")) {
+		r.mode = TC_SPIKE_MEDIAN_X;
+	} else {
+		mult = unit_ns(end);
+		if (mult == 0.0)
+			return -EINVAL;
+		parse_decimal(s, mult, &v, &end);
+		r.mode = TC_SPIKE_ABSOLUTE;
+	}
+	if (v <= 0.0)
+		return -EINVAL;
+	r.value = v;
+	*out = r;
+	return 0;
+}
+
+void spike_rule_describe(const struct tc_spike_rule *r, char *buf, size_t len)
+{
+	double v = r->value;
+
+	switch (r->mode) {
+	case TC_SPIKE_PERCENTILE:
+		snprintf(buf, len, "above p%g", v);
+		break;
+	case TC_SPIKE_ABSOLUTE:
+		if (v < 1e3)
+			snprintf(buf, len, "one-way latency above %g ns", v);
+		else if (v < 1e6)
+			snprintf(buf, len, "one-way latency above %g us", v / 1e3);
+		else if (v < 1e9)
+			snprintf(buf, len, "one-way latency above %g ms", v / 1e6);
+		else
+			snprintf(buf, len, "one-way latency above %g s", v / 1e9);
+		break;
+	case TC_SPIKE_MEDIAN_X:
+		snprintf(buf, len, "above %gx median", v);
+		break;
+	case TC_SPIKE_DEFAULT:
+	default:
+		snprintf(buf, len, "above p99 and above 2x median");
+		break;
+	}
+}
+
+int spike_rule_valid(const struct tc_spike_rule *r)
+{
+	switch (r->mode) {
+	case TC_SPIKE_DEFAULT:
+		return 1;
+	case TC_SPIKE_PERCENTILE:
+		return r->value > 0.0 && r->value <= 100.0;
+	case TC_SPIKE_ABSOLUTE:
+	case TC_SPIKE_MEDIAN_X:
+		return r->value > 0.0 && isfinite(r->value);
+	default:
+		return 0;
+	}
+}
+
+/* floor(x) into a uint64_t, saturating. */
+static uint64_t clamp_floor(long double x)
+{
+	if (!(x > 0.0L))
+		return 0;
+	if (x >= 18446744073709551615.0L)
+		return UINT64_MAX;
+	return (uint64_t)floorl(x);
+}
+
+/*
+ * floor(x) for a product of decimals: 1.4 x 1000 is 1399.999... in binary and
+ * must give 1400. The nudge (1e-12 relative) is far below a nanosecond.
+ */
+static uint64_t decimal_floor(long double x)
+{
+	return clamp_floor(x + x * 1e-12L);
+}
+
+uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const uint64_t *sorted, size_t n,
+			      const struct lat_summary *st)
+{
+	uint64_t twice;
+
+	switch (r->mode) {
+	case TC_SPIKE_PERCENTILE:
+		return stats_percentile(sorted, n, r->value);
+	case TC_SPIKE_ABSOLUTE:
+		/* one-way above v <=> RTT above 2v <=> RTT above floor(2v), RTTs being integers */
+		return decimal_floor(2.0L * r->value);
+	case TC_SPIKE_MEDIAN_X:
+		return decimal_floor((long double)r->value * st->p50);
+	case TC_SPIKE_DEFAULT:
+	default:
+		twice = st->p50 > UINT64_MAX / 2 ? UINT64_MAX : 2 * st->p50;
+		return st->p99 > twice ? st->p99 : twice;
+	}
+}
+
+/* ---- one window ------------------------------------------------------------------------ */
+
+/* A boundary of a top-level item, clipped to the window. */
+struct spike_point {
+	uint64_t t;
+	uint32_t item;
+	uint32_t is_end;
+};
+
+/* Grows *p to hold at least need elements of size sz; 0 or -ENOMEM. */
+static int grow(void *pp, size_t *cap, size_t need, size_t sz)
+{
+	void **p = pp;
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / sz)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(*p, n * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+struct spike_item *spike_window__add(struct spike_window *w)
+{
+	struct spike_item *it;
+
+	if (grow(&w->items, &w->cap_items, w->n_items + 1, sizeof(*w->items)) ||
+	    grow(&w->points, &w->cap_points, 2 * w->cap_items, sizeof(*w->points))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	it = &w->items[w->n_items++];
+	memset(it, 0, sizeof(*it));
+	return it;
+}
+
+void spike_window__free(struct spike_window *w)
+{
+	free(w->items);
+	free(w->points);
+	memset(w, 0, sizeof(*w));
+}
+
+static int cmp_nesting(const void *x, const void *y)
+{
+	const struct spike_item *a = x, *b = y;
+
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1; /* the longer, enclosing one first */
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct spike_item *a = x, *b = y;
+
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+	const struct spike_point *a = x, *b = y;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/*
+ * Marks items contained in another one on the same CPU. In (cpu, start, end
+ * descending, event) order, an item is contained in an earlier one exactly
+ * when an earlier item on its CPU ends at or after it; of two identical
+ * intervals the later event is the nested one.
+ */
+static void mark_nested(struct spike_window *w)
+{
+	uint64_t max_end = 0;
+
+	if (w->n_items < 2)
+		return;
+	qsort(w->items, w->n_items, sizeof(*w->items), cmp_nesting);
+	for (size_t i = 0; i < w->n_items; i++) {
+		struct spike_item *it = &w->items[i];
+
+		if (!i || it->cpu != it[-1].cpu) {
+			max_end = it->end;
+			continue;
+		}
+		it->nested = max_end >= it->end;
+		if (it->end > max_end)
+			max_end = it->end;
+	}
+	qsort(w->items, w->n_items, sizeof(*w->items), cmp_event);
+}
+
+/*
+ * With F(t) the integral of 1 / (number of top-level items covering t), an
+ * item's share is F(its clipped end) - F(its clipped start): each elementary
+ * segment is split equally among the items covering it, in O(k log k).
+ * Returns the covered time (the union of the top-level items).
+ */
+static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
+{
+	uint64_t covered = 0, prev = 0;
+	unsigned int cover = 0;
+	long double f = 0.0L;
+	size_t np = 0;
+
+	for (size_t i = 0; i < w->n_items; i++) {
+		const struct spike_item *it = &w->items[i];
+
+		if (it->nested)
+			continue;
+		w->points[np++] = (struct spike_point){it->start > ws ? it->start : ws, i, 0};
+		w->points[np++] = (struct spike_point){it->end < we ? it->end : we, i, 1};
+	}
+	if (np > 2)
+		qsort(w->points, np, sizeof(*w->points), cmp_point);
+	for (size_t p = 0; p < np; p++) {
+		const struct spike_point *pt = &w->points[p];
+		struct spike_item *it = &w->items[pt->item];
+
+		if (cover) {
+			f += (long double)(pt->t - prev) / cover;
+			covered += pt->t - prev;
+		}
+		prev = pt->t;
+		if (pt->is_end) {
+			it->share += f; /* share = F(end) - F(start), both set once */
+			cover--;
+		} else {
+			it->share -= f;
+			cover++;
+		}
+	}
+	return covered;
+}
+
+uint64_t spike_window_split(struct spike_window *w, uint64_t ws, uint64_t we, uint64_t excess)
+{
+	uint64_t covered, total = 0;
+
+	mark_nested(w);
+	covered = share_window(w, ws, we);
+	for (size_t i = 0; i < w->n_items; i++) {
+		struct spike_item *it = &w->items[i];
+		long double x = it->share;
+		uint64_t att;
+
+		if (it->nested)
+			continue;
+		/* Multiply first: an exact quotient stays exact. */
+		if (covered > excess)
+			x = x * excess / covered;
+		/* A share summed from thirds may land a hair below its integer value. */
+		att = clamp_floor(x + x * 1e-12L + 1e-9L);
+		/* Rounding must not push the total past the excess. */
+		if (att > excess - total)
+			att = excess - total;
+		it->att = att;
+		total += att;
+	}
+	return total;
+}
+
+static int cmp_cause(const void *x, const void *y)
+{
+	const struct spike_item *a = x, *b = y;
+
+	if (a->cause != b->cause)
+		return a->cause < b->cause ? -1 : 1;
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+void spike_window_decide(struct spike_window *w, struct tc_spike *sp)
+{
+	uint64_t explaining = 0, best_att = 0;
+	uint32_t best = TC_NO_CAUSE, best_explains = 0;
+	long double best_share = 0.0L;
+
+	/* By cause: each run of items sums to one cause's part in the spike. */
+	if (w->n_items > 1)
+		qsort(w->items, w->n_items, sizeof(*w->items), cmp_cause);
+	for (size_t i = 0, j; i < w->n_items; i = j) {
+		uint64_t att = 0;
+		long double share = 0.0L;
+
+		for (j = i; j < w->n_items && w->items[j].cause == w->items[i].cause; j++) {
+			att += w->items[j].att;
+			share += w->items[j].share;
+		}
+		if (w->items[i].explains)
+			explaining += att;
+		/* No share: only nested items, counted in a parent. Ties keep the lower cause. */
+		if (!(share > 0.0L) ||
+		    (best != TC_NO_CAUSE &&
+		     (att < best_att || (att == best_att && !(share > best_share)))))
+			continue;
+		best = w->items[i].cause;
+		best_att = att;
+		best_share = share;
+		best_explains = w->items[i].explains;
+	}
+	sp->explained = sp->excess_ns ? (double)explaining / (double)sp->excess_ns : 0.0;
+	sp->primary = 0;
+	sp->candidate = TC_NO_CAUSE;
+	if (best != TC_NO_CAUSE && best_explains && sp->explained >= 0.5)
+		sp->primary = best;
+	else
+		sp->candidate = best;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * spike.h - one spike, private to user/core: the rule that makes a sample a
+ * spike, and the split of one spike window among the intervals overlapping
+ * it. analyze.c runs these over the whole trace.
+ */
+#ifndef TAILCAUSE_CORE_SPIKE_H
+#define TAILCAUSE_CORE_SPIKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze.h"
+
+/* 1 if r is DEFAULT or a mode with a finite value in range (percentile in (0, 100]). */
+int spike_rule_valid(const struct tc_spike_rule *r);
+
+/* The RTT threshold of r over the ascending RTTs sorted[0..n), summarized in st. */
+uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const uint64_t *sorted, size_t n,
+			      const struct lat_summary *st);
+
+/* An interval overlapping the window; the caller fills start..cause and explains. */
+struct spike_item {
+	uint64_t start; /* the whole interval [start, end), not clipped */
+	uint64_t end;
+	size_t ev;   /* index into tc_trace.events: orders ties */
+	size_t slot; /* the caller's, carried along */
+	uint32_t cpu;
+	uint32_t cause;	   /* index into tc_analysis.causes */
+	uint32_t explains; /* 1: its cause can explain a spike (not of class unattributed) */
+	uint32_t nested;   /* out: inside another item on the same CPU */
+	long double share; /* out: its part of the covered time, before scaling */
+	uint64_t att;	   /* out: its part of the excess */
+};
+
+struct spike_point;
+
+/* The items of one window, and scratch space; zero-initialize, reuse, then free. */
+struct spike_window {
+	struct spike_item *items;
+	size_t n_items;
+	size_t cap_items;
+	struct spike_point *points;
+	size_t cap_points;
+};
+
+/* A new zeroed item at the end of w->items, or NULL (ENOMEM). */
+struct spike_item *spike_window__add(struct spike_window *w);
+void spike_window__free(struct spike_window *w);
+
+/*
+ * Splits [ws, we) among the items and leaves them in event order: marks the
+ * nested ones, shares each elementary segment equally among the top-level
+ * items covering it, and scales the shares down when the covered time exceeds
+ * excess. Sets nested, share and att; returns the total att (<= excess).
+ */
+uint64_t spike_window_split(struct spike_window *w, uint64_t ws, uint64_t we, uint64_t excess);
+
+/*
+ * After spike_window_split() and with cause and explains set, fills in
+ * sp->explained, sp->primary and sp->candidate from sp->excess_ns. The best
+ * cause has the most att (then share, then the lowest index); it is primary
+ * when at least half the excess is explained and it explains, else primary
+ * is 0 and it is the candidate. Reorders w->items.
+ */
+void spike_window_decide(struct spike_window *w, struct tc_spike *sp);
+
+#endif /* TAILCAUSE_CORE_SPIKE_H */
