@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev libcmocka-dev
-util-linux procps iproute2 python3"
+libibverbs-dev util-linux procps iproute2 python3"
 
 missing=""
 for p in $PKGS; do
