@@ -29,7 +29,8 @@ static inline size_t varint_put(uint8_t *p, uint64_t v)
 
 /*
  * Reads a varint from *p, never past end, and advances *p. Returns 0, or -1
- * when the data ends inside the varint or the value does not fit 64 bits.
+ * when the data ends inside the varint, the value does not fit 64 bits or the
+ * encoding is not the shortest one (so each value has exactly one form).
  */
 static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
@@ -49,8 +50,8 @@ static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 		if (q >= end)
 			return -1;
 		b = *q++;
-		/* the 10th byte carries bit 63 only */
-		if (shift == 63 && b > 1)
+		/* the 10th byte carries bit 63 only; a last byte of 0 pads an overlong form */
+		if ((shift == 63 && b > 1) || (!b && shift))
 			return -1;
 		r |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
