@@ -18,30 +18,65 @@
 #define TC_EV_OFFCPU	1	/* a probe thread was off its CPU */
 #define TC_EV_HARDIRQ	2	/* a hard IRQ handler ran on a probe CPU */
 #define TC_EV_SOFTIRQ	3	/* a softirq vector ran on a probe CPU */
-#define TC_EV_KIND_MAX	3
+#define TC_EV_IPI	4	/* an IPI handler ran on a probe CPU: arg = TC_IPI_* */
+#define TC_EV_TIMER	5	/* the local timer interrupt ran on a probe CPU */
+#define TC_EV_PAGE_FAULT 6	/* instant: a probe thread faulted; arg = error code, aux = address */
+#define TC_EV_COMPACTION 7	/* memory compaction by tid (any CPU): arg = TC_COMPACT_* */
+#define TC_EV_RECLAIM	8	/* direct reclaim by tid (any CPU): arg = order */
+#define TC_EV_IDLE	9	/* a probe CPU idled in C-state arg */
+#define TC_EV_MIGRATE	10	/* instant: probe thread tid moved from CPU arg to cpu */
+#define TC_EV_IRQ_MOVE	11	/* instant: IRQ arg's vector moved to cpu from CPU aux */
+#define TC_EV_NIC	12	/* NIC driver work: arg = TC_NIC_*, interval or instant */
+#define TC_EV_COLLAPSE	13	/* instant: khugepaged collapsed or scanned a huge page by tid */
+#define TC_EV_CPU_FREQ	14	/* instant: a probe CPU changed frequency to arg kHz */
+#define TC_EV_NAPI	15	/* instant: a NAPI poll on a probe CPU, arg = work, aux = budget */
+#define TC_EV_KIND_MAX	15
 
 /* tc_event.flags for TC_EV_OFFCPU */
 #define TC_OFFCPU_PREEMPTED	0x1	/* switched out while runnable (prev_state == running) */
+#define TC_OFFCPU_MIGRATED	0x2	/* switched back in on another CPU */
+
+/* tc_event.arg for TC_EV_IPI */
+#define TC_IPI_RESCHEDULE	1
+#define TC_IPI_CALL_FUNCTION	2
+#define TC_IPI_CALL_FUNCTION_SINGLE 3
+#define TC_IPI_IRQ_WORK		4
+
+/* tc_event.arg for TC_EV_COMPACTION */
+#define TC_COMPACT_RUN		1	/* mm_compaction_begin .. end: a compaction pass */
+#define TC_COMPACT_DIRECT	2	/* instant: try_to_compact_pages (direct, in an allocation) */
+#define TC_COMPACT_KCOMPACTD	3	/* kcompactd wake .. sleep on a node */
+
+/* tc_event.arg for TC_EV_NIC */
+#define TC_NIC_COMP_EQ		1	/* mlx5_eq_comp_int: completion EQ interrupt work */
+#define TC_NIC_ASYNC_EQ		2	/* mlx5_eq_async_int: async EQ (port, health) work */
+#define TC_NIC_HEALTH		3	/* instant: devlink health report */
+#define TC_NIC_HWERR		4	/* instant: devlink hardware error */
+#define TC_NIC_RXE_RCV		5	/* rxe_rcv: soft-RoCE receive path (the lab's stand-in NIC) */
 
 /* Maximum CPUs the filter maps cover. */
 #define TC_MAX_CPUS	1024
 
 /* Value in the probe_tids map: which role a traced thread plays. */
 #define TC_ROLE_PROBE	1	/* a latency-probe thread: its off-CPU time is traced */
+#define TC_ROLE_TARGET	2	/* a thread of `record -- CMD`; its children are followed */
 
 #define TC_COMM_LEN	16
 
 /*
- * One interval. For TC_EV_OFFCPU: tid = the probe thread, cpu = the CPU it
- * left, other_pid/other_comm = the task that ran longest on that CPU meanwhile,
- * arg = the prev_state it left in. For TC_EV_HARDIRQ: arg = IRQ number. For
- * TC_EV_SOFTIRQ: arg = vector (HI_SOFTIRQ=0 ... RCU_SOFTIRQ=9).
+ * One interval (or an instant, dur_ns == 0). For TC_EV_OFFCPU: tid = the
+ * probe thread, cpu = the CPU it left, other_pid/other_comm = the task that
+ * ran longest on that CPU meanwhile, arg = the prev_state it left in, aux = ns
+ * from start until it was woken (0: runnable throughout). For TC_EV_HARDIRQ:
+ * arg = IRQ number. For TC_EV_SOFTIRQ: arg = vector (HI_SOFTIRQ=0 ...
+ * RCU_SOFTIRQ=9). Other kinds: see their definitions above.
  */
 struct tc_event {
 	__u64 start_ns;		/* bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC */
 	__u64 dur_ns;
+	__u64 aux;
 	__u32 cpu;
-	__u32 tid;		/* probe thread concerned, 0 for CPU-wide events */
+	__u32 tid;		/* thread concerned, 0 for CPU-wide events */
 	__u32 arg;
 	__u32 other_pid;	/* TC_EV_OFFCPU: who ran instead (longest) */
 	__u16 kind;
@@ -60,11 +95,16 @@ struct tc_event {
 struct tc_offcpu_slot {
 	__u64 start_ns;
 	__u64 top_ns;		/* run time of top_pid inside the interval so far */
+	__u64 woken_ns;		/* when sched_wakeup made it runnable again (0: not yet) */
 	__u32 cpu;
 	__u32 state;
 	__u32 top_pid;		/* longest-running other task so far (first task until one finishes) */
 	__u32 preempted;
 	char top_comm[TC_COMM_LEN];
 };
+
+/* Counter kinds (user/core trace counters): kept in maps, not as events. */
+#define TC_COUNTER_IRQ		1	/* key = IRQ number: handler runs on cpu, all CPUs */
+#define TC_COUNTER_SOFTIRQ	2	/* key = vector: runs on cpu (probe CPUs) */
 
 #endif /* TAILCAUSE_EVENTS_H */

@@ -142,7 +142,8 @@ static void test_trace_new_is_empty(void **state)
 	(void)state;
 	assert_non_null(t);
 	assert_int_equal(t->n_events + t->n_samples + t->n_meta + t->n_threads, 0);
-	assert_int_equal(t->n_irq_names + t->n_drops, 0);
+	assert_int_equal(t->n_irq_names + t->n_drops + t->n_counters, 0);
+	assert_null(t->counters);
 	assert_int_equal(t->truncated, 0);
 	assert_null(trace__meta(t, "kernel"));
 	assert_int_equal(trace__total_drops(t), 0);
@@ -247,6 +248,32 @@ static void test_trace_irq_name_truncates_long_name(void **state)
 	trace__free(t);
 }
 
+static void test_trace_add_counter_grows_and_copies(void **state)
+{
+	struct tc_trace *t = trace__new();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 5000; i++)
+		assert_int_equal(trace__add_counter(t, TC_COUNTER_IRQ + i % 2, (uint32_t)i,
+						    (uint32_t)(i % 64), (uint64_t)i << 33),
+				 0);
+	assert_int_equal(t->n_counters, 5000);
+	assert_true(t->cap_counters >= 5000);
+	for (i = 0; i < 5000; i++) {
+		const struct tc_counter *c = &t->counters[i];
+
+		assert_int_equal(c->kind, TC_COUNTER_IRQ + i % 2);
+		assert_int_equal(c->key, i);
+		assert_int_equal(c->cpu, i % 64);
+		assert_int_equal(c->pad, 0);
+		assert_int_equal(c->value, (uint64_t)i << 33);
+	}
+	assert_int_equal(trace__add_counter(t, UINT32_MAX, 0, 0, UINT64_MAX), 0);
+	assert_int_equal(t->counters[5000].value, UINT64_MAX);
+	trace__free(t); /* frees the counters too: run under valgrind */
+}
+
 static void test_trace_set_drops_grows_and_zero_fills(void **state)
 {
 	struct tc_trace *t = trace__new();
@@ -348,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_trace_add_samples_grows_and_copies),
 		cmocka_unit_test(test_trace_add_events_grows_and_copies),
 		cmocka_unit_test(test_trace_irq_name_truncates_long_name),
+		cmocka_unit_test(test_trace_add_counter_grows_and_copies),
 		cmocka_unit_test(test_trace_set_drops_grows_and_zero_fills),
 		cmocka_unit_test(test_trace_sort_sorted_input_unchanged),
 		cmocka_unit_test(test_trace_sort_small_is_stable),

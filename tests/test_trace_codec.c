@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for core/trace_codec.c: round trips and a reader that trusts nothing. */
+/* Unit tests for core/trace_encode.c and trace_decode.c: round trips and a reader that
+ * trusts nothing. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,8 @@ static struct tc_trace *small_trace(void)
 	e[1] = mkev(TC_EV_HARDIRQ, 1012000, 2000, 2, 0, 24, 0, "");
 	e[2] = mkev(TC_EV_SOFTIRQ, 1011000, 900, 2, 0, 3, 0, "");
 	e[3] = mkev(TC_EV_OFFCPU, 1020000, 1500, 3, 501, 1, 78, "kcompactd0");
+	e[0].aux = 12000; /* woken 12 us into the interval */
+	e[3].aux = 1500;
 	t->mono_ns = 123456789012345ull;
 	t->realtime_ns = 1700000000123456789ull;
 	assert_int_equal(trace__set_meta(t, "kernel", "6.1.0-18-amd64"), 0);
@@ -65,6 +68,9 @@ static struct tc_trace *small_trace(void)
 	assert_int_equal(trace__add_irq_name(t, 0, "timer"), 0);
 	assert_int_equal(trace__set_drops(t, 1, 12), 0);
 	assert_int_equal(trace__set_drops(t, 5, 1ull << 40), 0);
+	assert_int_equal(trace__add_counter(t, TC_COUNTER_IRQ, 24, 2, 1500), 0);
+	assert_int_equal(trace__add_counter(t, TC_COUNTER_IRQ, 24, 3, 7), 0);
+	assert_int_equal(trace__add_counter(t, TC_COUNTER_SOFTIRQ, 3, 2, 1ull << 35), 0);
 	return t;
 }
 
@@ -95,6 +101,9 @@ static void assert_traces_equal(const struct tc_trace *a, const struct tc_trace 
 	assert_int_equal(a->n_drops, b->n_drops);
 	if (a->n_drops)
 		assert_memory_equal(a->drops, b->drops, a->n_drops * sizeof(*a->drops));
+	assert_int_equal(a->n_counters, b->n_counters);
+	if (a->n_counters)
+		assert_memory_equal(a->counters, b->counters, a->n_counters * sizeof(*a->counters));
 }
 
 static void encode(const struct tc_trace *t, struct tc_buf *b)
@@ -151,6 +160,9 @@ static void add_block(struct tc_buf *b, uint32_t type, const void *raw, size_t r
 	b->len += TC_BLOCK_HEADER_LEN + comp_len;
 	b->cap = b->len;
 }
+
+/* The reader's bound on counters per file (COUNTERS_MAX in core/codec_internal.h). */
+#define COUNTERS_LIMIT (1u << 22)
 
 /* A payload builder for hand-made blocks. */
 struct raw {
@@ -237,6 +249,7 @@ static void test_codec_roundtrip_all_blocks_exact(void **state)
 	assert_int_equal(count_blocks(&b, TC_BLOCK_EVENTS), 1);
 	assert_int_equal(count_blocks(&b, TC_BLOCK_IRQ_NAMES), 1);
 	assert_int_equal(count_blocks(&b, TC_BLOCK_DROPS), 1);
+	assert_int_equal(count_blocks(&b, TC_BLOCK_COUNTERS), 1);
 	assert_int_equal(count_blocks(&b, TC_BLOCK_END), 1);
 	assert_int_equal(decode(b.data, b.len, &u, &err), 0);
 	assert_int_equal(u->truncated, 0);
@@ -244,6 +257,10 @@ static void test_codec_roundtrip_all_blocks_exact(void **state)
 	assert_string_equal(trace__meta(u, "kernel"), "6.1.0-18-amd64");
 	assert_string_equal(trace__irq_name(u, 24), "mlx5_comp0@pci:0000:3b:00.0");
 	assert_int_equal(trace__total_drops(u), 12 + (1ull << 40));
+	assert_int_equal(u->n_counters, 3);
+	assert_int_equal(u->counters[2].kind, TC_COUNTER_SOFTIRQ);
+	assert_int_equal(u->counters[2].value, 1ull << 35);
+	assert_int_equal(u->events[0].aux, 12000);
 	trace__free(u);
 	trace__free(t);
 	tc_buf_free(&b);
@@ -267,14 +284,20 @@ static void test_codec_roundtrip_extreme_values(void **state)
 	e[1] = mkev(0, 0, 0, 0, 0, 0, 0, "");
 	e[1].flags = UINT16_MAX;
 	e[2] = mkev(TC_EV_OFFCPU, 5, 1, 1, 1, 1, 1, "a");
+	e[0].aux = UINT64_MAX;
+	e[2].aux = 1ull << 63;
 	t->mono_ns = UINT64_MAX;
 	t->realtime_ns = 0;
 	assert_int_equal(trace__add_samples(t, s, 3), 0);
 	assert_int_equal(trace__add_events(t, e, 3), 0);
 	assert_int_equal(trace__set_drops(t, 0, UINT64_MAX), 0);
+	assert_int_equal(trace__add_counter(t, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT64_MAX), 0);
+	assert_int_equal(trace__add_counter(t, 0, 0, 0, 0), 0);
 	encode(t, &b);
 	assert_int_equal(decode(b.data, b.len, &u, NULL), 0);
 	assert_traces_equal(t, u);
+	assert_int_equal(u->events[0].aux, UINT64_MAX);
+	assert_int_equal(u->counters[0].value, UINT64_MAX);
 	trace__free(u);
 	trace__free(t);
 	tc_buf_free(&b);
@@ -313,6 +336,171 @@ static void test_codec_roundtrip_multi_block(void **state)
 	assert_int_equal(u->truncated, 0);
 	assert_traces_equal(t, u);
 	trace__free(u);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+static void test_codec_roundtrip_aux_values(void **state)
+{
+	static const uint64_t aux[] = {
+		0,	    1,		127,
+		128,	    UINT32_MAX, 1ull << 32,
+		1ull << 62, 1ull << 63, UINT64_MAX - 1,
+		UINT64_MAX,
+	};
+	size_t n = sizeof(aux) / sizeof(aux[0]), i;
+	struct tc_trace *t = trace__new(), *u;
+	struct tc_buf b = {0};
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		struct tc_event e = mkev(1 + i % TC_EV_KIND_MAX, 1000 + i, i, 1, 2, 3, 4, "x");
+
+		e.aux = aux[i];
+		assert_int_equal(trace__add_events(t, &e, 1), 0);
+	}
+	encode(t, &b);
+	assert_int_equal(decode(b.data, b.len, &u, NULL), 0);
+	assert_int_equal(u->n_events, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(u->events[i].aux, aux[i]);
+		assert_int_equal(u->events[i].dur_ns, i); /* aux did not shift its neighbours */
+		assert_int_equal(u->events[i].cpu, 1);
+	}
+	assert_traces_equal(t, u);
+	trace__free(u);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+/* The EVENTS record layout, byte for byte: aux is a varint right after dur_ns. */
+static void test_codec_events_aux_follows_dur(void **state)
+{
+	struct tc_event e = mkev(TC_EV_PAGE_FAULT, 300, 0, 5, 6, 7, 8, "ab");
+	struct raw want = {0};
+	uint8_t raw[256];
+	struct tc_buf b = {0};
+	size_t n;
+
+	(void)state;
+	e.flags = 9;
+	e.aux = 0x7f0000001000ull; /* a faulting address */
+	/* one comm, "ab" */
+	rv(&want, 1);
+	rv(&want, 2);
+	rbytes(&want, "ab", 2);
+	rv(&want, 1); /* one event */
+	rv(&want, TC_EV_PAGE_FAULT);
+	rv(&want, 9);
+	rv(&want, varint_zigzag(300));
+	rv(&want, 0);
+	rv(&want, 0x7f0000001000ull);
+	rv(&want, 5);
+	rv(&want, 6);
+	rv(&want, 7);
+	rv(&want, 8);
+	rv(&want, 0); /* comm index */
+	assert_int_equal(codec_encode_events(&b, &e, 1), 0);
+	n = inflate_at(&b, 0, raw, sizeof(raw));
+	assert_int_equal(n, want.n);
+	assert_memory_equal(raw, want.d, want.n);
+	tc_buf_free(&b);
+}
+
+/* Kinds this reader does not know (a later writer's) are kept, not refused. */
+static void test_codec_roundtrip_unknown_event_kinds(void **state)
+{
+	static const uint16_t kinds[] = {TC_EV_KIND_MAX + 1, 200, UINT16_MAX, 0, TC_EV_KIND_MAX};
+	size_t n = sizeof(kinds) / sizeof(kinds[0]), i;
+	struct tc_trace *t = trace__new(), *u;
+	struct raw r = {0};
+	struct tc_buf b = {0};
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		struct tc_event e = mkev(kinds[i], 100 * i, 10, 1, 2, 3, 4, "future");
+
+		e.aux = 1000 + i;
+		assert_int_equal(trace__add_events(t, &e, 1), 0);
+	}
+	encode(t, &b);
+	assert_int_equal(decode(b.data, b.len, &u, NULL), 0);
+	assert_int_equal(u->truncated, 0);
+	assert_traces_equal(t, u);
+	assert_int_equal(u->events[0].kind, TC_EV_KIND_MAX + 1);
+	trace__free(u);
+
+	/* a hand-made block, as a later writer would write it */
+	header_only(&b);
+	rv(&r, 1); /* one comm, "" */
+	rv(&r, 0);
+	rv(&r, 1); /* one event of kind 999 */
+	rv(&r, 999);
+	for (i = 0; i < 8; i++)
+		rv(&r, i + 1); /* flags, start, dur, aux = 4, cpu, tid, arg, other_pid = 8 */
+	rv(&r, 0);	       /* comm index */
+	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
+	assert_int_equal(codec_encode_end(&b, 0, 1), 0);
+	assert_int_equal(decode(b.data, b.len, &u, NULL), 0);
+	assert_int_equal(u->n_events, 1);
+	assert_int_equal(u->events[0].kind, 999);
+	assert_int_equal(u->events[0].aux, 4);
+	assert_int_equal(u->events[0].other_pid, 8);
+	trace__free(u);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+static void test_codec_roundtrip_counters_multi_block(void **state)
+{
+	size_t n = 2 * TC_BLOCK_RECORDS + 3, i;
+	struct tc_trace *t = trace__new(), *u;
+	struct tc_buf b = {0};
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		assert_int_equal(trace__add_counter(t, 1 + i % 2, (uint32_t)(i / 64),
+						    (uint32_t)(i % 64), i * 977 + (i << 40)),
+				 0);
+	encode(t, &b);
+	assert_int_equal(count_blocks(&b, TC_BLOCK_COUNTERS), 3);
+	assert_int_equal(decode(b.data, b.len, &u, NULL), 0);
+	assert_int_equal(u->truncated, 0);
+	assert_traces_equal(t, u);
+	assert_int_equal(u->counters[n - 1].value, (n - 1) * 977 + ((n - 1) << 40));
+	trace__free(u);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+static void test_codec_encode_counters_none_no_block(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_buf b = {0};
+
+	(void)state;
+	header_only(&b);
+	assert_int_equal(codec_encode_counters(&b, t), 0);
+	assert_int_equal(b.len, TC_TRACE_HEADER_LEN);
+	assert_int_equal(trace__add_counter(t, TC_COUNTER_IRQ, 1, 0, 5), 0);
+	assert_int_equal(codec_encode_counters(&b, t), 0);
+	assert_int_equal(count_blocks(&b, TC_BLOCK_COUNTERS), 1);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+static void test_codec_encode_counters_limit(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_buf b = {0};
+
+	(void)state;
+	header_only(&b);
+	assert_int_equal(trace__add_counter(t, TC_COUNTER_IRQ, 1, 0, 5), 0);
+	t->n_counters = COUNTERS_LIMIT + 1; /* rejected before any record is read */
+	assert_int_equal(codec_encode_counters(&b, t), -E2BIG);
+	assert_int_equal(b.len, TC_TRACE_HEADER_LEN);
+	t->n_counters = 1;
 	trace__free(t);
 	tc_buf_free(&b);
 }
@@ -406,6 +594,13 @@ static void chunked_file(struct tc_buf *b, struct tc_trace *t)
 		assert_int_equal(codec_encode_events(b, &t->events[i], 2), 0);
 	assert_int_equal(codec_encode_irq_names(b, t), 0);
 	assert_int_equal(codec_encode_drops(b, t), 0);
+	for (i = 0; i < t->n_counters; i++) {
+		struct tc_trace one = *t;
+
+		one.counters = &t->counters[i];
+		one.n_counters = 1;
+		assert_int_equal(codec_encode_counters(b, &one), 0);
+	}
 	assert_int_equal(codec_encode_end(b, t->n_samples, t->n_events), 0);
 }
 
@@ -414,7 +609,7 @@ static void test_codec_decode_truncated_every_offset(void **state)
 	struct tc_trace *t = small_trace(), *u;
 	struct tc_codec_error err;
 	struct tc_buf b = {0};
-	size_t cut, nth, off, end, want_s, want_e;
+	size_t cut, nth, off, end, want_s, want_e, want_c;
 	uint32_t type;
 	int rc;
 
@@ -431,13 +626,14 @@ static void test_codec_decode_truncated_every_offset(void **state)
 		assert_int_equal(rc, 0);
 		assert_int_equal(u->truncated, cut < b.len);
 		/* exactly the records of the blocks that lie whole before the cut */
-		want_s = want_e = 0;
+		want_s = want_e = want_c = 0;
 		for (nth = 0; (off = block_at(&b, nth, &type)); nth++) {
 			end = off + TC_BLOCK_HEADER_LEN + get32(b.data + off + 8);
 			if (end > cut)
 				break;
 			want_s += type == TC_BLOCK_SAMPLES;
 			want_e += type == TC_BLOCK_EVENTS ? 2 : 0;
+			want_c += type == TC_BLOCK_COUNTERS;
 		}
 		assert_int_equal(u->n_samples, want_s);
 		assert_int_equal(u->n_events, want_e);
@@ -445,6 +641,10 @@ static void test_codec_decode_truncated_every_offset(void **state)
 			assert_memory_equal(u->samples, t->samples, want_s * sizeof(*t->samples));
 		if (want_e)
 			assert_memory_equal(u->events, t->events, want_e * sizeof(*t->events));
+		assert_int_equal(u->n_counters, want_c);
+		if (want_c)
+			assert_memory_equal(u->counters, t->counters,
+					    want_c * sizeof(*t->counters));
 		assert_int_equal(u->mono_ns, t->mono_ns);
 		trace__free(u);
 	}
@@ -485,6 +685,29 @@ static void test_codec_decode_comp_len_past_end_is_truncated(void **state)
 	assert_int_equal(u->truncated, 1);
 	assert_int_equal(u->n_threads, 3); /* blocks 0 and 1 were whole */
 	assert_int_equal(u->n_irq_names, 0);
+	trace__free(u);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+static void test_codec_decode_cut_in_counters_keeps_whole_blocks(void **state)
+{
+	size_t n = TC_BLOCK_RECORDS + 100, i, off;
+	struct tc_trace *t = trace__new(), *u;
+	struct tc_buf b = {0};
+	uint32_t type;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		assert_int_equal(trace__add_counter(t, TC_COUNTER_IRQ, (uint32_t)i, 1, i), 0);
+	encode(t, &b);
+	/* blocks: COUNTERS (full), COUNTERS (100), END; cut inside the second */
+	off = block_at(&b, 1, &type);
+	assert_int_equal(type, TC_BLOCK_COUNTERS);
+	assert_int_equal(decode(b.data, off + TC_BLOCK_HEADER_LEN + 3, &u, NULL), 0);
+	assert_int_equal(u->truncated, 1);
+	assert_int_equal(u->n_counters, TC_BLOCK_RECORDS);
+	assert_memory_equal(u->counters, t->counters, TC_BLOCK_RECORDS * sizeof(*t->counters));
 	trace__free(u);
 	trace__free(t);
 	tc_buf_free(&b);
@@ -784,8 +1007,8 @@ static void test_codec_decode_lying_event_counts_rejected(void **state)
 	header_only(&b);
 	r.n = 0;
 	rv(&r, 0); /* no comms */
-	rv(&r, 3); /* three events, one record of 9 bytes */
-	for (i = 0; i < 9; i++)
+	rv(&r, 3); /* three events, one record of 10 bytes */
+	for (i = 0; i < 10; i++)
 		rv(&r, 0);
 	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
 	assert_rejected(&b, "events: count 3 exceeds");
@@ -804,7 +1027,7 @@ static void test_codec_decode_comm_index_out_of_range_rejected(void **state)
 	rv(&r, 4);
 	rbytes(&r, "bash", 4);
 	rv(&r, 1);
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 9; i++)
 		rv(&r, 1);
 	rv(&r, 1); /* comm index 1 of a 1-entry table */
 	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
@@ -844,7 +1067,7 @@ static void test_codec_decode_bad_comm_rejected(void **state)
 	       "abc",
 	       5);
 	rv(&r, 1);
-	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00", 9);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 10);
 	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
 	assert_rejected(&b, "events: comm 0 malformed");
 	tc_buf_free(&b);
@@ -1004,6 +1227,92 @@ static void test_codec_decode_malformed_tables_rejected(void **state)
 	tc_buf_free(&b);
 }
 
+static void test_codec_decode_malformed_counters_rejected(void **state)
+{
+	struct raw r = {0};
+	struct tc_buf b = {0};
+
+	(void)state;
+	header_only(&b);
+	rv(&r, 1000000); /* count; one record follows */
+	rv(&r, 1);
+	rv(&r, 24);
+	rv(&r, 0);
+	rv(&r, 5);
+	add_block(&b, TC_BLOCK_COUNTERS, r.d, r.n);
+	assert_rejected(&b, "counters: count 1000000 exceeds the payload");
+	/* the bound is 4 bytes a record: 2 cannot fit in 4 bytes */
+	r.d[0] = 2;
+	header_only(&b);
+	add_block(&b, TC_BLOCK_COUNTERS, r.d, r.n);
+	assert_rejected(&b, "counters: count 2 exceeds the payload");
+
+	header_only(&b);
+	r.n = 0;
+	rv(&r, 1);
+	rv(&r, 1);
+	rv(&r, 24);
+	rv(&r, 1ull << 32); /* cpu does not fit 32 bits */
+	rv(&r, 5);
+	add_block(&b, TC_BLOCK_COUNTERS, r.d, r.n);
+	assert_rejected(&b, "counters: record 0 malformed");
+
+	header_only(&b);
+	r.n = 0;
+	rv(&r, 2); /* enough bytes for two minimal records, but the second is cut */
+	rv(&r, 1);
+	rv(&r, 24);
+	rv(&r, 0);
+	rv(&r, UINT64_MAX);
+	rv(&r, 1);
+	rv(&r, 24);
+	add_block(&b, TC_BLOCK_COUNTERS, r.d, r.n);
+	assert_rejected(&b, "counters: record 1 malformed");
+
+	header_only(&b);
+	r.n = 0;
+	rv(&r, 1);
+	rv(&r, 1);
+	rv(&r, 24);
+	rv(&r, 0);
+	rv(&r, 5);
+	rv(&r, 0); /* one byte more than the record */
+	add_block(&b, TC_BLOCK_COUNTERS, r.d, r.n);
+	assert_rejected(&b, "1 bytes after the records");
+	tc_buf_free(&b);
+}
+
+/* Appends a COUNTERS block of n records {IRQ, 24, cpu 0, 5}, 4 bytes each. */
+static void add_counters_block(struct tc_buf *b, size_t n)
+{
+	uint8_t *raw = malloc(VARINT_MAX_LEN + 4 * n);
+	size_t len, i;
+
+	assert_non_null(raw);
+	len = varint_put(raw, n);
+	for (i = 0; i < n; i++, len += 4)
+		memcpy(raw + len, "\x01\x18\x00\x05", 4);
+	add_block(b, TC_BLOCK_COUNTERS, raw, len);
+	free(raw);
+}
+
+/* More counters than a file may hold, each record real, in one block or over several. */
+static void test_codec_decode_counters_over_limit_rejected(void **state)
+{
+	struct tc_buf b = {0};
+
+	(void)state;
+	header_only(&b);
+	add_counters_block(&b, COUNTERS_LIMIT + 1);
+	assert_rejected(&b, "block 0 at offset 32: counters: more than 4194304");
+	header_only(&b);
+	add_counters_block(&b, COUNTERS_LIMIT);
+	add_counters_block(&b, 1);
+	assert_rejected(&b, "block 1 at offset");
+	assert_rejected(&b, "counters: more than 4194304");
+	tc_buf_free(&b);
+}
+
 static void test_codec_decode_empty_meta_block_accepted(void **state)
 {
 	struct tc_trace *u;
@@ -1066,6 +1375,12 @@ int main(void)
 		cmocka_unit_test(test_codec_roundtrip_all_blocks_exact),
 		cmocka_unit_test(test_codec_roundtrip_extreme_values),
 		cmocka_unit_test(test_codec_roundtrip_multi_block),
+		cmocka_unit_test(test_codec_roundtrip_aux_values),
+		cmocka_unit_test(test_codec_events_aux_follows_dur),
+		cmocka_unit_test(test_codec_roundtrip_unknown_event_kinds),
+		cmocka_unit_test(test_codec_roundtrip_counters_multi_block),
+		cmocka_unit_test(test_codec_encode_counters_none_no_block),
+		cmocka_unit_test(test_codec_encode_counters_limit),
 		cmocka_unit_test(test_codec_roundtrip_empty_trace),
 		cmocka_unit_test(test_codec_events_comm_table_interned),
 		cmocka_unit_test(test_codec_encode_comm_cut_to_15_bytes),
@@ -1073,6 +1388,7 @@ int main(void)
 		cmocka_unit_test(test_codec_decode_truncated_every_offset),
 		cmocka_unit_test(test_codec_decode_no_end_is_truncated),
 		cmocka_unit_test(test_codec_decode_comp_len_past_end_is_truncated),
+		cmocka_unit_test(test_codec_decode_cut_in_counters_keeps_whole_blocks),
 		cmocka_unit_test(test_codec_decode_payload_bit_flip_crc_mismatch),
 		cmocka_unit_test(test_codec_decode_error_names_block_and_offset),
 		cmocka_unit_test(test_codec_decode_any_bit_flip_is_safe),
@@ -1096,6 +1412,8 @@ int main(void)
 		cmocka_unit_test(test_codec_decode_data_after_end_rejected),
 		cmocka_unit_test(test_codec_decode_unknown_block_skipped),
 		cmocka_unit_test(test_codec_decode_malformed_tables_rejected),
+		cmocka_unit_test(test_codec_decode_malformed_counters_rejected),
+		cmocka_unit_test(test_codec_decode_counters_over_limit_rejected),
 		cmocka_unit_test(test_codec_decode_empty_meta_block_accepted),
 		cmocka_unit_test(test_varint_roundtrip_edges),
 	};

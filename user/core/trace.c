@@ -11,9 +11,10 @@
 
 #include "trace.h"
 
-_Static_assert(sizeof(struct tc_event) == 56, "struct tc_event is part of the ABI");
+_Static_assert(sizeof(struct tc_event) == 64, "struct tc_event is part of the ABI");
 _Static_assert(sizeof(struct tc_sample) == 24, "struct tc_sample layout");
 _Static_assert(sizeof(struct tc_thread) == 16, "struct tc_thread layout");
+_Static_assert(sizeof(struct tc_counter) == 24, "struct tc_counter layout");
 
 struct tc_trace *trace__new(void)
 {
@@ -36,6 +37,7 @@ void trace__free(struct tc_trace *t)
 	free(t->samples);
 	free(t->events);
 	free(t->irq_names);
+	free(t->counters);
 	free(t->drops);
 	free(t);
 }
@@ -165,6 +167,24 @@ int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name)
 	/* longer names are cut to fit, like /proc/interrupts readers do */
 	len = strnlen(name, sizeof(in->name) - 1);
 	memcpy(in->name, name, len);
+	return 0;
+}
+
+int trace__add_counter(struct tc_trace *t, uint32_t kind, uint32_t key, uint32_t cpu,
+		       uint64_t value)
+{
+	struct tc_counter *c;
+	int err;
+
+	err = grow((void **)&t->counters, &t->cap_counters, t->n_counters, 1, sizeof(*t->counters));
+	if (err)
+		return err;
+	c = &t->counters[t->n_counters++];
+	c->kind = kind;
+	c->key = key;
+	c->cpu = cpu;
+	c->pad = 0;
+	c->value = value;
 	return 0;
 }
 

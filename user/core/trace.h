@@ -37,12 +37,22 @@ struct tc_kv {
 /* The role a thread played in the run, so the analyzer can name it. */
 #define TC_THREAD_PROBE	1	/* a latency-probe thread */
 #define TC_THREAD_SELF	2	/* one of the recorder's own threads: preemption by it is `self` */
+#define TC_THREAD_TARGET 3	/* the first thread of a traced command (record -- CMD) */
 
 struct tc_thread {
 	uint32_t tid;
 	uint32_t role;		/* TC_THREAD_* */
 	uint32_t cpu;		/* pinned CPU, or UINT32_MAX when not pinned */
 	uint32_t pad;
+};
+
+/* A count the tracers kept in a map: e.g. IRQ placement (TC_COUNTER_IRQ). */
+struct tc_counter {
+	uint32_t kind;		/* TC_COUNTER_* (bpf/events.h) */
+	uint32_t key;		/* IRQ number, vector, ... */
+	uint32_t cpu;
+	uint32_t pad;
+	uint64_t value;
 };
 
 struct tc_trace {
@@ -64,13 +74,16 @@ struct tc_trace {
 	struct tc_irq_name *irq_names;
 	size_t n_irq_names;
 
+	struct tc_counter *counters;
+	size_t n_counters;
+
 	uint64_t *drops;		/* ring-buffer drops, indexed by CPU */
 	size_t n_drops;
 
 	int truncated;			/* the file ended before its END block */
 
 	/* growth capacities; private to trace.c */
-	size_t cap_meta, cap_threads, cap_samples, cap_events, cap_irq_names;
+	size_t cap_meta, cap_threads, cap_samples, cap_events, cap_irq_names, cap_counters;
 };
 
 /* Allocates an empty trace; NULL with errno set on failure. */
@@ -84,6 +97,9 @@ int trace__add_thread(struct tc_trace *t, uint32_t tid, uint32_t role, uint32_t 
 int trace__add_samples(struct tc_trace *t, const struct tc_sample *s, size_t n);
 int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name);
+/* Appends one counter; 0 or -ENOMEM. */
+int trace__add_counter(struct tc_trace *t, uint32_t kind, uint32_t key, uint32_t cpu,
+		       uint64_t value);
 /* Sets drops[cpu] = count, growing the array as needed; 0 or -ENOMEM. */
 int trace__set_drops(struct tc_trace *t, uint32_t cpu, uint64_t count);
 

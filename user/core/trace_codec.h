@@ -9,10 +9,13 @@
  *   blocks  16-byte block header {u32 type, u32 raw_len, u32 comp_len,
  *           u32 crc32 of the compressed payload}, then comp_len bytes of zlib
  *           data that inflate to exactly raw_len bytes
- * Block payloads are varint/delta encoded records (see trace_codec.c). A file
- * without an END block, or ending inside a block, is truncated: it decodes up
- * to its last whole block with tc_trace.truncated set. Anything else that does
- * not check out (magic, version, lengths, CRC, zlib, record bounds) is rejected.
+ * Block payloads are varint/delta encoded records (see codec_internal.h); the
+ * encoder is trace_encode.c, the decoder trace_decode.c. A file without an END
+ * block, or ending inside a block, is truncated: it decodes up to its last
+ * whole block with tc_trace.truncated set. Anything else that does not check
+ * out (magic, version, lengths, CRC, zlib, record bounds) is rejected. Block
+ * types above the reader's are skipped and event kinds above TC_EV_KIND_MAX
+ * kept, so an older reader still reads a newer writer's files.
  */
 #ifndef TAILCAUSE_CORE_TRACE_CODEC_H
 #define TAILCAUSE_CORE_TRACE_CODEC_H
@@ -28,7 +31,7 @@
 #define TC_BLOCK_HEADER_LEN	16
 /* Largest raw payload a reader accepts; writers stay well below it. */
 #define TC_BLOCK_MAX_RAW	(64u << 20)
-/* Records per SAMPLES/EVENTS block a writer emits (bounds what a truncation loses). */
+/* Records per SAMPLES/EVENTS/table block a writer emits (bounds what a truncation loses). */
 #define TC_BLOCK_RECORDS	65536
 
 enum tc_block_type {
@@ -39,6 +42,7 @@ enum tc_block_type {
 	TC_BLOCK_IRQ_NAMES = 5,
 	TC_BLOCK_DROPS = 6,	/* per-CPU ring-buffer drop counters */
 	TC_BLOCK_END = 7,	/* record totals: its absence marks a truncated file */
+	TC_BLOCK_COUNTERS = 8,	/* struct tc_counter records (IRQ placement, ...) */
 };
 
 /* A growable byte buffer. */
@@ -53,14 +57,17 @@ void tc_buf_free(struct tc_buf *b);
 
 /* Appends the 32-byte file header; 0 or -ENOMEM. */
 int codec_encode_header(struct tc_buf *out, uint64_t mono_ns, uint64_t realtime_ns);
-/* Appends one block of each kind from t (SAMPLES and EVENTS split every
- * TC_BLOCK_RECORDS records); 0 or a negative errno. */
+/* Append the blocks of one kind, none when there is nothing to write (META is
+ * one block, the others start a new one every TC_BLOCK_RECORDS records);
+ * 0 or a negative errno, -E2BIG past a limit the reader enforces (such as
+ * 1 << 22 counters in a file). */
 int codec_encode_meta(struct tc_buf *out, const struct tc_trace *t);
 int codec_encode_threads(struct tc_buf *out, const struct tc_trace *t);
 int codec_encode_samples(struct tc_buf *out, const struct tc_sample *s, size_t n);
 int codec_encode_events(struct tc_buf *out, const struct tc_event *e, size_t n);
 int codec_encode_irq_names(struct tc_buf *out, const struct tc_trace *t);
 int codec_encode_drops(struct tc_buf *out, const struct tc_trace *t);
+int codec_encode_counters(struct tc_buf *out, const struct tc_trace *t);
 /* Appends the END block; n_samples/n_events are the totals written before it. */
 int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events);
 /* Header, every block of t, END; 0 or a negative errno. */

@@ -135,6 +135,8 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 	if (!err)
 		err = codec_encode_drops(&w->buf, t);
 	if (!err)
+		err = codec_encode_counters(&w->buf, t);
+	if (!err)
 		err = codec_encode_meta(&w->buf, t);	/* the facts only known at the end */
 	if (!err)
 		err = codec_encode_end(&w->buf, t->n_samples, w->n_events);

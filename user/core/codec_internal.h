@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * codec_internal.h - what the .tct encoder (trace_encode.c) and decoder
+ * (trace_decode.c) share: the block payload format, its limits and the
+ * little-endian helpers. Private to those two files; the public API is
+ * trace_codec.h.
+ *
+ * Block payloads, before zlib (v = LEB128 varint, z = zigzag varint of the
+ * difference to the previous record's value in the same block, 0 for the first):
+ *   META       key\0value\0 ... (at most META_MAX pairs in a file)
+ *   THREADS    v count, count * {v tid, v role, v cpu}
+ *   SAMPLES    v count, count * {z t_start, v t_end - t_start, v cpu, v tid}
+ *   EVENTS     v n_comms, n_comms * {v len (<= 15), len bytes, no NUL}, each comm
+ *              once; v count, count * {v kind, v flags, z start_ns, v dur_ns, v aux,
+ *              v cpu, v tid, v arg, v other_pid, v comm index}
+ *   IRQ_NAMES  v count, count * {v irq, v len (<= 63), len bytes, no NUL}
+ *   DROPS      v count, count * {v cpu (< DROPS_MAX_CPU), v drops}, non-zero only
+ *   END        v n_samples, v n_events: totals of the file, checked by the reader
+ *   COUNTERS   v count, count * {v kind, v key, v cpu, v value} (at most
+ *              COUNTERS_MAX in a file)
+ * Every block starts its deltas afresh, so each decodes on its own. A payload
+ * must be consumed exactly; trailing bytes are an error, and so are bytes after
+ * the END block. Unknown block types are CRC-checked and skipped. Event kinds
+ * are not checked: a kind above TC_EV_KIND_MAX is a later writer's, kept as is.
+ *
+ * A header_len above 32 is a later writer's header extension: its extra bytes
+ * are skipped.
+ *
+ * A block header whose lengths are impossible (raw_len above TC_BLOCK_MAX_RAW,
+ * comp_len above zlib's compressBound(raw_len), raw_len above what deflate can
+ * expand comp_len to) is corrupt. A plausible header whose payload runs past
+ * the end of the data is what a cut-off file looks like: the trace is
+ * truncated there.
+ */
+#ifndef TAILCAUSE_CORE_CODEC_INTERNAL_H
+#define TAILCAUSE_CORE_CODEC_INTERNAL_H
+
+#include <stdint.h>
+
+#include "trace_codec.h"
+#include "varint.h"
+
+/* Level 1: on recorder-like events 4-5x faster than level 6, for ~15% more bytes. */
+#define ZLEVEL 1
+/* deflate emits at least 2 bits per 258-byte match: no stream expands further */
+#define ZLIB_MAX_RATIO 1032u
+/* Bounds on tables that the trace model searches linearly or only appends to. */
+#define META_MAX      8192
+#define IRQ_NAMES_MAX (1u << 20)
+#define COUNTERS_MAX  (1u << 22)
+#define DROPS_MAX_CPU (1u << 16)
+#define COMM_MAX      (TC_COMM_LEN - 1)
+#define IRQ_NAME_MAX  63
+/* Smallest and largest encodings of one record (a u16 varint takes up to 3 bytes, a u32 5). */
+#define SAMPLE_MIN_LEN	4
+#define SAMPLE_MAX_LEN	(2 * VARINT_MAX_LEN + 2 * 5)
+#define EVENT_MIN_LEN	10
+#define EVENT_MAX_LEN	(3 + 3 + 3 * VARINT_MAX_LEN + 4 * 5 + 5)
+#define COUNTER_MIN_LEN 4
+#define COUNTER_MAX_LEN (3 * 5 + VARINT_MAX_LEN)
+
+_Static_assert(sizeof(((struct tc_irq_name *)0)->name) == IRQ_NAME_MAX + 1, "irq name size");
+
+static inline void put_le(uint8_t *p, uint64_t v, unsigned int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint64_t get_le(const uint8_t *p, unsigned int bytes)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+#endif /* TAILCAUSE_CORE_CODEC_INTERNAL_H */
