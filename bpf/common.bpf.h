@@ -60,6 +60,15 @@ static __always_inline int cpu_of_interest(__u32 cpu)
 	return on && *on;
 }
 
+/* Makes cpu a CPU of interest from now on (threads of a traced command ran there). */
+static __always_inline void probe_cpu_mark(__u32 cpu)
+{
+	__u32 *on = bpf_map_lookup_elem(&probe_cpus, &cpu);
+
+	if (on && !*on)
+		*on = 1;
+}
+
 static __always_inline int tid_of_interest(__u32 tid)
 {
 	return bpf_map_lookup_elem(&probe_tids, &tid) != NULL;

@@ -4,7 +4,9 @@
  *
  * Entry stamps a per-CPU slot, exit emits one interval. CPUs that are not of
  * interest return after one array lookup. IRQ names are resolved in user
- * space from /proc/interrupts.
+ * space from /proc/interrupts. Every hard IRQ on every CPU is also counted
+ * per IRQ and CPU (irq_count), never as an event: that is the IRQ placement
+ * the report compares with the NIC's NUMA node and the probe CPUs.
  */
 #include "common.bpf.h"
 
@@ -33,6 +35,24 @@ struct {
 	__type(value, __u64);
 } softirq_start SEC(".maps");
 
+/* IRQ placement: irq -> handler runs, per CPU, on all CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} irq_count SEC(".maps");
+
+static __always_inline void count_irq(__u32 irq)
+{
+	__u64 *n = bpf_map_lookup_elem(&irq_count, &irq), one = 1;
+
+	if (n)
+		*n += 1;
+	else
+		bpf_map_update_elem(&irq_count, &irq, &one, BPF_NOEXIST);
+}
+
 static __always_inline void emit(__u16 kind, __u64 start_ns, __u32 cpu, __u32 arg)
 {
 	struct tc_event *e = event_reserve();
@@ -41,6 +61,7 @@ static __always_inline void emit(__u16 kind, __u64 start_ns, __u32 cpu, __u32 ar
 		return;
 	e->start_ns = start_ns;
 	e->dur_ns = bpf_ktime_get_ns() - start_ns;
+	e->aux = 0;
 	e->cpu = cpu;
 	e->tid = 0;
 	e->arg = arg;
@@ -57,6 +78,7 @@ static __always_inline void hardirq_entry(int irq)
 	__u32 zero = 0;
 	struct irq_slot *slot;
 
+	count_irq(irq);
 	if (!cpu_of_interest(bpf_get_smp_processor_id()))
 		return;
 	slot = bpf_map_lookup_elem(&irq_start, &zero);

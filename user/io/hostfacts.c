@@ -72,6 +72,34 @@ static int cpu_model(char *buf, size_t len)
 	return -ENOENT;
 }
 
+/*
+ * C-states of cpu0 (host.cpuidle.state<N>.name / .latency_us / .disabled): the
+ * analyzer charges an idle exit the state's exit latency.
+ */
+static int cpuidle_states(struct tc_trace *t)
+{
+	static const char *const files[] = { "name", "latency", "disable" };
+	static const char *const keys[] = { "name", "latency_us", "disabled" };
+	int err = 0;
+
+	for (int n = 0; n < 32 && !err; n++) {
+		for (size_t f = 0; f < 3 && !err; f++) {
+			char path[128], key[64], buf[64];
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s",
+				 n, files[f]);
+			if (read_line(path, buf, sizeof(buf))) {
+				if (f == 0)
+					return 0;	/* no state n: done */
+				continue;
+			}
+			snprintf(key, sizeof(key), "host.cpuidle.state%d.%s", n, keys[f]);
+			err = trace__set_meta(t, key, buf);
+		}
+	}
+	return err;
+}
+
 int hostfacts_collect(struct tc_trace *t)
 {
 	struct utsname u;
@@ -105,6 +133,11 @@ int hostfacts_collect(struct tc_trace *t)
 				     "/sys/kernel/mm/transparent_hugepage/defrag");
 	if (!err)
 		err = meta_from_file(t, "host.cmdline", "/proc/cmdline");
+	if (!err)
+		err = meta_from_file(t, "host.cpuidle_driver",
+				     "/sys/devices/system/cpu/cpuidle/current_driver");
+	if (!err)
+		err = cpuidle_states(t);
 	return err;
 }
 

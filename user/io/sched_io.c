@@ -1,41 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* sched_io.c - the shell around bpf/sched.bpf.c: the only file that sees its skeleton. */
-#include <errno.h>
-
 #include "bpf/sched.skel.h"
 #include "concern.h"
 
-static struct bpf_object *sched_open(void **skel)
+static void sched_knobs(struct sched_bpf *s, const struct tracer_cfg *cfg)
 {
-	struct sched_bpf *s = sched_bpf__open();
-
-	if (!s)
-		return NULL;
-	*skel = s;
-	return s->obj;
+	s->rodata->cfg_follow_children = cfg->follow_children;
 }
 
-static void sched_configure(void *skel, unsigned long long wakeup_bytes)
-{
-	struct sched_bpf *s = skel;
-
-	s->rodata->cfg_wakeup_bytes = wakeup_bytes;
-}
-
-static int sched_load(void *skel)
-{
-	return sched_bpf__load(skel);
-}
-
-static void sched_destroy(void *skel)
-{
-	sched_bpf__destroy(skel);
-}
-
-const struct concern_ops sched_concern = {
-	.name = "sched",
-	.open = sched_open,
-	.configure = sched_configure,
-	.load = sched_load,
-	.destroy = sched_destroy,
-};
+TC_DEFINE_CONCERN(sched, 0, sched_knobs);

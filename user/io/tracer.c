@@ -4,6 +4,7 @@
  * load and attach for every concern, and the status of each program.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,8 @@
 #define MAX_PROGS 64
 
 static const struct concern_ops *const concerns[] = {
-	&sched_concern,
-	&irq_concern,
+	&sched_concern, &irq_concern, &ipi_concern, &mm_concern,
+	&power_concern, &nic_concern, &nic_fentry_concern,
 };
 #define N_CONCERNS (sizeof(concerns) / sizeof(concerns[0]))
 
@@ -85,6 +86,36 @@ static int btf_tp_exists(const struct tracer *t, const char *sec)
 	return btf__find_by_name_kind(t->vmlinux_btf, name, BTF_KIND_TYPEDEF) >= 0;
 }
 
+/* Is func a function in the kernel's BTF (vmlinux or a loaded module's)? */
+static int kernel_has_func(const struct tracer *t, const char *func)
+{
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	if (!t->vmlinux_btf)
+		return 0;
+	if (btf__find_by_name_kind(t->vmlinux_btf, func, BTF_KIND_FUNC) >= 0)
+		return 1;
+	d = opendir("/sys/kernel/btf");
+	while (d && !found && (de = readdir(d))) {
+		char path[300];
+		struct btf *mod;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", de->d_name);
+		mod = btf__parse_split(path, t->vmlinux_btf);
+		if (!mod)
+			continue;
+		found = btf__find_by_name_kind(mod, func, BTF_KIND_FUNC) >= 0;
+		btf__free(mod);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* The stem of a twin: "tc_sched_switch_btf" -> length of "tc_sched_switch". */
 static size_t stem_len(const char *prog)
 {
@@ -129,6 +160,34 @@ static struct tc_prog_status *status_add(struct tracer *t, const char *concern,
  * it (and no fallback is forced), else the classic tracepoint. A pair with
  * neither gets a status row with the reason and loads nothing.
  */
+/* fentry/fexit programs: load only where the kernel has the function. */
+static void select_fentry(struct tracer *t, const char *concern, struct bpf_program *p,
+			  const char *sec)
+{
+	const char *func = strchr(sec, '/') + 1;
+	struct tc_prog_status *s;
+	int ok = kernel_has_func(t, func);
+
+	bpf_program__set_autoload(p, ok);
+	if (ok || strncmp(sec, "fentry/", 7))
+		return;	/* one status row per function: the fentry side */
+	s = status_add(t, concern, p);
+	if (s)
+		snprintf(s->reason, sizeof(s->reason),
+			 "function %s not in this kernel's BTF (driver not loaded?)", func);
+}
+
+/* Programs a concern will load. */
+static size_t n_autoload(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	size_t n = 0;
+
+	bpf_object__for_each_program(p, obj)
+		n += bpf_program__autoload(p) != 0;
+	return n;
+}
+
 static void select_programs(struct tracer *t, const char *concern, struct bpf_object *obj,
 			    int fallback)
 {
@@ -139,6 +198,10 @@ static void select_programs(struct tracer *t, const char *concern, struct bpf_ob
 		struct tc_prog_status *s;
 		int btf_ok, tp_ok;
 
+		if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
+			select_fentry(t, concern, p, sec);
+			continue;
+		}
 		if (strncmp(sec, "tp_btf/", 7))
 			continue;
 		twin = twin_of(obj, p);
@@ -228,11 +291,15 @@ static int open_concern(struct tracer *t, const struct concern_ops *ops,
 		log_err("open %s object: %s", ops->name, strerror(-err));
 		return err;
 	}
-	ops->configure(l->skel, cfg->ringbuf_bytes / 2);
+	ops->configure(l->skel, cfg);
 	err = reuse_shared_maps(t, l->obj);
 	if (err)
 		goto out_destroy;
 	select_programs(t, ops->name, l->obj, fallback);
+	if (!n_autoload(l->obj)) {
+		err = -ENOENT;	/* nothing this kernel can run: the status rows say why */
+		goto out_destroy;
+	}
 	err = ops->load(l->skel);
 	if (err)
 		goto out_destroy;
@@ -245,6 +312,34 @@ out_destroy:
 	return err;
 }
 
+/* An optional concern did not load: every program it would have run says why. */
+static void optional_failed(struct tracer *t, const struct concern_ops *ops, size_t status_mark,
+			    int err)
+{
+	struct bpf_object *obj;
+	struct bpf_program *p;
+	void *skel;
+
+	log_dbg("load %s programs: %s; recording without them", ops->name, strerror(-err));
+	t->n_status = status_mark;
+	obj = ops->open(&skel);
+	if (!obj)
+		return;
+	select_programs(t, ops->name, obj, 0);
+	bpf_object__for_each_program(p, obj) {
+		struct tc_prog_status *s;
+
+		if (!bpf_program__autoload(p) ||
+		    strncmp(bpf_program__section_name(p), "fentry/", 7))
+			continue;
+		s = status_add(t, ops->name, p);
+		if (s)
+			snprintf(s->reason, sizeof(s->reason), "%s refused by this kernel: %s",
+				 "fentry", strerror(-err));
+	}
+	ops->destroy(skel);
+}
+
 static int load_concern(struct tracer *t, const struct concern_ops *ops,
 			const struct tracer_cfg *cfg)
 {
@@ -253,12 +348,18 @@ static int load_concern(struct tracer *t, const struct concern_ops *ops,
 	int err;
 
 	err = open_concern(t, ops, cfg, cfg->force_fallback, l);
-	if (err && !cfg->force_fallback) {
+	if (err == -ENOENT)
+		return 0;
+	if (err && !cfg->force_fallback && !ops->optional) {
 		/* Some kernels refuse BTF-typed programs; classic tracepoints still work. */
 		log_dbg("load %s with tp_btf: %s; trying classic tracepoints", ops->name,
 			strerror(-err));
 		t->n_status = status_mark;
 		err = open_concern(t, ops, cfg, 1, l);
+	}
+	if (err && ops->optional) {
+		optional_failed(t, ops, status_mark, err);
+		return 0;
 	}
 	if (err) {
 		log_err("load %s programs: %s", ops->name, strerror(-err));
@@ -380,6 +481,36 @@ int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu)
 		drops[i] = i < (size_t)possible ? vals[i] : 0;
 	free(vals);
 	return 0;
+}
+
+int tracer__read_irq_counts(const struct tracer *t,
+			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n), void *ctx)
+{
+	int possible = libbpf_num_possible_cpus(), err = 0;
+	uint32_t key, next, *prev = NULL;
+	struct bpf_map *m = NULL;
+	uint64_t *vals;
+
+	for (size_t i = 0; i < t->n_loaded && !m; i++)
+		m = bpf_object__find_map_by_name(t->loaded[i].obj, "irq_count");
+	if (!m)
+		return 0;
+	if (possible <= 0)
+		return possible ? possible : -EINVAL;
+	vals = calloc((size_t)possible, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	while (!err && bpf_map_get_next_key(bpf_map__fd(m), prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(bpf_map__fd(m), &key, vals))
+			continue;
+		for (int c = 0; c < possible && !err; c++)
+			if (vals[c])
+				err = add(ctx, key, (uint32_t)c, vals[c]);
+	}
+	free(vals);
+	return err;
 }
 
 size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out)

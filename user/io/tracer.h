@@ -13,7 +13,7 @@
 struct tracer_cfg {
 	size_t ringbuf_bytes;	/* rounded up to a power of two, >= 4096 */
 	int force_fallback;	/* classic tracepoints instead of tp_btf */
-	int dry_run;		/* probe what would attach, load nothing (tailcause probes) */
+	int follow_children;	/* record -- CMD: follow new threads of TC_ROLE_TARGET ones */
 };
 
 /* What happened to one BPF program. */
@@ -42,6 +42,13 @@ int tracer__add_cpu(struct tracer *t, uint32_t cpu);
 
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int tracer__ringbuf_fd(const struct tracer *t);
+
+/*
+ * Reads the IRQ placement counters (hard IRQ handler runs per IRQ per CPU, all
+ * CPUs) and calls add(ctx, irq, cpu, count) for each non-zero one; 0 or -errno.
+ */
+int tracer__read_irq_counts(const struct tracer *t,
+			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n), void *ctx);
 
 /* Reads per-CPU ring-buffer drops into drops[0..ncpu); 0 or -errno. */
 int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu);

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * mm.bpf.c - memory-management stalls: page faults of the probe threads,
+ * compaction (direct and kcompactd), khugepaged collapses and direct reclaim
+ * by any task, each tagged with the task and CPU.
+ *
+ * Compaction and reclaim are traced everywhere because a task that preempts
+ * the probe while compacting makes the spike thp-compaction, not plain
+ * preemption. They are rare on a healthy host; a storm of them is exactly
+ * what the user needs to see. Page faults have no exit tracepoint: they are
+ * instants, evidence in the spike timeline.
+ */
+#include "common.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* tid -> start of its compaction pass or direct reclaim; nid -> kcompactd wake. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} compact_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} reclaim_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} kcompactd_start SEC(".maps");
+
+static __always_inline __u32 current_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline void emit(__u16 kind, __u64 start, __u64 dur, __u32 tid, __u32 arg,
+				 __u64 aux)
+{
+	struct tc_event *e = event_reserve();
+
+	if (!e)
+		return;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->start_ns = start;
+	e->dur_ns = dur;
+	e->aux = aux;
+	e->cpu = bpf_get_smp_processor_id();
+	e->tid = tid;
+	e->arg = arg;
+	e->other_pid = tid;
+	e->kind = kind;
+	bpf_get_current_comm(e->other_comm, sizeof(e->other_comm));
+	event_submit(e);
+}
+
+static __always_inline void stamp(void *map, __u32 key)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(map, &key, &now, BPF_ANY);
+}
+
+/* Emits the interval from the stamp under key to now, if there is one. */
+static __always_inline void finish(void *map, __u32 key, __u16 kind, __u32 arg)
+{
+	__u64 *start = bpf_map_lookup_elem(map, &key), now = bpf_ktime_get_ns();
+
+	if (!start)
+		return;
+	emit(kind, *start, now - *start, current_tid(), arg, 0);
+	bpf_map_delete_elem(map, &key);
+}
+
+static __always_inline void page_fault(unsigned long address, unsigned long error_code)
+{
+	__u32 tid = current_tid();
+
+	if (!tid_of_interest(tid))
+		return;
+	emit(TC_EV_PAGE_FAULT, bpf_ktime_get_ns(), 0, tid, (__u32)error_code, address);
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(tc_page_fault_btf, unsigned long address, struct pt_regs *regs,
+	     unsigned long error_code)
+{
+	page_fault(address, error_code);
+	return 0;
+}
+
+SEC("tp_btf/mm_compaction_begin")
+int BPF_PROG(tc_compact_begin_btf)
+{
+	stamp(&compact_start, current_tid());
+	return 0;
+}
+
+SEC("tp_btf/mm_compaction_end")
+int BPF_PROG(tc_compact_end_btf)
+{
+	finish(&compact_start, current_tid(), TC_EV_COMPACTION, TC_COMPACT_RUN);
+	return 0;
+}
+
+SEC("tp_btf/mm_compaction_try_to_compact_pages")
+int BPF_PROG(tc_compact_direct_btf, int order)
+{
+	emit(TC_EV_COMPACTION, bpf_ktime_get_ns(), 0, current_tid(), TC_COMPACT_DIRECT, order);
+	return 0;
+}
+
+SEC("tp_btf/mm_compaction_kcompactd_wake")
+int BPF_PROG(tc_kcompactd_wake_btf, int nid)
+{
+	stamp(&kcompactd_start, nid);
+	return 0;
+}
+
+SEC("tp_btf/mm_compaction_kcompactd_sleep")
+int BPF_PROG(tc_kcompactd_sleep_btf, int nid)
+{
+	finish(&kcompactd_start, nid, TC_EV_COMPACTION, TC_COMPACT_KCOMPACTD);
+	return 0;
+}
+
+SEC("tp_btf/mm_collapse_huge_page")
+int BPF_PROG(tc_collapse_btf, struct mm_struct *mm, int isolated, int status)
+{
+	emit(TC_EV_COLLAPSE, bpf_ktime_get_ns(), 0, current_tid(), status, isolated);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
+int BPF_PROG(tc_reclaim_begin_btf)
+{
+	stamp(&reclaim_start, current_tid());
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_end")
+int BPF_PROG(tc_reclaim_end_btf)
+{
+	finish(&reclaim_start, current_tid(), TC_EV_RECLAIM, 0);
+	return 0;
+}
+
+SEC("tp/exceptions/page_fault_user")
+int tc_page_fault_tp(struct trace_event_raw_exceptions *ctx)
+{
+	page_fault(ctx->address, ctx->error_code);
+	return 0;
+}
+
+SEC("tp/compaction/mm_compaction_begin")
+int tc_compact_begin_tp(void *ctx)
+{
+	stamp(&compact_start, current_tid());
+	return 0;
+}
+
+SEC("tp/compaction/mm_compaction_end")
+int tc_compact_end_tp(void *ctx)
+{
+	finish(&compact_start, current_tid(), TC_EV_COMPACTION, TC_COMPACT_RUN);
+	return 0;
+}
+
+SEC("tp/compaction/mm_compaction_try_to_compact_pages")
+int tc_compact_direct_tp(struct trace_event_raw_mm_compaction_try_to_compact_pages *ctx)
+{
+	emit(TC_EV_COMPACTION, bpf_ktime_get_ns(), 0, current_tid(), TC_COMPACT_DIRECT,
+	     ctx->order);
+	return 0;
+}
+
+SEC("tp/compaction/mm_compaction_kcompactd_wake")
+int tc_kcompactd_wake_tp(struct trace_event_raw_kcompactd_wake_template *ctx)
+{
+	stamp(&kcompactd_start, ctx->nid);
+	return 0;
+}
+
+SEC("tp/compaction/mm_compaction_kcompactd_sleep")
+int tc_kcompactd_sleep_tp(struct trace_event_raw_mm_compaction_kcompactd_sleep *ctx)
+{
+	finish(&kcompactd_start, ctx->nid, TC_EV_COMPACTION, TC_COMPACT_KCOMPACTD);
+	return 0;
+}
+
+SEC("tp/huge_memory/mm_collapse_huge_page")
+int tc_collapse_tp(struct trace_event_raw_mm_collapse_huge_page *ctx)
+{
+	emit(TC_EV_COLLAPSE, bpf_ktime_get_ns(), 0, current_tid(), ctx->status, ctx->isolated);
+	return 0;
+}
+
+SEC("tp/vmscan/mm_vmscan_direct_reclaim_begin")
+int tc_reclaim_begin_tp(void *ctx)
+{
+	stamp(&reclaim_start, current_tid());
+	return 0;
+}
+
+SEC("tp/vmscan/mm_vmscan_direct_reclaim_end")
+int tc_reclaim_end_tp(void *ctx)
+{
+	finish(&reclaim_start, current_tid(), TC_EV_RECLAIM, 0);
+	return 0;
+}
