@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* audit.c - the checklist catalogue, statuses, and the snapshot as trace meta keys. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit.h"
+
+/* One entry per check: laid out by hand, the formatter would scatter the strings. */
+/* clang-format off */
+static const struct tc_audit_info catalogue[TC_AUDIT_CHECK_COUNT] = {
+	[TC_AUDIT_IRQBALANCE] = { TC_AUDIT_IRQBALANCE, "irqbalance",
+		"irqbalance stopped and disabled",
+		"irqbalance rewrites IRQ affinities every few seconds: it undoes manual NIC IRQ "
+		"binding and can move interrupts onto the probe CPUs" },
+	[TC_AUDIT_NIC_IRQ] = { TC_AUDIT_NIC_IRQ, "nic-irq-affinity",
+		"NIC IRQs on the NIC's NUMA node, off the probe CPUs",
+		"a NIC interrupt on a probe CPU stops the probe for the handler and its softirq; "
+		"one on a remote NUMA node pays cross-node memory traffic for every completion" },
+	[TC_AUDIT_THP_ENABLED] = { TC_AUDIT_THP_ENABLED, "thp-enabled",
+		"transparent huge pages off (enabled = never)",
+		"THP allocation and khugepaged collapse compact memory, stalling CPUs for "
+		"unpredictable times up to milliseconds" },
+	[TC_AUDIT_THP_DEFRAG] = { TC_AUDIT_THP_DEFRAG, "thp-defrag",
+		"THP defrag never (no direct compaction at fault time)",
+		"with defrag always (or madvise for madvised memory) a page fault compacts memory "
+		"synchronously: a stall of the faulting thread; defer wakes kcompactd instead" },
+	[TC_AUDIT_KHUGEPAGED] = { TC_AUDIT_KHUGEPAGED, "khugepaged-defrag",
+		"khugepaged does not compact to collapse pages",
+		"khugepaged/defrag = 1 lets khugepaged compact memory to collapse huge pages, a "
+		"kernel thread that preempts whatever runs on its CPU" },
+	[TC_AUDIT_COMPACTION] = { TC_AUDIT_COMPACTION, "compaction",
+		"no compaction stalls since boot (/proc/vmstat)",
+		"compact_stall counts direct compactions (a task stalled to compact); non-zero "
+		"counters show the THP and compaction stalls above do happen on this host" },
+	[TC_AUDIT_GOVERNOR] = { TC_AUDIT_GOVERNOR, "cpu-governor",
+		"performance frequency governor on the probe CPUs",
+		"a power-saving governor lowers the clock of a CPU that polls or idles and ramps "
+		"it up late: slower and more variable round trips" },
+	[TC_AUDIT_CSTATES] = { TC_AUDIT_CSTATES, "c-states",
+		"no deep C-states on the probe CPUs",
+		"waking from a deep C-state takes its exit latency (tens to hundreds of us) before "
+		"the CPU runs again: idle-exit spikes on any CPU that sleeps" },
+	[TC_AUDIT_ISOLATION] = { TC_AUDIT_ISOLATION, "isolation",
+		"probe CPUs isolated (isolcpus, nohz_full, rcu_nocbs)",
+		"on a shared CPU the scheduler runs other tasks, kworkers, the tick and RCU "
+		"callbacks between probe iterations: preemption, timer and softirq spikes" },
+	[TC_AUDIT_MTU] = { TC_AUDIT_MTU, "nic-mtu",
+		"MTU 4096 on InfiniBand, 9000 on RoCE",
+		"a smaller MTU splits messages into more packets: more per-packet work and lower "
+		"bandwidth; the whole path (every switch) must agree" },
+	[TC_AUDIT_RINGS] = { TC_AUDIT_RINGS, "nic-rings",
+		"NIC ring buffers at their maximum",
+		"small rings overflow under bursts: drops, retransmissions and pause frames show as "
+		"latency spikes" },
+	[TC_AUDIT_COALESCE] = { TC_AUDIT_COALESCE, "nic-coalesce",
+		"interrupt coalescing off or adaptive",
+		"a fixed coalescing delay holds every interrupt-driven completion back by up to "
+		"rx-usecs; off is lowest latency, adaptive the training default" },
+	[TC_AUDIT_RDMA_PORT] = { TC_AUDIT_RDMA_PORT, "rdma-port",
+		"RDMA ports PORT_ACTIVE at MTU 4096",
+		"a port that is not PORT_ACTIVE carries no RDMA traffic (tests fall back to TCP or "
+		"fail); a small active MTU costs bandwidth and adds packets per message" },
+	[TC_AUDIT_MEMLOCK] = { TC_AUDIT_MEMLOCK, "memlock",
+		"RLIMIT_MEMLOCK large enough for RDMA",
+		"verbs pin registered memory against RLIMIT_MEMLOCK: too low and memory "
+		"registration fails (ENOMEM) for the verbs probe, perftest, MPI or NCCL" },
+};
+
+static const char *const status_names[TC_AUDIT_STATUS_COUNT] = {
+	[TC_AUDIT_OK] = "ok",
+	[TC_AUDIT_UNKNOWN] = "unknown",
+	[TC_AUDIT_WARN] = "warn",
+	[TC_AUDIT_FAIL] = "fail",
+};
+/* clang-format on */
+
+const struct tc_audit_info *audit_info(enum tc_audit_check id)
+{
+	if ((unsigned int)id >= TC_AUDIT_CHECK_COUNT)
+		return NULL;
+	return &catalogue[id];
+}
+
+int audit_check_by_name(const char *name)
+{
+	for (int i = 0; i < TC_AUDIT_CHECK_COUNT; i++)
+		if (!strcmp(catalogue[i].name, name))
+			return i;
+	return -ENOENT;
+}
+
+const char *audit_status_name(enum tc_audit_status s)
+{
+	return (unsigned int)s < TC_AUDIT_STATUS_COUNT ? status_names[s] : "?";
+}
+
+int audit_status_parse(const char *s, enum tc_audit_status *out)
+{
+	for (int i = 0; i < TC_AUDIT_STATUS_COUNT; i++) {
+		if (!strcmp(status_names[i], s)) {
+			*out = (enum tc_audit_status)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+size_t audit_count(const struct tc_audit *a, size_t n[TC_AUDIT_STATUS_COUNT])
+{
+	size_t total = 0;
+
+	memset(n, 0, TC_AUDIT_STATUS_COUNT * sizeof(n[0]));
+	for (int i = 0; i < TC_AUDIT_CHECK_COUNT; i++) {
+		if (!a->r[i].present)
+			continue;
+		n[a->r[i].status]++;
+		total++;
+	}
+	return total;
+}
+
+static int set_key(struct tc_trace *t, const char *check, const char *field, const char *val)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "audit.%s.%s", check, field);
+	return trace__set_meta(t, key, val);
+}
+
+int audit_to_meta(const struct tc_audit *a, struct tc_trace *t)
+{
+	int err = trace__set_meta(t, "audit.cpus", a->cpus);
+
+	for (int i = 0; i < TC_AUDIT_CHECK_COUNT && !err; i++) {
+		const struct tc_audit_result *r = &a->r[i];
+		const char *name = catalogue[i].name;
+
+		if (!r->present)
+			continue;
+		err = set_key(t, name, "status", audit_status_name(r->status));
+		err = err ?: set_key(t, name, "summary", r->summary);
+		err = err ?: set_key(t, name, "evidence", r->evidence);
+		err = err ?: set_key(t, name, "fix", r->fix);
+	}
+	return err;
+}
+
+static const char *get_key(const struct tc_trace *t, const char *check, const char *field)
+{
+	char key[64];
+	const char *v;
+
+	snprintf(key, sizeof(key), "audit.%s.%s", check, field);
+	v = trace__meta(t, key);
+	return v ? v : "";
+}
+
+int audit_from_meta(const struct tc_trace *t, struct tc_audit *a)
+{
+	int found = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (trace__meta(t, "audit.cpus"))
+		snprintf(a->cpus, sizeof(a->cpus), "%s", trace__meta(t, "audit.cpus"));
+	for (int i = 0; i < TC_AUDIT_CHECK_COUNT; i++) {
+		struct tc_audit_result *r = &a->r[i];
+		const char *name = catalogue[i].name;
+
+		/* A status this version does not know (a newer writer) reads as unknown. */
+		if (!*get_key(t, name, "status"))
+			continue;
+		if (audit_status_parse(get_key(t, name, "status"), &r->status))
+			r->status = TC_AUDIT_UNKNOWN;
+		r->present = 1;
+		snprintf(r->summary, sizeof(r->summary), "%s", get_key(t, name, "summary"));
+		snprintf(r->evidence, sizeof(r->evidence), "%s", get_key(t, name, "evidence"));
+		snprintf(r->fix, sizeof(r->fix), "%s", get_key(t, name, "fix"));
+		found++;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+/* Copies a (possibly "quoted") value of length n into val. */
+static void copy_value(const char *v, size_t n, char *val, size_t len)
+{
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		v++;
+		n -= 2;
+	}
+	snprintf(val, len, "%.*s", (int)n, v);
+}
+
+int audit_cmdline_param(const char *cmdline, const char *name, char *val, size_t len)
+{
+	size_t nlen = strlen(name);
+	const char *p = cmdline;
+	int found = 0;
+
+	while (*p) {
+		const char *tok, *end;
+		int quoted = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		tok = p;
+		for (end = p; *end && (quoted || (*end != ' ' && *end != '\t' && *end != '\n'));
+		     end++)
+			if (*end == '"')
+				quoted = !quoted;
+		p = end;
+		if (end - tok == 2 && !strncmp(tok, "--", 2))
+			break;
+		if ((size_t)(end - tok) < nlen || strncmp(tok, name, nlen))
+			continue;
+		if (tok + nlen == end) {
+			found = 1;
+			if (len)
+				val[0] = 0;
+		} else if (tok[nlen] == '=') {
+			found = 1;
+			copy_value(tok + nlen + 1, (size_t)(end - tok - (ptrdiff_t)nlen - 1), val,
+				   len);
+		}
+	}
+	return found;
+}
