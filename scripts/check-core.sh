@@ -4,7 +4,7 @@ set -eu
 cd "$(dirname "$0")/.."
 bad=$(grep -HnE '^[[:space:]]*#[[:space:]]*include' user/core/*.c user/core/*.h |
 	grep -vE '<(assert|ctype|errno|fnmatch|inttypes|limits|math|stdarg|stdbool|stddef|stdint|stdio|stdlib|string|strings|zlib)\.h>' |
-	grep -vE '"[a-z_]+\.h"|"\.\./\.\./bpf/events\.h"' || true)
+	grep -vE '"[a-z0-9_]+\.h"|"\.\./\.\./bpf/events\.h"' || true)
 if [ -n "$bad" ]; then
 	echo "tailcause: user/core must include only libc, zlib and bpf/events.h:" >&2
 	echo "$bad" >&2

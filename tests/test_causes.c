@@ -35,7 +35,8 @@ static struct tc_event offcpu(uint16_t flags, uint32_t other_pid, const char *co
 			     .flags = flags,
 			     .other_pid = other_pid};
 
-	strncpy(e.other_comm, comm, sizeof(e.other_comm));
+	/* The kernel's comm: up to 16 bytes, NUL-terminated only when shorter. */
+	memcpy(e.other_comm, comm, strnlen(comm, sizeof(e.other_comm)));
 	return e;
 }
 
@@ -70,15 +71,93 @@ static void test_causes_name_preemption_by_recorder_is_self(void **state)
 	trace__free(t);
 }
 
-static void test_causes_name_ksoftirqd_stays_preemption(void **state)
+static void test_causes_name_ksoftirqd_without_context(void **state)
 {
 	struct tc_trace *t = new_trace();
 	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 12, "ksoftirqd/2");
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_PREEMPTION);
-	assert_string_equal(buf, "preemption:ksoftirqd/2");
+	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_SOFTIRQ);
+	assert_string_equal(buf, "softirq:ksoftirqd");
+	trace__free(t);
+}
+
+static void test_causes_name_ksoftirqd_takes_the_context_vector(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 12, "ksoftirqd/2");
+	struct tc_name_ctx ctx = {TC_CAUSE_UNATTRIBUTED, 3};
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(causes_name_event_ctx(t, &e, &ctx, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_SOFTIRQ);
+	assert_string_equal(buf, "softirq:net_rx");
+	ctx.softirq_vec = 17;
+	causes_name_event_ctx(t, &e, &ctx, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "softirq:vec17");
+	/* A vector means nothing for another task: softirqs also run on IRQ exit. */
+	e = offcpu(TC_OFFCPU_PREEMPTED, 555, "stress");
+	ctx.softirq_vec = 3;
+	assert_int_equal(causes_name_event_ctx(t, &e, &ctx, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_PREEMPTION);
+	assert_string_equal(buf, "preemption:stress");
+	trace__free(t);
+}
+
+static void test_causes_name_kernel_thread_comms(void **state)
+{
+	static const struct {
+		const char *comm, *want;
+		enum tc_cause_class cls;
+	} cases[] = {
+		{"kcompactd0", "thp-compaction", TC_CAUSE_THP_COMPACTION},
+		{"khugepaged", "thp-compaction", TC_CAUSE_THP_COMPACTION},
+		{"kswapd1", "reclaim", TC_CAUSE_RECLAIM},
+		{"migration/2", "migration", TC_CAUSE_MIGRATION},
+		/* prefixes only as the kernel spells them */
+		{"migration", "preemption:migration", TC_CAUSE_PREEMPTION},
+		{"kswap", "preemption:kswap", TC_CAUSE_PREEMPTION},
+		{"ksoftirqd", "preemption:ksoftirqd", TC_CAUSE_PREEMPTION},
+		{"my-kswapd", "preemption:my-kswapd", TC_CAUSE_PREEMPTION},
+	};
+	struct tc_trace *t = new_trace();
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 40, cases[i].comm);
+
+		assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), cases[i].cls);
+		assert_string_equal(buf, cases[i].want);
+	}
+	trace__free(t);
+}
+
+static void test_causes_name_context_task_was_compacting_or_reclaiming(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 555, "kswapd0");
+	struct tc_name_ctx ctx = {TC_CAUSE_THP_COMPACTION, TC_NO_VECTOR};
+	char buf[64];
+
+	(void)state;
+	/* What the task did beats what its name suggests. */
+	assert_int_equal(causes_name_event_ctx(t, &e, &ctx, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_THP_COMPACTION);
+	assert_string_equal(buf, "thp-compaction");
+	e = offcpu(TC_OFFCPU_PREEMPTED, 555, "stress");
+	ctx.task_was = TC_CAUSE_RECLAIM;
+	assert_int_equal(causes_name_event_ctx(t, &e, &ctx, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_RECLAIM);
+	assert_string_equal(buf, "reclaim");
+	/* Blocked stays blocked; the recorder stays self. */
+	e = offcpu(0, 555, "stress");
+	assert_int_equal(causes_name_event_ctx(t, &e, &ctx, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_UNATTRIBUTED);
+	e = offcpu(TC_OFFCPU_PREEMPTED, SELF_TID, "tailcause");
+	assert_int_equal(causes_name_event_ctx(t, &e, &ctx, NULL, buf, sizeof(buf)), TC_CAUSE_SELF);
 	trace__free(t);
 }
 
@@ -194,13 +273,111 @@ static void test_causes_name_softirq_unknown_vector(void **state)
 static void test_causes_name_unknown_kind_is_unattributed(void **state)
 {
 	struct tc_trace *t = new_trace();
-	struct tc_event e = irq_event(TC_EV_KIND_MAX + 1, 0);
+	struct tc_event e = irq_event(TC_EV_KIND_MAX + 1, 0), zero = irq_event(0, 0);
 	char buf[64];
 
 	(void)state;
 	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_UNATTRIBUTED);
-	assert_string_equal(buf, "unknown event kind 4");
+	assert_string_equal(buf, "unknown event kind 16");
+	assert_int_equal(causes_name_event(t, &zero, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_UNATTRIBUTED);
+	assert_string_equal(buf, "unknown event kind 0");
+	assert_true(causes_evidence_only(TC_EV_KIND_MAX + 1));
+	assert_true(causes_evidence_only(0));
 	trace__free(t);
+}
+
+static void test_causes_name_ipi_kinds(void **state)
+{
+	static const char *const want[] = {
+		"ipi:other",	"ipi:reschedule", "ipi:call_function", "ipi:call_function_single",
+		"ipi:irq_work", "ipi:other",
+	};
+	char buf[64];
+
+	(void)state;
+	for (uint32_t arg = 0; arg < 6; arg++) {
+		struct tc_event e = irq_event(TC_EV_IPI, arg);
+
+		assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)), TC_CAUSE_IPI);
+		assert_string_equal(buf, want[arg]);
+	}
+}
+
+static void test_causes_name_nic_events(void **state)
+{
+	static const char *const want[] = {
+		"nic-event:other",	    "nic-event:mlx5_eq_comp",  "nic-event:mlx5_eq_async",
+		"nic-event:devlink_health", "nic-event:devlink_hwerr", "nic-event:rxe_rcv",
+		"nic-event:other",
+	};
+	struct tc_event big = irq_event(TC_EV_NIC, UINT32_MAX);
+	char buf[64];
+
+	(void)state;
+	for (uint32_t arg = 0; arg < 7; arg++) {
+		struct tc_event e = irq_event(TC_EV_NIC, arg);
+
+		assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)),
+				 TC_CAUSE_NIC_EVENT);
+		assert_string_equal(buf, want[arg]);
+	}
+	causes_name_event(NULL, &big, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "nic-event:other");
+}
+
+static void test_causes_name_single_name_kinds(void **state)
+{
+	static const struct {
+		uint16_t kind;
+		const char *want;
+		enum tc_cause_class cls;
+	} cases[] = {
+		{TC_EV_TIMER, "timer", TC_CAUSE_TIMER},
+		{TC_EV_PAGE_FAULT, "page-fault", TC_CAUSE_PAGE_FAULT},
+		{TC_EV_COMPACTION, "thp-compaction", TC_CAUSE_THP_COMPACTION},
+		{TC_EV_COLLAPSE, "thp-compaction", TC_CAUSE_THP_COMPACTION},
+		{TC_EV_RECLAIM, "reclaim", TC_CAUSE_RECLAIM},
+		{TC_EV_IDLE, "idle-exit", TC_CAUSE_IDLE_EXIT},
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tc_event e = irq_event(cases[i].kind, TC_COMPACT_DIRECT);
+
+		assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)), cases[i].cls);
+		assert_string_equal(buf, cases[i].want);
+		assert_false(causes_evidence_only(cases[i].kind));
+	}
+}
+
+static void test_causes_name_evidence_only_kinds(void **state)
+{
+	static const struct {
+		uint16_t kind;
+		const char *want;
+	} cases[] = {
+		{TC_EV_MIGRATE, "migrate (evidence only)"},
+		{TC_EV_IRQ_MOVE, "irq-move (evidence only)"},
+		{TC_EV_CPU_FREQ, "cpu-freq (evidence only)"},
+		{TC_EV_NAPI, "napi-poll (evidence only)"},
+	};
+	int n_evidence = 0;
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tc_event e = irq_event(cases[i].kind, 1);
+
+		assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)),
+				 TC_CAUSE_UNATTRIBUTED);
+		assert_string_equal(buf, cases[i].want);
+		assert_true(causes_evidence_only(cases[i].kind));
+	}
+	for (uint16_t k = 1; k <= TC_EV_KIND_MAX; k++)
+		n_evidence += causes_evidence_only(k);
+	assert_int_equal(n_evidence, 4);
 }
 
 static void test_causes_name_truncates_to_buffer(void **state)
@@ -249,7 +426,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_causes_name_preempted_offcpu),
 		cmocka_unit_test(test_causes_name_preemption_by_recorder_is_self),
-		cmocka_unit_test(test_causes_name_ksoftirqd_stays_preemption),
+		cmocka_unit_test(test_causes_name_ksoftirqd_without_context),
+		cmocka_unit_test(test_causes_name_ksoftirqd_takes_the_context_vector),
+		cmocka_unit_test(test_causes_name_kernel_thread_comms),
+		cmocka_unit_test(test_causes_name_context_task_was_compacting_or_reclaiming),
 		cmocka_unit_test(test_causes_name_comm_without_nul_is_bounded),
 		cmocka_unit_test(test_causes_name_blocked_offcpu_is_unattributed),
 		cmocka_unit_test(test_causes_name_hardirq_known),
@@ -259,6 +439,10 @@ int main(void)
 		cmocka_unit_test(test_causes_name_softirq_vectors),
 		cmocka_unit_test(test_causes_name_softirq_unknown_vector),
 		cmocka_unit_test(test_causes_name_unknown_kind_is_unattributed),
+		cmocka_unit_test(test_causes_name_ipi_kinds),
+		cmocka_unit_test(test_causes_name_nic_events),
+		cmocka_unit_test(test_causes_name_single_name_kinds),
+		cmocka_unit_test(test_causes_name_evidence_only_kinds),
 		cmocka_unit_test(test_causes_name_truncates_to_buffer),
 		cmocka_unit_test(test_causes_softirq_name_kernel_case),
 		cmocka_unit_test(test_causes_info_covers_every_class),

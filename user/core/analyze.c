@@ -3,24 +3,38 @@
  * analyze.c - tail-spike attribution.
  *
  * One sweep over samples and events, both sorted by start time. An active
- * set, a min-heap keyed by interval end, holds the intervals that may still
- * overlap a spike: an event enters it when a spike window reaches its start
- * (unless it already ended before that window) and leaves when a later
- * window starts at or after its end. Each event is pushed and popped at most
- * once, so the sweep is O(E log A + S) with A the intervals alive at once;
- * events between spikes cost two compares.
+ * set, a min-heap keyed by `until` (the end of an interval, an instant's time
+ * + 1), holds the intervals that may still overlap a spike: an event enters
+ * it when a spike window reaches its start (unless it already ended before
+ * that window) and leaves when a later window starts at or after `until`.
+ * Each event is pushed and popped at most once, so the sweep is
+ * O(E log A + S) with A the intervals alive at once; events between spikes
+ * cost two compares.
  *
- * Inside one spike window the relevant intervals (on a probe thread, a probe
- * thread's pinned CPU, or the sample's CPU) are split in three steps:
- *   1. nesting: an interval inside another one on the same CPU is counted in
- *      its parent (an IRQ that fires while the probe is preempted adds no
- *      latency of its own);
- *   2. sharing: the window is cut into elementary segments at every top-level
- *      boundary; the intervals covering a segment share it equally;
- *   3. scaling: when the covered time exceeds the excess (RTT - median), all
+ * Every event is weighed by its span (context_span(): a C-state exit by its
+ * exit latency, evidence-only kinds as instants). Inside one spike window the
+ * relevant intervals (on a probe thread, a probe thread's pinned CPU, or the
+ * sample's CPU) are taken in four steps:
+ *   1. context: a preempted off-CPU interval is renamed by what overlapped
+ *      it (the task that ran instead was compacting or reclaiming; which
+ *      softirq vector ksoftirqd served), and that task's compaction/reclaim
+ *      intervals join the window, nested in it;
+ *   2. nesting: an interval inside a cause-bearing one on the same CPU is
+ *      counted in its parent (an IRQ that fires while the probe is preempted
+ *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
+ *   3. sharing: the window is cut into elementary segments at every top-level
+ *      boundary; the explaining intervals covering a segment share it
+ *      equally, the others (blocked, class unattributed) only get segments no
+ *      explaining interval covers;
+ *   4. scaling: when the covered time exceeds the excess (RTT - median), all
  *      shares shrink in proportion, so the attributed total never exceeds it.
- * Blocked off-CPU intervals (class unattributed) take part in all three but
- * never count as explaining the spike.
+ * Blocked off-CPU intervals never count as explaining the spike. Instants are
+ * listed in the spike's timeline and take no credit; a page fault of a probe
+ * thread becomes the candidate of a spike that has none.
+ *
+ * Compaction and reclaim intervals of any task stay in the active set (pruned
+ * by end time like the rest) as context, and are indexed by tid per window
+ * (context.c), so the context rules keep the sweep linear.
  *
  * Accounting: causes[0] (`unattributed`) receives each spike's excess not
  * attributed to any interval, every other cause what was attributed to it,
@@ -31,6 +45,9 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "cause_table.h"
+#include "context.h"
+#include "grow.h"
 #include "spike.h"
 
 /* CPUs beyond this (a corrupt trace) are looked up the slow way. */
@@ -40,13 +57,14 @@
 
 /* An interval in the active set. */
 struct active {
-	uint64_t start;
+	uint64_t start; /* the weighed span [start, end), start == end for an instant */
 	uint64_t end;
+	uint64_t until; /* heap key: it overlaps no window that starts at or after until */
 	size_t ev;
 	uint32_t cpu;
-	uint32_t cause;	    /* cached cause index, TC_NO_CAUSE until first named */
+	uint32_t cause;	    /* cached context-free cause index, TC_NO_CAUSE until first named */
 	uint32_t probe_rel; /* on a probe thread or a probe thread's CPU */
-	uint32_t pad;
+	uint32_t mm;	    /* a compaction/reclaim interval: context for any task */
 };
 
 struct ctx {
@@ -59,47 +77,20 @@ struct ctx {
 	uint8_t *cpu_map; /* CPU_PROBE | CPU_SAMPLE per CPU */
 	size_t n_cpu_map;
 	int wide_sample_cpu; /* a sample's CPU is beyond the map */
+	struct idle_latency lat;
 
 	struct active *heap;
 	size_t n_heap, cap_heap;
 	struct spike_window win; /* the current spike's intervals */
+	struct spike_context sc; /* and what the context rules consult */
 
-	uint32_t *hash; /* cause index + 1, 0 = empty; power-of-two size */
-	size_t hash_size;
-	size_t cap_causes;
+	struct cause_table causes;
 	size_t cap_contribs;
 };
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 static uint64_t sample_rtt(const struct tc_sample *s)
 {
 	return s->t_end > s->t_start ? s->t_end - s->t_start : 0;
-}
-
-/* Grows *p to hold at least need elements of size sz; 0 or -ENOMEM. */
-static int grow(void *pp, size_t *cap, size_t need, size_t sz)
-{
-	void **p = pp;
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
 }
 
 /* ---- thread and CPU filters ------------------------------------------------------------ */
@@ -182,7 +173,7 @@ static int setup_filters(struct ctx *c)
 	c->n_probe_tids = n;
 	for (size_t i = 0; i < t->n_samples; i++)
 		mark_cpu(c, t->samples[i].cpu, CPU_SAMPLE);
-	return 0;
+	return idle_latency__load(&c->lat, t);
 }
 
 /* ---- statistics ------------------------------------------------------------------------ */
@@ -220,66 +211,7 @@ out_free_rtt:
 	return err;
 }
 
-/* ---- the cause table ------------------------------------------------------------------- */
-
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-static int rehash(struct ctx *c)
-{
-	size_t size = c->hash_size ? c->hash_size * 2 : 64;
-	uint32_t *h = calloc(size, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->a->n_causes; i++) {
-		size_t p = hash_name(c->a->causes[i].name) & (size - 1);
-
-		while (h[p])
-			p = (p + 1) & (size - 1);
-		h[p] = (uint32_t)i + 1;
-	}
-	free(c->hash);
-	c->hash = h;
-	c->hash_size = size;
-	return 0;
-}
-
-/* The index of the cause called name, added with class cls if new; 0 or -ENOMEM. */
-static int cause_index(struct ctx *c, const char *name, enum tc_cause_class cls, uint32_t *out)
-{
-	struct tc_analysis *a = c->a;
-	struct tc_cause *k;
-	size_t p;
-
-	if ((a->n_causes + 1) * 2 > c->hash_size && rehash(c))
-		return -ENOMEM;
-	for (p = hash_name(name) & (c->hash_size - 1); c->hash[p];
-	     p = (p + 1) & (c->hash_size - 1)) {
-		if (!strcmp(a->causes[c->hash[p] - 1].name, name)) {
-			*out = c->hash[p] - 1;
-			return 0;
-		}
-	}
-	if (a->n_causes >= UINT32_MAX - 1 ||
-	    grow(&a->causes, &c->cap_causes, a->n_causes + 1, sizeof(*k)))
-		return -ENOMEM;
-	k = &a->causes[a->n_causes];
-	memset(k, 0, sizeof(*k));
-	strncpy(k->name, name, sizeof(k->name) - 1);
-	k->cls = cls;
-	c->hash[p] = (uint32_t)a->n_causes + 1;
-	*out = (uint32_t)a->n_causes++;
-	return 0;
-}
-
-/* ---- the active set: a min-heap on end time -------------------------------------------- */
+/* ---- the active set: a min-heap on `until` ------------------------------------------- */
 
 static void heap_swap(struct active *h, size_t i, size_t j)
 {
@@ -299,7 +231,7 @@ static int heap_push(struct ctx *c, const struct active *x)
 	h = c->heap;
 	i = c->n_heap++;
 	h[i] = *x;
-	while (i && h[(i - 1) / 2].end > h[i].end) {
+	while (i && h[(i - 1) / 2].until > h[i].until) {
 		heap_swap(h, i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
@@ -315,9 +247,9 @@ static void heap_pop(struct ctx *c)
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
 
-		if (l < n && h[l].end < h[m].end)
+		if (l < n && h[l].until < h[m].until)
 			m = l;
-		if (l + 1 < n && h[l + 1].end < h[m].end)
+		if (l + 1 < n && h[l + 1].until < h[m].until)
 			m = l + 1;
 		if (m == i)
 			return;
@@ -326,72 +258,169 @@ static void heap_pop(struct ctx *c)
 	}
 }
 
+static int is_mm(const struct tc_event *e)
+{
+	return e->kind == TC_EV_COMPACTION || e->kind == TC_EV_RECLAIM;
+}
+
 /* Brings the active set up to the window [ws, we). */
 static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 {
 	const struct tc_trace *t = c->t;
 
+	/* A span starts at or after its event: events starting by we hold every span that may. */
 	for (; *next < t->n_events && t->events[*next].start_ns < we; (*next)++) {
 		const struct tc_event *e = &t->events[*next];
-		struct active x = {.start = e->start_ns, .ev = *next, .cpu = e->cpu};
+		struct active x = {.ev = *next, .cpu = e->cpu, .cause = TC_NO_CAUSE};
 
-		x.end = sat_add(e->start_ns, e->dur_ns);
+		context_span(&c->lat, e, &x.start, &x.end);
 		/*
-		 * Spikes come in t_start order: what ends by ws overlaps no later
-		 * spike. An empty interval [s, s) overlaps nothing.
+		 * Spikes come in t_start order: an interval that ends by ws, or an
+		 * instant before ws, overlaps no later spike.
 		 */
-		if (x.end <= ws || !e->dur_ns)
+		x.until = x.end > x.start ? x.end : sat_add(x.start, 1);
+		if (x.until <= ws)
 			continue;
 		x.probe_rel = is_probe_tid(c, e->tid) || is_probe_cpu(c, e->cpu);
-		if (!maybe_relevant(c, e, x.probe_rel))
+		x.mm = x.end > x.start && is_mm(e);
+		if (!x.mm && !maybe_relevant(c, e, x.probe_rel))
 			continue;
-		x.cause = TC_NO_CAUSE;
 		if (heap_push(c, &x))
 			return -ENOMEM;
 	}
-	while (c->n_heap && c->heap[0].end <= ws)
+	while (c->n_heap && c->heap[0].until <= ws)
 		heap_pop(c);
 	return 0;
 }
 
 /* ---- one spike ------------------------------------------------------------------------- */
 
-/* Collects the relevant active intervals overlapping [ws, we) into c->win. */
+static struct spike_item *add_item(struct ctx *c, size_t slot)
+{
+	const struct active *x = &c->heap[slot];
+	struct spike_item *it = spike_window__add(&c->win);
+
+	if (!it)
+		return NULL;
+	it->start = x->start;
+	it->end = x->end;
+	it->ev = x->ev;
+	it->slot = slot;
+	it->cpu = x->cpu;
+	it->cause = x->cause;
+	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR};
+	return it;
+}
+
+static int add_ref(struct ctx *c, size_t slot, size_t item)
+{
+	const struct active *x = &c->heap[slot];
+	const struct tc_event *e = &c->t->events[x->ev];
+	struct context_ref r = {.start = x->start, .end = x->end, .item = item, .slot = slot};
+
+	r.key = e->kind == TC_EV_SOFTIRQ ? e->cpu : e->tid;
+	r.kind = e->kind;
+	r.arg = e->arg;
+	return context__add(&c->sc, &r);
+}
+
+/*
+ * Collects the relevant active spans overlapping [ws, we) into c->win, in
+ * event order, and what the context rules consult into c->sc: softirq items,
+ * and compaction/reclaim intervals whether relevant or not.
+ */
 static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 {
 	c->win.n_items = 0;
+	context__reset(&c->sc);
 	for (size_t h = 0; h < c->n_heap; h++) {
 		const struct active *x = &c->heap[h];
-		struct spike_item *it;
 
-		if (x->start >= we || (!x->probe_rel && x->cpu != s->cpu))
+		if (x->start >= we)
 			continue;
-		it = spike_window__add(&c->win);
-		if (!it)
+		if (x->probe_rel || x->cpu == s->cpu) {
+			if (!add_item(c, h))
+				return -ENOMEM;
+		} else if (x->mm && add_ref(c, h, CONTEXT_NO_ITEM)) {
 			return -ENOMEM;
-		it->start = x->start;
-		it->end = x->end;
-		it->ev = x->ev;
-		it->slot = h;
-		it->cpu = x->cpu;
-		it->cause = x->cause;
+		}
 	}
+	spike_window_sort(&c->win);
+	for (size_t i = 0; i < c->win.n_items; i++) {
+		const struct spike_item *it = &c->win.items[i];
+		const struct tc_event *e = &c->t->events[it->ev];
+
+		if ((c->heap[it->slot].mm || (e->kind == TC_EV_SOFTIRQ && it->end > it->start)) &&
+		    add_ref(c, it->slot, i))
+			return -ENOMEM;
+	}
+	context__sort(&c->sc);
 	return 0;
 }
 
-/* Names the items not named in an earlier spike, caching the cause in the heap. */
+/*
+ * Finds the context of each preempted off-CPU item, and adds the compaction
+ * and reclaim intervals of the task that ran instead as nested items.
+ */
+static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
+{
+	size_t n = c->win.n_items, added = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct spike_item *it = &c->win.items[i];
+		const struct tc_event *e = &c->t->events[it->ev];
+		uint64_t lo = it->start > ws ? it->start : ws, hi = it->end < we ? it->end : we;
+		size_t first, last;
+
+		if (e->kind != TC_EV_OFFCPU || !(e->flags & TC_OFFCPU_PREEMPTED) || lo >= hi)
+			continue;
+		context_offcpu(&c->sc, e, lo, hi, &it->ctx, &first, &last);
+		for (size_t j = first; j < last; j++) {
+			struct context_ref *r = &c->sc.mm[j];
+			struct spike_item *k;
+
+			if (r->item != CONTEXT_NO_ITEM ||
+			    !context_overlaps(r->start, r->end, lo, hi))
+				continue;
+			k = add_item(c, r->slot); /* may move the items: it is stale from here */
+			if (!k)
+				return -ENOMEM;
+			k->context_only = 1;
+			r->item = c->win.n_items - 1;
+			added++;
+		}
+	}
+	if (added)
+		spike_window_sort(&c->win);
+	return 0;
+}
+
+static int has_context(const struct tc_name_ctx *x)
+{
+	return x->task_was != TC_CAUSE_UNATTRIBUTED || x->softirq_vec != TC_NO_VECTOR;
+}
+
+/*
+ * Names the items. A context-free name is cached in the active set for later
+ * spikes; a name that depends on the window's context is not.
+ */
 static int name_items(struct ctx *c)
 {
 	char name[TC_CAUSE_NAME_LEN];
 
 	for (size_t i = 0; i < c->win.n_items; i++) {
 		struct spike_item *it = &c->win.items[i];
+		const struct tc_event *e = &c->t->events[it->ev];
 		enum tc_cause_class cls;
 
-		if (it->cause == TC_NO_CAUSE) {
-			cls = causes_name_event(c->t, &c->t->events[it->ev], c->pattern, name,
-						sizeof(name));
-			if (cause_index(c, name, cls, &it->cause))
+		if (has_context(&it->ctx)) {
+			cls = causes_name_event_ctx(c->t, e, &it->ctx, c->pattern, name,
+						    sizeof(name));
+			if (cause_table_index(&c->causes, name, cls, &it->cause))
+				return -ENOMEM;
+		} else if (it->cause == TC_NO_CAUSE) {
+			cls = causes_name_event(c->t, e, c->pattern, name, sizeof(name));
+			if (cause_table_index(&c->causes, name, cls, &it->cause))
 				return -ENOMEM;
 			c->heap[it->slot].cause = it->cause;
 		}
@@ -424,6 +453,21 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 	return 0;
 }
 
+/* A spike left without a candidate: a probe thread's page fault inside it is one. */
+static void page_fault_candidate(const struct ctx *c, struct tc_spike *sp)
+{
+	if (sp->primary || sp->candidate != TC_NO_CAUSE)
+		return;
+	for (size_t i = 0; i < c->win.n_items; i++) {
+		const struct tc_event *e = &c->t->events[c->win.items[i].ev];
+
+		if (e->kind == TC_EV_PAGE_FAULT && is_probe_tid(c, e->tid)) {
+			sp->candidate = c->win.items[i].cause;
+			return;
+		}
+	}
+}
+
 /* Books a decided spike in the cause table. */
 static void book(struct tc_analysis *a, const struct tc_spike *sp, uint64_t total)
 {
@@ -437,18 +481,20 @@ static int attribute_spike(struct ctx *c, struct tc_spike *sp, const struct tc_s
 	uint64_t total;
 	int err;
 
+	/* Items stay in event order until decided: the order causes get numbered in. */
 	err = gather(c, s, s->t_end);
+	if (!err)
+		err = apply_context(c, s->t_start, s->t_end);
+	if (!err)
+		err = name_items(c);
 	if (err)
 		return err;
-	/* Split first: it leaves the items in event order, the order causes get numbered in. */
 	total = spike_window_split(&c->win, s->t_start, s->t_end, sp->excess_ns);
-	err = name_items(c);
-	if (err)
-		return err;
 	err = store_contribs(c, sp, s->t_start, s->t_end);
 	if (err)
 		return err;
 	spike_window_decide(&c->win, sp);
+	page_fault_candidate(c, sp);
 	book(c->a, sp, total);
 	return 0;
 }
@@ -495,9 +541,11 @@ static void ctx_free(struct ctx *c)
 {
 	free(c->probe_tids);
 	free(c->cpu_map);
+	idle_latency__free(&c->lat);
 	free(c->heap);
 	spike_window__free(&c->win);
-	free(c->hash);
+	context__free(&c->sc);
+	cause_table__free(&c->causes);
 }
 
 int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
@@ -514,6 +562,7 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	if (!a)
 		return -ENOMEM;
 	c.a = a;
+	c.causes.a = a;
 	c.pattern = o && o->nic_irq_pattern ? o->nic_irq_pattern : TC_NIC_IRQ_PATTERN_DEFAULT;
 	if (o)
 		a->rule = o->spike;
@@ -525,8 +574,8 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 		goto out_free_analysis;
 	err = setup_filters(&c);
 	if (!err)
-		err = cause_index(&c, causes_info(TC_CAUSE_UNATTRIBUTED)->prefix,
-				  TC_CAUSE_UNATTRIBUTED, &unattributed);
+		err = cause_table_index(&c.causes, causes_info(TC_CAUSE_UNATTRIBUTED)->prefix,
+					TC_CAUSE_UNATTRIBUTED, &unattributed);
 	if (!err)
 		err = sweep(&c);
 	if (err)
@@ -550,91 +599,4 @@ void analysis__free(struct tc_analysis *a)
 	free(a->causes);
 	free(a->contribs);
 	free(a);
-}
-
-/* ---- orderings ------------------------------------------------------------------------- */
-
-/* Index orderings as "x ranks below y" predicates, so one heap sort serves both. */
-typedef int (*below_fn)(const struct tc_analysis *a, size_t x, size_t y);
-
-static int spike_below(const struct tc_analysis *a, size_t x, size_t y)
-{
-	const struct tc_spike *p = &a->spikes[x], *q = &a->spikes[y];
-
-	return p->rtt_ns != q->rtt_ns ? p->rtt_ns < q->rtt_ns : x > y;
-}
-
-static int cause_below(const struct tc_analysis *a, size_t x, size_t y)
-{
-	const struct tc_cause *p = &a->causes[x], *q = &a->causes[y];
-
-	return p->excess_ns != q->excess_ns ? p->excess_ns < q->excess_ns : x > y;
-}
-
-/* Sift-down in a heap whose root ranks lowest. */
-static void sift(const struct tc_analysis *a, size_t *h, size_t i, size_t n, below_fn below)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i, tmp;
-
-		if (l < n && below(a, h[l], h[m]))
-			m = l;
-		if (l + 1 < n && below(a, h[l + 1], h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
-}
-
-/* Sorts a heap whose root ranks lowest into highest-first order. */
-static void heap_drain(const struct tc_analysis *a, size_t *h, size_t n, below_fn below)
-{
-	for (size_t end = n; end-- > 1;) {
-		size_t tmp = h[0];
-
-		h[0] = h[end];
-		h[end] = tmp;
-		sift(a, h, 0, end, below);
-	}
-}
-
-size_t analysis_top_spikes(const struct tc_analysis *a, size_t *idx, size_t n)
-{
-	size_t k = 0;
-
-	if (!a || !idx || !n)
-		return 0;
-	/* Keep the n best seen so far in a heap whose root is the weakest of them. */
-	for (size_t i = 0; i < a->n_spikes; i++) {
-		if (k < n) {
-			idx[k++] = i;
-			if (k == n || i + 1 == a->n_spikes)
-				for (size_t j = k / 2; j-- > 0;)
-					sift(a, idx, j, k, spike_below);
-		} else if (spike_below(a, idx[0], i)) {
-			idx[0] = i;
-			sift(a, idx, 0, k, spike_below);
-		}
-	}
-	heap_drain(a, idx, k, spike_below);
-	return k;
-}
-
-size_t analysis_causes_by_excess(const struct tc_analysis *a, size_t *idx)
-{
-	size_t n;
-
-	if (!a || !idx)
-		return 0;
-	n = a->n_causes;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	for (size_t j = n / 2; j-- > 0;)
-		sift(a, idx, j, n, cause_below);
-	heap_drain(a, idx, n, cause_below);
-	return n;
 }

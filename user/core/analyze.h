@@ -10,6 +10,36 @@
  * the excess (RTT - median RTT) is split among causes by overlap. The
  * primary cause is the largest share; when events explain under 50 % of the
  * excess the spike is `unattributed`, with the best candidate kept.
+ *
+ * Causes are the closed list of causes.h (causes_name_event_ctx() names each
+ * kind). How events are weighed:
+ *   - Relevance: events of a probe thread, on a probe thread's CPU, or on the
+ *     spike sample's CPU. Compaction and reclaim intervals (TC_EV_COMPACTION,
+ *     TC_EV_RECLAIM) the same way (direct compaction/reclaim by a probe
+ *     thread, kcompactd on a probe CPU), and also when their task is the one
+ *     that preempted the probe (the context rule below).
+ *   - Context rule: a preempted off-CPU interval whose other task was
+ *     compacting (reclaiming) during it, within the spike, is thp-compaction
+ *     (reclaim), the longer of the two if both; those intervals are listed
+ *     nested in it. When ksoftirqd/N preempted, the softirq vector with the
+ *     most time inside the interval on its CPU within the spike names it
+ *     ("softirq:net_rx"), else "softirq:ksoftirqd".
+ *   - Nesting: only a cause-bearing parent absorbs the intervals inside it on
+ *     its CPU. An interval inside a blocked off-CPU interval ("blocked, then X
+ *     ran", class unattributed) keeps its own credit, and where they overlap
+ *     the explaining interval is served first.
+ *   - Instants (dur_ns == 0) never take credit; those inside the window on a
+ *     relevant thread or CPU are listed as contribs (nested 0, attributed 0).
+ *     Evidence-only kinds (causes_evidence_only(): migrate, irq-move,
+ *     cpu-freq, napi, unknown kinds) are weighed as instants whatever their
+ *     duration: never primary, never candidate.
+ *   - Idle exit: a TC_EV_IDLE interval is weighed as [end - L, end), L the
+ *     exit latency of C-state arg from the trace meta
+ *     "host.cpuidle.state<arg>.latency_us" (at most the idle time); without
+ *     it, an instant at its end (evidence only). The event keeps its real
+ *     interval for display.
+ *   - Page fault: a spike left unattributed with no candidate takes a probe
+ *     thread's page fault inside its window as the candidate.
  */
 #ifndef TAILCAUSE_CORE_ANALYZE_H
 #define TAILCAUSE_CORE_ANALYZE_H
@@ -62,8 +92,8 @@ struct tc_cause {
 struct tc_contrib {
 	size_t event;		/* index into tc_trace.events */
 	uint32_t cause;		/* index into tc_analysis.causes */
-	uint32_t nested;	/* 1: inside a parent interval, counted there */
-	uint64_t overlap_ns;	/* overlap with the spike window */
+	uint32_t nested;	/* 1: inside a cause-bearing parent, counted there */
+	uint64_t overlap_ns;	/* overlap of its weighed span with the window (0: instant) */
 	uint64_t attributed_ns;	/* part of the excess credited to it */
 };
 

@@ -98,23 +98,63 @@ static int comm_len(const struct tc_event *e)
 	return (int)strnlen(e->other_comm, TC_COMM_LEN);
 }
 
+static int comm_starts(const struct tc_event *e, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)comm_len(e) >= n && !memcmp(e->other_comm, prefix, n);
+}
+
+static enum tc_cause_class named(enum tc_cause_class cls, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", catalogue[cls].prefix);
+	return cls;
+}
+
+static enum tc_cause_class name_softirq(uint32_t vec, char *buf, size_t len)
+{
+	if (vec < N_SOFTIRQ)
+		snprintf(buf, len, "softirq:%s", softirq_lower[vec]);
+	else
+		snprintf(buf, len, "softirq:vec%u", (unsigned int)vec);
+	return TC_CAUSE_SOFTIRQ;
+}
+
+/* Kernel threads whose comm says what they do on the probe's CPU. */
+static enum tc_cause_class name_by_comm(const struct tc_event *e, uint32_t vec, char *buf,
+					size_t len)
+{
+	if (comm_starts(e, "kcompactd") || comm_starts(e, "khugepaged"))
+		return named(TC_CAUSE_THP_COMPACTION, buf, len);
+	if (comm_starts(e, "kswapd"))
+		return named(TC_CAUSE_RECLAIM, buf, len);
+	if (comm_starts(e, "migration/"))
+		return named(TC_CAUSE_MIGRATION, buf, len);
+	if (comm_starts(e, "ksoftirqd/")) {
+		/* A sched_switch does not say which vector ksoftirqd ran: the softirq events do. */
+		if (vec == TC_NO_VECTOR) {
+			snprintf(buf, len, "softirq:ksoftirqd");
+			return TC_CAUSE_SOFTIRQ;
+		}
+		return name_softirq(vec, buf, len);
+	}
+	snprintf(buf, len, "preemption:%.*s", comm_len(e), e->other_comm);
+	return TC_CAUSE_PREEMPTION;
+}
+
 static enum tc_cause_class name_offcpu(const struct tc_trace *t, const struct tc_event *e,
-				       char *buf, size_t len)
+				       const struct tc_name_ctx *ctx, char *buf, size_t len)
 {
 	if (!(e->flags & TC_OFFCPU_PREEMPTED)) {
 		snprintf(buf, len, "blocked, then %.*s ran", comm_len(e), e->other_comm);
 		return TC_CAUSE_UNATTRIBUTED;
 	}
-	if (t && e->other_pid && trace__thread_role(t, e->other_pid) == TC_THREAD_SELF) {
-		snprintf(buf, len, "%s", catalogue[TC_CAUSE_SELF].prefix);
-		return TC_CAUSE_SELF;
-	}
-	/*
-	 * ksoftirqd/N stays a preemption: naming the softirq would need the
-	 * vector it ran, which a sched_switch does not carry.
-	 */
-	snprintf(buf, len, "preemption:%.*s", comm_len(e), e->other_comm);
-	return TC_CAUSE_PREEMPTION;
+	if (t && e->other_pid && trace__thread_role(t, e->other_pid) == TC_THREAD_SELF)
+		return named(TC_CAUSE_SELF, buf, len);
+	/* What the task did beats what its name suggests. */
+	if (ctx && (ctx->task_was == TC_CAUSE_THP_COMPACTION || ctx->task_was == TC_CAUSE_RECLAIM))
+		return named(ctx->task_was, buf, len);
+	return name_by_comm(e, ctx ? ctx->softirq_vec : TC_NO_VECTOR, buf, len);
 }
 
 static enum tc_cause_class name_hardirq(const struct tc_trace *t, const struct tc_event *e,
@@ -137,8 +177,77 @@ static enum tc_cause_class name_hardirq(const struct tc_trace *t, const struct t
 	return TC_CAUSE_HARDIRQ;
 }
 
-enum tc_cause_class causes_name_event(const struct tc_trace *t, const struct tc_event *e,
-				      const char *nic_pattern, char *buf, size_t len)
+/* Indexed by TC_IPI_* and TC_NIC_*; NULL or out of range is "other". */
+/* clang-format off */
+static const char *const ipi_names[] = {
+	[TC_IPI_RESCHEDULE] = "reschedule",
+	[TC_IPI_CALL_FUNCTION] = "call_function",
+	[TC_IPI_CALL_FUNCTION_SINGLE] = "call_function_single",
+	[TC_IPI_IRQ_WORK] = "irq_work",
+};
+
+static const char *const nic_names[] = {
+	[TC_NIC_COMP_EQ] = "mlx5_eq_comp",
+	[TC_NIC_ASYNC_EQ] = "mlx5_eq_async",
+	[TC_NIC_HEALTH] = "devlink_health",
+	[TC_NIC_HWERR] = "devlink_hwerr",
+	[TC_NIC_RXE_RCV] = "rxe_rcv",
+};
+
+/* Evidence-only kinds: what they show, never a cause. */
+static const char *const evidence_names[TC_EV_KIND_MAX + 1] = {
+	[TC_EV_MIGRATE] = "migrate (evidence only)",
+	[TC_EV_IRQ_MOVE] = "irq-move (evidence only)",
+	[TC_EV_CPU_FREQ] = "cpu-freq (evidence only)",
+	[TC_EV_NAPI] = "napi-poll (evidence only)",
+};
+/* clang-format on */
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *table_name(const char *const *names, size_t n, uint32_t i)
+{
+	return i < n && names[i] ? names[i] : "other";
+}
+
+int causes_evidence_only(uint16_t kind)
+{
+	return kind == 0 || kind > TC_EV_KIND_MAX || evidence_names[kind];
+}
+
+/* Kinds whose name depends on the event's kind and arg only. */
+static enum tc_cause_class name_simple(const struct tc_event *e, char *buf, size_t len)
+{
+	switch (e->kind) {
+	case TC_EV_IPI:
+		snprintf(buf, len, "ipi:%s", table_name(ipi_names, N_OF(ipi_names), e->arg));
+		return TC_CAUSE_IPI;
+	case TC_EV_TIMER:
+		return named(TC_CAUSE_TIMER, buf, len);
+	case TC_EV_PAGE_FAULT:
+		return named(TC_CAUSE_PAGE_FAULT, buf, len);
+	case TC_EV_COMPACTION:
+	case TC_EV_COLLAPSE:
+		return named(TC_CAUSE_THP_COMPACTION, buf, len);
+	case TC_EV_RECLAIM:
+		return named(TC_CAUSE_RECLAIM, buf, len);
+	case TC_EV_IDLE:
+		return named(TC_CAUSE_IDLE_EXIT, buf, len);
+	case TC_EV_NIC:
+		snprintf(buf, len, "nic-event:%s", table_name(nic_names, N_OF(nic_names), e->arg));
+		return TC_CAUSE_NIC_EVENT;
+	default:
+		if (e->kind && e->kind <= TC_EV_KIND_MAX && evidence_names[e->kind])
+			snprintf(buf, len, "%s", evidence_names[e->kind]);
+		else
+			snprintf(buf, len, "unknown event kind %u", (unsigned int)e->kind);
+		return TC_CAUSE_UNATTRIBUTED;
+	}
+}
+
+enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct tc_event *e,
+					  const struct tc_name_ctx *ctx, const char *nic_pattern,
+					  char *buf, size_t len)
 {
 	char dummy[1];
 
@@ -148,17 +257,18 @@ enum tc_cause_class causes_name_event(const struct tc_trace *t, const struct tc_
 	}
 	switch (e->kind) {
 	case TC_EV_OFFCPU:
-		return name_offcpu(t, e, buf, len);
+		return name_offcpu(t, e, ctx, buf, len);
 	case TC_EV_HARDIRQ:
 		return name_hardirq(t, e, nic_pattern, buf, len);
 	case TC_EV_SOFTIRQ:
-		if (e->arg < N_SOFTIRQ)
-			snprintf(buf, len, "softirq:%s", softirq_lower[e->arg]);
-		else
-			snprintf(buf, len, "softirq:vec%u", (unsigned int)e->arg);
-		return TC_CAUSE_SOFTIRQ;
+		return name_softirq(e->arg, buf, len);
 	default:
-		snprintf(buf, len, "unknown event kind %u", (unsigned int)e->kind);
-		return TC_CAUSE_UNATTRIBUTED;
+		return name_simple(e, buf, len);
 	}
+}
+
+enum tc_cause_class causes_name_event(const struct tc_trace *t, const struct tc_event *e,
+				      const char *nic_pattern, char *buf, size_t len)
+{
+	return causes_name_event_ctx(t, e, NULL, nic_pattern, buf, len);
 }

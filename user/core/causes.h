@@ -46,13 +46,68 @@ const struct tc_cause_info *causes_info(enum tc_cause_class cls);
 /* The kernel's name for a softirq vector ("NET_RX", "TIMER"...), or "?" */
 const char *causes_softirq_name(uint32_t vec);
 
+/* No softirq vector: tc_name_ctx.softirq_vec when none ran. */
+#define TC_NO_VECTOR UINT32_MAX
+
 /*
- * Names the cause an interval evidences, e.g. "preemption:stress" or
- * "nic-irq:mlx5_comp3@pci:0000:81:00.0", into buf. nic_pattern may be NULL
- * for the default. Returns its class; an off-CPU interval in which the thread
- * blocked (not preempted) names no host cause: TC_CAUSE_UNATTRIBUTED, with buf
- * describing it ("blocked, then <comm> ran").
+ * What the analyzer saw around a preempted off-CPU interval inside one spike
+ * (user/core/context.c finds it): it can change the name of the cause.
  */
+struct tc_name_ctx {
+	/* THP_COMPACTION or RECLAIM: the task that ran instead was compacting or
+	 * reclaiming meanwhile; else UNATTRIBUTED */
+	enum tc_cause_class task_was;
+	/* ksoftirqd ran instead: the vector with the most time inside the
+	 * interval, or TC_NO_VECTOR */
+	uint32_t softirq_vec;
+};
+
+/*
+ * 1 for kinds that are evidence only: they appear in spike timelines but never
+ * take credit and are never a spike's candidate (the analyzer weighs them as
+ * instants whatever their duration). TC_EV_MIGRATE, TC_EV_IRQ_MOVE,
+ * TC_EV_CPU_FREQ, TC_EV_NAPI, and any kind this build does not know.
+ */
+int causes_evidence_only(uint16_t kind);
+
+/*
+ * Names the cause an interval evidences into buf and returns its class:
+ *   TC_EV_OFFCPU, blocked          "blocked, then <comm> ran" (UNATTRIBUTED: the
+ *                                  thread slept, no host cause)
+ *   TC_EV_OFFCPU, preempted, by    first match of:
+ *                                  "self"            the recorder's own thread
+ *                                  "thp-compaction"  ctx: the task was compacting
+ *                                  "reclaim"         ctx: the task was reclaiming
+ *                                  "thp-compaction"  comm "kcompactd..." or "khugepaged..."
+ *                                  "reclaim"         comm "kswapd..."
+ *                                  "migration"       comm "migration/..."
+ *                                  "softirq:<vec>"   comm "ksoftirqd/...", ctx vector;
+ *                                                    "softirq:ksoftirqd" without one
+ *                                  "preemption:<comm>"
+ *   TC_EV_HARDIRQ                  "nic-irq:<name>" when the IRQ name matches
+ *                                  nic_pattern (NULL: the default), else
+ *                                  "hardirq:<name>" ("irq<N>" when unnamed)
+ *   TC_EV_SOFTIRQ                  "softirq:<vector>" (lower case, "vec<N>" unknown)
+ *   TC_EV_IPI                      "ipi:reschedule", "ipi:call_function",
+ *                                  "ipi:call_function_single", "ipi:irq_work",
+ *                                  "ipi:other"
+ *   TC_EV_TIMER                    "timer"
+ *   TC_EV_PAGE_FAULT               "page-fault"
+ *   TC_EV_COMPACTION, _COLLAPSE    "thp-compaction"
+ *   TC_EV_RECLAIM                  "reclaim"
+ *   TC_EV_IDLE                     "idle-exit" (weighed by exit latency, analyze.h)
+ *   TC_EV_NIC                      "nic-event:mlx5_eq_comp", "nic-event:mlx5_eq_async",
+ *                                  "nic-event:devlink_health", "nic-event:devlink_hwerr",
+ *                                  "nic-event:rxe_rcv", "nic-event:other"
+ *   evidence only (above)          "<what> (evidence only)", "unknown event kind <N>"
+ *                                  (UNATTRIBUTED)
+ * ctx may be NULL (nothing known around the interval).
+ */
+enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct tc_event *e,
+					  const struct tc_name_ctx *ctx, const char *nic_pattern,
+					  char *buf, size_t len);
+
+/* causes_name_event_ctx() without context. */
 enum tc_cause_class causes_name_event(const struct tc_trace *t, const struct tc_event *e,
 				      const char *nic_pattern, char *buf, size_t len);
 

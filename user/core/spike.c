@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "spike.h"
 
 /* More digits than a double holds exactly is a typo, not a latency. */
@@ -196,28 +197,6 @@ struct spike_point {
 	uint32_t is_end;
 };
 
-/* Grows *p to hold at least need elements of size sz; 0 or -ENOMEM. */
-static int grow(void *pp, size_t *cap, size_t need, size_t sz)
-{
-	void **p = pp;
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 struct spike_item *spike_window__add(struct spike_window *w)
 {
 	struct spike_item *it;
@@ -266,50 +245,82 @@ static int cmp_point(const void *x, const void *y)
 	return a->t < b->t ? -1 : a->t > b->t;
 }
 
+void spike_window_sort(struct spike_window *w)
+{
+	if (w->n_items > 1)
+		qsort(w->items, w->n_items, sizeof(*w->items), cmp_event);
+}
+
+static int is_instant(const struct spike_item *it)
+{
+	return it->start == it->end;
+}
+
 /*
- * Marks items contained in another one on the same CPU. In (cpu, start, end
- * descending, event) order, an item is contained in an earlier one exactly
- * when an earlier item on its CPU ends at or after it; of two identical
- * intervals the later event is the nested one.
+ * Marks items contained in a cause-bearing one on the same CPU. In (cpu,
+ * start, end descending, event) order, an item is contained in an earlier one
+ * exactly when an earlier item on its CPU ends at or after it; of two
+ * identical intervals the later event is the nested one. Only explaining
+ * items count as earlier ones: a blocked interval absorbs nothing.
  */
 static void mark_nested(struct spike_window *w)
 {
-	uint64_t max_end = 0;
+	uint64_t max_end = 0; /* 0: no parent yet, every interval ends after 0 */
 
-	if (w->n_items < 2)
-		return;
-	qsort(w->items, w->n_items, sizeof(*w->items), cmp_nesting);
+	if (w->n_items > 1)
+		qsort(w->items, w->n_items, sizeof(*w->items), cmp_nesting);
 	for (size_t i = 0; i < w->n_items; i++) {
 		struct spike_item *it = &w->items[i];
 
-		if (!i || it->cpu != it[-1].cpu) {
-			max_end = it->end;
+		if (!i || it->cpu != it[-1].cpu)
+			max_end = 0;
+		if (it->context_only || is_instant(it)) {
+			it->nested = it->context_only;
 			continue;
 		}
 		it->nested = max_end >= it->end;
-		if (it->end > max_end)
+		if (it->explains && it->end > max_end)
 			max_end = it->end;
 	}
-	qsort(w->items, w->n_items, sizeof(*w->items), cmp_event);
+	spike_window_sort(w);
+}
+
+/* Coverage so far, by whether the items explain. */
+struct cover {
+	unsigned int exp, other;
+	long double f_exp, f_other; /* F(t) of each kind, see share_window() */
+};
+
+/* Spreads the segment [prev, t) over the items covering it; returns its length if covered. */
+static uint64_t cover_segment(struct cover *c, uint64_t prev, uint64_t t)
+{
+	if (c->exp)
+		c->f_exp += (long double)(t - prev) / c->exp;
+	else if (c->other)
+		c->f_other += (long double)(t - prev) / c->other;
+	else
+		return 0;
+	return t - prev;
 }
 
 /*
  * With F(t) the integral of 1 / (number of top-level items covering t), an
  * item's share is F(its clipped end) - F(its clipped start): each elementary
  * segment is split equally among the items covering it, in O(k log k).
+ * Explaining items and the others keep separate F: a segment that some
+ * explaining item covers counts only for the explaining ones.
  * Returns the covered time (the union of the top-level items).
  */
 static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
 {
+	struct cover c = {0};
 	uint64_t covered = 0, prev = 0;
-	unsigned int cover = 0;
-	long double f = 0.0L;
 	size_t np = 0;
 
 	for (size_t i = 0; i < w->n_items; i++) {
 		const struct spike_item *it = &w->items[i];
 
-		if (it->nested)
+		if (it->nested || is_instant(it))
 			continue;
 		w->points[np++] = (struct spike_point){it->start > ws ? it->start : ws, i, 0};
 		w->points[np++] = (struct spike_point){it->end < we ? it->end : we, i, 1};
@@ -319,18 +330,17 @@ static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
 	for (size_t p = 0; p < np; p++) {
 		const struct spike_point *pt = &w->points[p];
 		struct spike_item *it = &w->items[pt->item];
+		long double f;
 
-		if (cover) {
-			f += (long double)(pt->t - prev) / cover;
-			covered += pt->t - prev;
-		}
+		covered += cover_segment(&c, prev, pt->t);
 		prev = pt->t;
+		f = it->explains ? c.f_exp : c.f_other;
 		if (pt->is_end) {
 			it->share += f; /* share = F(end) - F(start), both set once */
-			cover--;
+			*(it->explains ? &c.exp : &c.other) -= 1;
 		} else {
 			it->share -= f;
-			cover++;
+			*(it->explains ? &c.exp : &c.other) += 1;
 		}
 	}
 	return covered;
@@ -372,40 +382,57 @@ static int cmp_cause(const void *x, const void *y)
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
+/* Whether a cause with (att, share) beats the best so far; ties keep the lower cause. */
+static int beats(uint64_t att, long double share, uint32_t best, uint64_t best_att,
+		 long double best_share)
+{
+	if (!(share > 0.0L))
+		return 0;	/* only nested items, counted in a parent */
+	return best == TC_NO_CAUSE || att > best_att || (att == best_att && share > best_share);
+}
+
+/*
+ * The primary cause is the largest of the causes that explain (not a blocked
+ * interval's), when those explain at least half the excess; otherwise the
+ * spike is unattributed and the largest cause of any kind is the candidate.
+ */
 void spike_window_decide(struct spike_window *w, struct tc_spike *sp)
 {
-	uint64_t explaining = 0, best_att = 0;
-	uint32_t best = TC_NO_CAUSE, best_explains = 0;
-	long double best_share = 0.0L;
+	uint64_t explaining = 0, best_att = 0, bx_att = 0;
+	uint32_t best = TC_NO_CAUSE, bx = TC_NO_CAUSE;
+	long double best_share = 0.0L, bx_share = 0.0L;
 
 	/* By cause: each run of items sums to one cause's part in the spike. */
 	if (w->n_items > 1)
 		qsort(w->items, w->n_items, sizeof(*w->items), cmp_cause);
 	for (size_t i = 0, j; i < w->n_items; i = j) {
-		uint64_t att = 0;
+		uint32_t cause = w->items[i].cause;
 		long double share = 0.0L;
+		uint64_t att = 0;
 
-		for (j = i; j < w->n_items && w->items[j].cause == w->items[i].cause; j++) {
+		for (j = i; j < w->n_items && w->items[j].cause == cause; j++) {
 			att += w->items[j].att;
 			share += w->items[j].share;
 		}
-		if (w->items[i].explains)
+		if (w->items[i].explains) {
 			explaining += att;
-		/* No share: only nested items, counted in a parent. Ties keep the lower cause. */
-		if (!(share > 0.0L) ||
-		    (best != TC_NO_CAUSE &&
-		     (att < best_att || (att == best_att && !(share > best_share)))))
-			continue;
-		best = w->items[i].cause;
-		best_att = att;
-		best_share = share;
-		best_explains = w->items[i].explains;
+			if (beats(att, share, bx, bx_att, bx_share)) {
+				bx = cause;
+				bx_att = att;
+				bx_share = share;
+			}
+		}
+		if (beats(att, share, best, best_att, best_share)) {
+			best = cause;
+			best_att = att;
+			best_share = share;
+		}
 	}
 	sp->explained = sp->excess_ns ? (double)explaining / (double)sp->excess_ns : 0.0;
 	sp->primary = 0;
 	sp->candidate = TC_NO_CAUSE;
-	if (best != TC_NO_CAUSE && best_explains && sp->explained >= 0.5)
-		sp->primary = best;
+	if (bx != TC_NO_CAUSE && sp->explained >= 0.5)
+		sp->primary = bx;
 	else
 		sp->candidate = best;
 }

@@ -19,16 +19,23 @@ int spike_rule_valid(const struct tc_spike_rule *r);
 uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const uint64_t *sorted, size_t n,
 			      const struct lat_summary *st);
 
-/* An interval overlapping the window; the caller fills start..cause and explains. */
+/*
+ * An interval overlapping the window; the caller fills start..ctx and
+ * explains. start == end makes it an instant: never nested, never a parent,
+ * never shared in.
+ */
 struct spike_item {
-	uint64_t start; /* the whole interval [start, end), not clipped */
+	uint64_t start; /* the weighed interval [start, end), not clipped */
 	uint64_t end;
 	size_t ev;   /* index into tc_trace.events: orders ties */
 	size_t slot; /* the caller's, carried along */
 	uint32_t cpu;
-	uint32_t cause;	   /* index into tc_analysis.causes */
-	uint32_t explains; /* 1: its cause can explain a spike (not of class unattributed) */
-	uint32_t nested;   /* out: inside another item on the same CPU */
+	uint32_t cause;		/* index into tc_analysis.causes */
+	uint32_t explains;	/* 1: its cause can explain a spike (not of class unattributed) */
+	uint32_t context_only;	/* 1: shown because of its parent's context: always nested */
+	struct tc_name_ctx ctx; /* the caller's: what surrounds it, for naming */
+	uint32_t nested;	/* out: counted in a cause-bearing parent on the same CPU */
+	uint32_t pad;
 	long double share; /* out: its part of the covered time, before scaling */
 	uint64_t att;	   /* out: its part of the excess */
 };
@@ -48,11 +55,20 @@ struct spike_window {
 struct spike_item *spike_window__add(struct spike_window *w);
 void spike_window__free(struct spike_window *w);
 
+/* Sorts the items by event index (the order causes get numbered in). */
+void spike_window_sort(struct spike_window *w);
+
 /*
- * Splits [ws, we) among the items and leaves them in event order: marks the
- * nested ones, shares each elementary segment equally among the top-level
- * items covering it, and scales the shares down when the covered time exceeds
- * excess. Sets nested, share and att; returns the total att (<= excess).
+ * Splits [ws, we) among the items and leaves them in event order:
+ *   - nesting: an item inside a cause-bearing (explains) item on the same CPU
+ *     is nested, counted in that parent; an item inside an item that explains
+ *     nothing (a blocked off-CPU interval) keeps its own credit;
+ *   - sharing: each elementary segment goes to the top-level explaining items
+ *     covering it, in equal parts; the others share only what no explaining
+ *     item covers;
+ *   - scaling: when the covered time exceeds excess, all shares shrink in
+ *     proportion.
+ * Sets nested, share and att; returns the total att (<= excess).
  */
 uint64_t spike_window_split(struct spike_window *w, uint64_t ws, uint64_t we, uint64_t excess);
 

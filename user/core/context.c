@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * context.c - the weighed span of an event and the context rules of
+ * preempted off-CPU intervals (see context.h).
+ *
+ * The context rules look only at what overlaps the current spike window,
+ * sorted once per window and found by binary search, so they cost
+ * O(k log k) per window of k intervals and keep the sweep linear in events:
+ * the compaction/reclaim intervals of any task stay in the analyzer's active
+ * set, pruned by end time like every other interval, and are indexed here by
+ * tid per window.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "grow.h"
+
+#define LAT_PREFIX "host.cpuidle.state"
+#define LAT_SUFFIX ".latency_us"
+#define MAX_STATES 1024 /* cpuidle has under ten; a larger index is a corrupt key */
+#define N_VECTORS  32	/* softirq vectors weighed by ksoftirqd's rule (the kernel has 10) */
+
+/* The N of "host.cpuidle.state<N>.latency_us", or -1. */
+static long state_of(const char *key)
+{
+	size_t np = strlen(LAT_PREFIX);
+	const char *p = key + np;
+	long n = 0;
+
+	if (strncmp(key, LAT_PREFIX, np) || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (*p - '0');
+		if (n >= MAX_STATES)
+			return -1;
+	}
+	return strcmp(p, LAT_SUFFIX) ? -1 : n;
+}
+
+/* Microseconds "123" into ns, saturating; 0 when not a plain decimal integer. */
+static uint64_t parse_us(const char *v)
+{
+	uint64_t us = 0;
+
+	if (!v || !*v)
+		return 0;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9')
+			return 0;
+		if (us > (UINT64_MAX - 9) / 10)
+			return UINT64_MAX;
+		us = us * 10 + (uint64_t)(*v - '0');
+	}
+	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+}
+
+int idle_latency__load(struct idle_latency *l, const struct tc_trace *t)
+{
+	size_t n = 0;
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < t->n_meta; i++) {
+		long s = state_of(t->meta[i].key);
+
+		if (s >= 0 && (size_t)s >= n)
+			n = (size_t)s + 1;
+	}
+	if (!n)
+		return 0;
+	l->ns = calloc(n, sizeof(*l->ns));
+	if (!l->ns)
+		return -ENOMEM;
+	l->n = n;
+	for (size_t i = 0; i < t->n_meta; i++) {
+		long s = state_of(t->meta[i].key);
+
+		if (s >= 0)
+			l->ns[s] = parse_us(t->meta[i].val);
+	}
+	return 0;
+}
+
+void idle_latency__free(struct idle_latency *l)
+{
+	free(l->ns);
+	memset(l, 0, sizeof(*l));
+}
+
+void context_span(const struct idle_latency *l, const struct tc_event *e, uint64_t *s,
+		  uint64_t *end)
+{
+	uint64_t start = e->start_ns, stop = sat_add(start, e->dur_ns), lat;
+
+	if (!e->dur_ns || causes_evidence_only(e->kind)) {
+		*s = *end = start;
+		return;
+	}
+	if (e->kind == TC_EV_IDLE) {
+		/* The CPU was idle anyway; what the probe waits for is the way out. */
+		lat = l && e->arg < l->n ? l->ns[e->arg] : 0;
+		if (lat > stop - start)
+			lat = stop - start;
+		*s = stop - lat;
+		*end = stop;
+		return;
+	}
+	*s = start;
+	*end = stop;
+}
+
+/* ---- per window ------------------------------------------------------------------------ */
+
+void context__reset(struct spike_context *c)
+{
+	c->n_mm = 0;
+	c->n_softirq = 0;
+}
+
+void context__free(struct spike_context *c)
+{
+	free(c->mm);
+	free(c->softirq);
+	memset(c, 0, sizeof(*c));
+}
+
+int context__add(struct spike_context *c, const struct context_ref *ref)
+{
+	struct context_ref **list = &c->mm;
+	size_t *n = &c->n_mm, *cap = &c->cap_mm;
+
+	if (ref->kind == TC_EV_SOFTIRQ) {
+		list = &c->softirq;
+		n = &c->n_softirq;
+		cap = &c->cap_softirq;
+	}
+	if (grow(list, cap, *n + 1, sizeof(**list)))
+		return -ENOMEM;
+	(*list)[(*n)++] = *ref;
+	return 0;
+}
+
+/* By key, then start, then event slot: a total order, so lookups are deterministic. */
+static int cmp_ref(const void *x, const void *y)
+{
+	const struct context_ref *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+void context__sort(struct spike_context *c)
+{
+	if (c->n_mm > 1)
+		qsort(c->mm, c->n_mm, sizeof(*c->mm), cmp_ref);
+	if (c->n_softirq > 1)
+		qsort(c->softirq, c->n_softirq, sizeof(*c->softirq), cmp_ref);
+}
+
+/* The first ref at or after (key, start) in a sorted list. */
+static size_t lower_bound(const struct context_ref *r, size_t n, uint32_t key, uint64_t start)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].key < key || (r[mid].key == key && r[mid].start < start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t overlap(uint64_t s, uint64_t e, uint64_t lo, uint64_t hi)
+{
+	s = s > lo ? s : lo;
+	e = e < hi ? e : hi;
+	return e > s ? e - s : 0;
+}
+
+/* Of the compaction and reclaim of task tid over [lo, hi), what took longer. */
+static enum tc_cause_class task_was(const struct spike_context *c, uint32_t tid, uint64_t lo,
+				    uint64_t hi, size_t *first, size_t *last)
+{
+	uint64_t compact = 0, reclaim = 0;
+	size_t i;
+
+	/* pid 0 is the idle task: it neither compacts nor reclaims. */
+	*first = *last = 0;
+	if (!tid)
+		return TC_CAUSE_UNATTRIBUTED;
+	*first = lower_bound(c->mm, c->n_mm, tid, 0);
+	for (i = *first; i < c->n_mm && c->mm[i].key == tid; i++) {
+		uint64_t ov = overlap(c->mm[i].start, c->mm[i].end, lo, hi);
+
+		if (c->mm[i].kind == TC_EV_COMPACTION)
+			compact += ov;
+		else
+			reclaim += ov;
+	}
+	*last = i;
+	if (!compact && !reclaim)
+		return TC_CAUSE_UNATTRIBUTED;
+	return compact >= reclaim ? TC_CAUSE_THP_COMPACTION : TC_CAUSE_RECLAIM;
+}
+
+/*
+ * The vector of the softirqs that started inside off on its CPU with the most
+ * time in [lo, hi); ties go to the lower vector. Off-CPU intervals on one CPU
+ * do not overlap, so over a window the scans visit each softirq about once.
+ */
+static uint32_t busiest_vector(const struct spike_context *c, const struct tc_event *off,
+			       uint64_t lo, uint64_t hi)
+{
+	uint64_t ns[N_VECTORS] = {0}, end = sat_add(off->start_ns, off->dur_ns), best_ns = 0;
+	uint32_t best = TC_NO_VECTOR;
+
+	for (size_t i = lower_bound(c->softirq, c->n_softirq, off->cpu, off->start_ns);
+	     i < c->n_softirq && c->softirq[i].key == off->cpu && c->softirq[i].start < end; i++)
+		if (c->softirq[i].arg < N_VECTORS)
+			ns[c->softirq[i].arg] +=
+				overlap(c->softirq[i].start, c->softirq[i].end, lo, hi);
+	for (uint32_t v = 0; v < N_VECTORS; v++) {
+		if (ns[v] > best_ns) {
+			best_ns = ns[v];
+			best = v;
+		}
+	}
+	return best;
+}
+
+void context_offcpu(const struct spike_context *c, const struct tc_event *off, uint64_t lo,
+		    uint64_t hi, struct tc_name_ctx *out, size_t *first, size_t *last)
+{
+	out->task_was = task_was(c, off->other_pid, lo, hi, first, last);
+	out->softirq_vec = busiest_vector(c, off, lo, hi);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * context.h - private to user/core: what the analyzer needs beyond the
+ * interval itself. The span an event is weighed by (a C-state exit costs its
+ * exit latency, not the idle time; evidence-only kinds weigh nothing), and the
+ * context rules that rename a preempted off-CPU interval from what else ran in
+ * the same spike window (the task that ran instead was compacting or
+ * reclaiming; which vector ksoftirqd served).
+ */
+#ifndef TAILCAUSE_CORE_CONTEXT_H
+#define TAILCAUSE_CORE_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "causes.h"
+#include "trace.h"
+
+/* Exit latency per C-state, from the trace meta "host.cpuidle.state<N>.latency_us". */
+struct idle_latency {
+	uint64_t *ns; /* [N]: exit latency of state N in ns; 0 when the trace does not say */
+	size_t n;
+};
+
+/* Reads the latencies from t's meta; 0 or -ENOMEM. Malformed values count as unknown. */
+int idle_latency__load(struct idle_latency *l, const struct tc_trace *t);
+void idle_latency__free(struct idle_latency *l);
+
+/*
+ * The span [*s, *e) that e is weighed by; *s == *e makes it an instant, which
+ * is shown but never credited. Evidence-only kinds and dur_ns == 0 are
+ * instants at start_ns; TC_EV_IDLE is [end - L, end) with L the exit latency
+ * of its C-state (at most the idle time), an instant at its end when L is
+ * unknown; every other kind is [start_ns, start_ns + dur_ns).
+ */
+void context_span(const struct idle_latency *l, const struct tc_event *e, uint64_t *s,
+		  uint64_t *end);
+
+#define CONTEXT_NO_ITEM SIZE_MAX
+
+/* An interval a context rule may consult. */
+struct context_ref {
+	uint64_t start;
+	uint64_t end;
+	size_t item;  /* index into the window's items, or CONTEXT_NO_ITEM */
+	size_t slot;  /* the caller's (its active-set slot) */
+	uint32_t key; /* compaction/reclaim: the task's tid; softirq: the cpu */
+	uint32_t kind;
+	uint32_t arg;
+	uint32_t pad;
+};
+
+/*
+ * Per spike window: the compaction and reclaim intervals of any task that
+ * overlap it (keyed by tid), and the relevant softirq intervals (keyed by
+ * cpu). Zero-initialize, reuse with context__reset(), then free.
+ */
+struct spike_context {
+	struct context_ref *mm;
+	size_t n_mm, cap_mm;
+	struct context_ref *softirq;
+	size_t n_softirq, cap_softirq;
+};
+
+void context__reset(struct spike_context *c);
+void context__free(struct spike_context *c);
+/* Adds ref to the mm (TC_EV_COMPACTION, TC_EV_RECLAIM) or softirq list; 0 or -ENOMEM. */
+int context__add(struct spike_context *c, const struct context_ref *ref);
+/* Sorts both lists for lookups; call once all refs of the window are added. */
+void context__sort(struct spike_context *c);
+
+/*
+ * The context of the preempted off-CPU interval off, weighed over [lo, hi)
+ * (the interval clipped to the window): out->task_was names what the task that
+ * ran instead was doing for the longest time, out->softirq_vec the softirq
+ * vector with the most time inside the interval on its CPU. Sets
+ * [*first, *last) to the mm refs of that task (the caller lists the ones that
+ * overlap [lo, hi) in the timeline).
+ */
+void context_offcpu(const struct spike_context *c, const struct tc_event *off, uint64_t lo,
+		    uint64_t hi, struct tc_name_ctx *out, size_t *first, size_t *last);
+
+/* 1 when [s, e) overlaps [lo, hi). */
+static inline int context_overlaps(uint64_t s, uint64_t e, uint64_t lo, uint64_t hi)
+{
+	return s < hi && e > lo;
+}
+
+#endif /* TAILCAUSE_CORE_CONTEXT_H */
