@@ -13,7 +13,9 @@ expect_exit 0 "$TC" record -o "$TMP/a.tct" -n 200k --cpu "$cpus" --no-progress
 [ "$(stat -c %a "$TMP/a.tct")" = 600 ] || fail "trace is not mode 0600"
 expect_exit 0 "$TC" report "$TMP/a.tct"
 grep -q '200000 round trips recorded' "$TMP/out" || fail "report does not see 200000 round trips"
-grep -q 'tp_btf/sched_switch' "$TMP/out" || fail "report does not say sched_switch was traced"
+grep -q 'traced .*sched (' "$TMP/out" || fail "report does not say sched was traced"
+"$TC" dump "$TMP/a.tct" | grep -q '^meta tracer.sched.tc_sched_switch=attached tp_btf/sched_switch' ||
+	fail "the trace does not record that sched_switch was attached via tp_btf"
 
 # No overwrite without --force; with it, fine.
 expect_exit 1 "$TC" record -o "$TMP/a.tct" -n 1000 --cpu "$cpus" --no-progress
@@ -37,8 +39,9 @@ if grep -q 'truncated' "$TMP/out"; then fail "an interrupted run left a truncate
 
 # The classic-tracepoint fallback records as well.
 expect_exit 0 env TAILCAUSE_FORCE_FALLBACK=1 "$TC" record -o "$TMP/fb.tct" -n 100k --cpu "$cpus" --no-progress
-expect_exit 0 "$TC" report "$TMP/fb.tct"
-grep -q 'tp/sched/sched_switch' "$TMP/out" || fail "fallback did not use tp/sched/sched_switch"
+expect_exit 0 "$TC" dump "$TMP/fb.tct"
+grep -q '^meta tracer.sched.tc_sched_switch=attached tp/sched/sched_switch' "$TMP/out" ||
+	fail "fallback did not use tp/sched/sched_switch"
 
 expect_exit 0 "$TC" probes
 grep -q 'sched .*attached' "$TMP/out" || fail "probes: sched not attached"
