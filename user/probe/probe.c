@@ -7,13 +7,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "io/log.h"
 #include "probe.h"
 
 extern const struct probe_ops shm_probe;
+extern const struct probe_ops verbs_probe;
+
+/* Verbs helper (verbs_dev.c): whether any RDMA port is PORT_ACTIVE. */
+int verbs_any_active_port(void);
 
 static const struct probe_ops *const probes[] = {
 	&shm_probe,
+	&verbs_probe,
 };
 
 const struct probe_ops *probe_find(const char *name)
@@ -26,7 +32,47 @@ const struct probe_ops *probe_find(const char *name)
 
 const char *probe_names(void)
 {
-	return "shm";
+	return "shm, verbs";
+}
+
+const struct probe_ops *probe_default(void)
+{
+	return verbs_any_active_port() ? &verbs_probe : &shm_probe;
+}
+
+void probe_opts_init(struct probe_opts *o)
+{
+	*o = (struct probe_opts){
+		.cpu = { -1, -1 },
+		.iterations = 100000,
+		.ib_port = 1,
+		.gid_index = -1,
+		.size = PROBE_DEF_SIZE,
+		.inline_size = PROBE_DEF_INLINE,
+		.mode = PROBE_LOOPBACK,
+		.tcp_port = PROBE_DEF_TCP_PORT,
+	};
+}
+
+int probe_exit_code(int err)
+{
+	switch (-err) {
+	case ENODEV:		/* no such RDMA device */
+	case ENXIO:		/* no such port or GID */
+	case ENETDOWN:		/* port not PORT_ACTIVE */
+	case ENOLCK:		/* memory registration refused (RLIMIT_MEMLOCK) */
+	case ECONNREFUSED:	/* peer unreachable */
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case ETIMEDOUT:
+	case EADDRINUSE:	/* the TCP port is taken */
+	case EPROTO:		/* the peer is another version or program */
+	case EPERM:
+	case EACCES:
+		return TC_EXIT_ENV;
+	default:
+		return TC_EXIT_RUNTIME;
+	}
 }
 
 int probe_resolve_cpus(struct probe_opts *o)

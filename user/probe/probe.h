@@ -15,10 +15,32 @@
 
 #include "core/trace.h"
 
+/* How the verbs probe reaches its peer. */
+enum probe_mode {
+	PROBE_LOOPBACK,		/* two QPs on one device, two threads in this process */
+	PROBE_SERVER,		/* wait for a client on the TCP port (one side, one thread) */
+	PROBE_CLIENT,		/* connect to host (one side, one thread) */
+};
+
 struct probe_opts {
 	int cpu[2];		/* CPUs for the two sides; -1: the last two CPUs */
 	size_t iterations;
+	/* verbs only */
+	const char *ib_dev;	/* RDMA device; NULL: the first one */
+	int ib_port;		/* 1-based */
+	int gid_index;		/* -1: the RoCE v2 IPv4-mapped GID (or 0) */
+	size_t size;		/* message size, bytes */
+	int inline_size;	/* largest message sent inline (perftest -I) */
+	enum probe_mode mode;
+	const char *host;	/* PROBE_CLIENT */
+	unsigned int tcp_port;	/* out-of-band exchange (perftest's 18515) */
+	const char *clock;	/* "auto", "tsc", "monotonic"; NULL: auto */
 };
+
+/* perftest's defaults, so both tools measure the same thing out of the box. */
+#define PROBE_DEF_SIZE 2
+#define PROBE_DEF_INLINE 220
+#define PROBE_DEF_TCP_PORT 18515
 
 /* A thread a probe runs, as the tracer needs it. */
 struct probe_thread {
@@ -42,12 +64,27 @@ struct probe_ops {
 	/* Round trips completed so far by the current run (any thread may ask). */
 	size_t (*progress)(void *state);
 	void (*close)(void *state);
+	/* Optional: the clock of the timestamps, for run.clock; NULL: clock_gettime. */
+	const char *(*clock)(void *state);
+	/* Optional: what was measured on (device, GID, size, ...); NULL: nothing more. */
+	const char *(*detail)(void *state);
 };
 
 /* The probe called name, or NULL. */
 const struct probe_ops *probe_find(const char *name);
 /* Names of all probes, comma-separated, for --help and errors. */
 const char *probe_names(void);
+/* The probe `run` and `record` use when none is named: verbs where an RDMA port is active. */
+const struct probe_ops *probe_default(void);
+/* The default options (perftest's for verbs; the last two CPUs). */
+void probe_opts_init(struct probe_opts *o);
+
+/*
+ * Exit code for a probe's negative errno: 2 (environment) for a missing or
+ * inactive device, an unreachable or incompatible peer, refused memory
+ * registration; else 4 (runtime).
+ */
+int probe_exit_code(int err);
 
 /*
  * Resolves o->cpu: fills -1 entries with the last two online CPUs, checks the
