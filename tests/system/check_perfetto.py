@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# Checks a `tailcause report --format perfetto` file: Chrome trace-event JSON
+# that the Perfetto UI imports without moving slices aside.
+#   - it parses; traceEvents is a list of events with ph X (complete), i
+#     (instant) or M (metadata), numeric ts/dur >= 0, integer pid/tid;
+#   - on every track (pid, tid), the X slices nest properly: sorted by start
+#     (longer first on ties), each one either starts after the innermost open
+#     slice ends or ends inside it. ts and dur are read as exact decimals, as
+#     a viewer that rounds nothing would see them;
+#   - every track with slices has a thread_name, every pid a process_name;
+#   - with --latency: a "round trips" track with at least one flagged spike.
+#
+#   check_perfetto.py FILE [--latency] [--min-slices N]
+# Exit 0 when valid, 1 with the problems otherwise.
+import json
+import sys
+from decimal import Decimal
+
+
+def check(doc, latency, min_slices):
+    errs = []
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+        return ["no traceEvents list"]
+    tracks, names, procs = {}, {}, set()
+    instants = 0
+    for n, e in enumerate(doc["traceEvents"]):
+        ph = e.get("ph")
+        if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
+            errs.append("event %d: pid/tid not integers" % n)
+            continue
+        key = (e["pid"], e["tid"])
+        if ph == "M":
+            if e.get("name") == "thread_name":
+                names[key] = e["args"]["name"]
+            elif e.get("name") == "process_name":
+                procs.add(e["pid"])
+            continue
+        if ph not in ("X", "i"):
+            errs.append("event %d: unexpected ph %r" % (n, ph))
+            continue
+        ts = e.get("ts")
+        if not isinstance(ts, Decimal) and not isinstance(ts, int) or ts < 0:
+            errs.append("event %d: bad ts %r" % (n, ts))
+            continue
+        if not isinstance(e.get("name"), str) or not e["name"]:
+            errs.append("event %d: no name" % n)
+        if ph == "i":
+            instants += 1
+            if e.get("s") not in ("t", "p", "g"):
+                errs.append("event %d: instant without scope" % n)
+            continue
+        dur = e.get("dur")
+        if not isinstance(dur, (Decimal, int)) or dur < 0:
+            errs.append("event %d: bad dur %r" % (n, dur))
+            continue
+        tracks.setdefault(key, []).append((Decimal(ts), Decimal(ts) + Decimal(dur), e))
+    slices = sum(len(v) for v in tracks.values())
+    for key, sl in tracks.items():
+        if key not in names:
+            errs.append("track %s has slices but no thread_name" % (key,))
+        if key[0] not in procs:
+            errs.append("pid %d has no process_name" % key[0])
+        sl.sort(key=lambda x: (x[0], -x[1]))
+        stack = []
+        for start, end, e in sl:
+            while stack and stack[-1] <= start:
+                stack.pop()
+            if stack and end > stack[-1]:
+                errs.append("track %s (%s): slice %r [%s, %s] overlaps its parent ending %s"
+                            % (key, names.get(key), e["name"], start, end, stack[-1]))
+                break
+            stack.append(end)
+    if slices < min_slices:
+        errs.append("only %d slices, expected at least %d" % (slices, min_slices))
+    if latency:
+        rt = [k for k, v in names.items() if v.startswith("round trips")]
+        spikes = [e for k in rt for _, _, e in tracks.get(k, []) if e["name"].startswith("SPIKE")]
+        if not rt or not spikes:
+            errs.append("no round-trip track with a flagged spike")
+    cpus = [p for p in procs if p >= 100]
+    if not cpus and slices:
+        errs.append("no per-CPU track")
+    return errs
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        print("usage: check_perfetto.py FILE [--latency] [--min-slices N]", file=sys.stderr)
+        return 2
+    latency = "--latency" in args
+    min_slices = int(args[args.index("--min-slices") + 1]) if "--min-slices" in args else 1
+    try:
+        doc = json.load(open(args[0]), parse_float=Decimal)
+    except ValueError as e:
+        print("%s: not JSON: %s" % (args[0], e))
+        return 1
+    errs = check(doc, latency, min_slices)
+    for e in errs[:50]:
+        print("%s: %s" % (args[0], e))
+    return 1 if errs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_noise.c - the per-interval noise report of a traced command, on
+ * synthetic traces whose answers are worked out by hand in the comments.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/noise.h"
+
+#define US	 1000ull
+#define MS	 1000000ull
+#define CMD_TID	 100
+#define CMD2_TID 101
+#define SELF_TID 900
+#define CPU	 2
+
+static void add(struct tc_trace *t, uint16_t kind, uint64_t start, uint64_t dur, uint32_t cpu,
+		uint32_t tid, uint32_t arg)
+{
+	struct tc_event e = {
+		.start_ns = start, .dur_ns = dur, .cpu = cpu, .tid = tid, .arg = arg, .kind = kind};
+
+	assert_int_equal(trace__add_events(t, &e, 1), 0);
+}
+
+static struct tc_event *last(struct tc_trace *t)
+{
+	return &t->events[t->n_events - 1];
+}
+
+static void offcpu(struct tc_trace *t, uint64_t start, uint64_t dur, uint32_t tid, int preempted,
+		   uint64_t woken_after, uint32_t other_pid, const char *other)
+{
+	add(t, TC_EV_OFFCPU, start, dur, CPU, tid, preempted ? 0 : 1);
+	last(t)->flags = preempted ? TC_OFFCPU_PREEMPTED : 0;
+	last(t)->aux = woken_after;
+	last(t)->other_pid = other_pid;
+	strncpy(last(t)->other_comm, other, TC_COMM_LEN - 1);
+}
+
+static void fault(struct tc_trace *t, uint64_t at, uint32_t tid, const char *comm)
+{
+	add(t, TC_EV_PAGE_FAULT, at, 0, CPU, tid, 0);
+	last(t)->other_pid = tid;
+	strncpy(last(t)->other_comm, comm, TC_COMM_LEN - 1);
+}
+
+/*
+ * One thread "bench" (tid 100) on CPU 2:
+ *   0 ms        page fault: it runs                     -> runs [0, 10) on CPU 2
+ *   3 ms        hardirq eth0 10 us on CPU 2             -> irq, counted
+ *   4 ms        hardirq eth0 10 us on CPU 3             -> another CPU: not counted
+ *   10 ms       preempted 5 ms, "hog" ran               -> offcpu preemption:hog 5 ms
+ *   12 ms       hardirq, IPI on CPU 2 while it is off   -> not counted (the IPI is no cause)
+ *   30 ms       blocked 50 ms, woken at +40 ms, idle    -> runs [15, 30); blocked 40 ms,
+ *                                                          idle-exit 10 ms
+ *   90 ms       softirq NET_RX 100 us, with a hardirq   -> runs [80, 95): net_rx 80 us,
+ *   90.010 ms   eth0 20 us nested in it                    eth0 20 us more
+ *   95 ms       page fault
+ * and the recorder's own thread preempted (never a thread of the command).
+ */
+static struct tc_trace *golden(void)
+{
+	struct tc_trace *t = trace__new();
+
+	assert_non_null(t);
+	assert_int_equal(trace__add_thread(t, CMD_TID, TC_THREAD_TARGET, UINT32_MAX), 0);
+	assert_int_equal(trace__add_thread(t, SELF_TID, TC_THREAD_SELF, UINT32_MAX), 0);
+	assert_int_equal(trace__add_irq_name(t, 30, "eth0"), 0);
+	fault(t, 0, CMD_TID, "bench");
+	add(t, TC_EV_HARDIRQ, 3 * MS, 10 * US, CPU, 0, 30);
+	add(t, TC_EV_HARDIRQ, 4 * MS, 10 * US, 3, 0, 30);
+	offcpu(t, 10 * MS, 5 * MS, CMD_TID, 1, 0, 200, "hog");
+	add(t, TC_EV_HARDIRQ, 12 * MS, 10 * US, CPU, 0, 30);
+	add(t, TC_EV_IPI, 13 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE); /* off too: no cause */
+	offcpu(t, 20 * MS, 1 * MS, SELF_TID, 1, 0, 200, "hog");
+	offcpu(t, 30 * MS, 50 * MS, CMD_TID, 0, 40 * MS, 0, "swapper/2");
+	add(t, TC_EV_SOFTIRQ, 90 * MS, 100 * US, CPU, 0, 3);
+	add(t, TC_EV_HARDIRQ, 90 * MS + 10 * US, 20 * US, CPU, 0, 30);
+	fault(t, 95 * MS, CMD_TID, "bench");
+	trace__sort(t);
+	return t;
+}
+
+static const struct tc_noise_cause *cause(const struct tc_noise *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_causes; i++)
+		if (!strcmp(n->causes[i].name, name))
+			return &n->causes[i];
+	fail_msg("no cause %s", name);
+	return NULL;
+}
+
+static void test_noise_golden_one_interval(void **state)
+{
+	struct tc_trace *t = golden();
+	struct tc_noise_opts o = {0}; /* 100 ms */
+	struct tc_noise *n;
+	const struct tc_noise_row *r;
+
+	(void)state;
+	assert_int_equal(noise__run(t, &o, &n), 0);
+	assert_int_equal(n->n_threads, 1); /* the recorder's thread is not the command's */
+	assert_int_equal(n->threads[0].tid, CMD_TID);
+	assert_int_equal(n->threads[0].role, TC_THREAD_TARGET);
+	assert_string_equal(n->threads[0].comm, "bench");
+	assert_int_equal(n->n_intervals, 1);
+	assert_int_equal(n->n_rows, 1);
+	r = &n->rows[0];
+	assert_int_equal(r->start_ns, 0);
+	assert_int_equal(r->end_ns, 95 * MS); /* the trace ends there */
+	assert_int_equal(r->run_ns, 40 * MS); /* 10 + 15 + 15 */
+	assert_int_equal(r->group_ns[TC_NOISE_OFFCPU], 15 * MS);
+	assert_int_equal(r->group_ns[TC_NOISE_IRQ], 110 * US);
+	assert_int_equal(r->group_ns[TC_NOISE_BLOCKED], 40 * MS);
+	assert_int_equal(r->noise_ns, 15 * MS + 110 * US);
+	assert_int_equal(r->faults, 2);
+	assert_int_equal(r->n_cpus, 1);
+	assert_int_equal(r->cpus[0], CPU);
+
+	assert_int_equal(cause(n, "preemption:hog")->ns, 5 * MS);
+	assert_int_equal(cause(n, "preemption:hog")->group, TC_NOISE_OFFCPU);
+	assert_int_equal(cause(n, "idle-exit")->ns, 10 * MS);
+	assert_int_equal(cause(n, "hardirq:eth0")->ns, 30 * US); /* 10 + 20; the others missed */
+	assert_int_equal(cause(n, "hardirq:eth0")->count, 2);
+	assert_int_equal(cause(n, "softirq:net_rx")->ns, 80 * US); /* 100 - the nested 20 */
+	assert_int_equal(cause(n, "blocked")->ns, 40 * MS);
+	assert_int_equal(cause(n, "page-fault")->count, 2);
+	for (size_t i = 0; i < n->n_causes; i++) /* nothing that never happened */
+		assert_true(n->causes[i].ns || n->causes[i].count);
+	/* parts: most time first */
+	assert_string_equal(n->causes[n->parts[r->first_part].cause].name, "blocked");
+	assert_int_equal(n->noise_ns, 15 * MS + 110 * US);
+	assert_int_equal(n->threads[0].noise_ns, n->noise_ns);
+	noise__free(n);
+	trace__free(t);
+}
+
+static void test_noise_intervals_split_and_rank(void **state)
+{
+	struct tc_trace *t = golden();
+	struct tc_noise_opts o = {.interval_ns = 10 * MS};
+	struct tc_noise *n;
+	size_t idx[4];
+
+	(void)state;
+	assert_int_equal(noise__run(t, &o, &n), 0);
+	assert_int_equal(n->n_intervals, 10); /* [0, 95 ms] in 10 ms steps */
+	/* worst: [70, 80) idle-exit 10 ms, [10, 20) hog 5 ms, [90, 100) 100 us, [0, 10) 10 us */
+	assert_int_equal(noise_worst_rows(n, idx, 4), 4);
+	assert_int_equal(n->rows[idx[0]].start_ns, 70 * MS);
+	assert_int_equal(n->rows[idx[0]].noise_ns, 10 * MS);
+	assert_int_equal(n->rows[idx[1]].start_ns, 10 * MS);
+	assert_int_equal(n->rows[idx[1]].noise_ns, 5 * MS);
+	assert_int_equal(n->rows[idx[1]].run_ns, 5 * MS); /* [15, 20) */
+	assert_int_equal(n->rows[idx[2]].start_ns, 90 * MS);
+	assert_int_equal(n->rows[idx[2]].noise_ns, 100 * US);
+	assert_int_equal(n->rows[idx[2]].end_ns, 95 * MS);
+	assert_int_equal(n->rows[idx[3]].start_ns, 0);
+	assert_int_equal(n->rows[idx[3]].noise_ns, 10 * US);
+	/* the blocked 40 ms spread over [30, 70): four rows of 10 ms */
+	for (size_t i = 0; i < n->n_rows; i++)
+		if (n->rows[i].start_ns >= 30 * MS && n->rows[i].start_ns < 70 * MS)
+			assert_int_equal(n->rows[i].group_ns[TC_NOISE_BLOCKED], 10 * MS);
+	assert_int_equal(cause(n, "blocked")->count, 1);   /* one interval, counted once */
+	assert_int_equal(n->noise_ns, 15 * MS + 110 * US); /* same totals as one interval */
+	noise__free(n);
+	trace__free(t);
+}
+
+/* Two threads share CPU 2: an IRQ is credited to the one running at the time. */
+static void test_noise_irq_goes_to_the_running_thread(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise *n;
+
+	(void)state;
+	fault(t, 0, CMD_TID, "a");
+	offcpu(t, 10 * MS, 20 * MS, CMD_TID, 0, 0, CMD2_TID, "b"); /* blocked, never woken */
+	fault(t, 12 * MS, CMD2_TID, "b");
+	add(t, TC_EV_TIMER, 5 * MS, 7 * US, CPU, 0, 0);		       /* a runs */
+	add(t, TC_EV_IPI, 15 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE); /* b runs */
+	offcpu(t, 20 * MS, 1 * MS, CMD2_TID, 1, 0, 300, "kworker/2:1");
+	trace__sort(t);
+	assert_int_equal(noise__run(t, NULL, &n), 0);
+	assert_int_equal(n->n_threads, 2);
+	assert_int_equal(n->threads[0].tid, CMD_TID);
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_IRQ], 7 * US);	     /* timer */
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_BLOCKED], 20 * MS); /* aux 0: all */
+	assert_int_equal(n->threads[1].group_ns[TC_NOISE_IRQ], 3 * US);	     /* ipi */
+	assert_int_equal(n->threads[1].group_ns[TC_NOISE_OFFCPU], 1 * MS);
+	assert_int_equal(n->threads[1].run_ns, 8 * MS); /* [12, 20) */
+	assert_int_equal(cause(n, "timer")->ns, 7 * US);
+	assert_int_equal(cause(n, "ipi:reschedule")->ns, 3 * US);
+	assert_int_equal(cause(n, "preemption:kworker/2:1")->ns, 1 * MS);
+	noise__free(n);
+	trace__free(t);
+}
+
+/* Its own direct compaction is an mm stall; kcompactd running instead is off-CPU. */
+static void test_noise_compaction_stall_and_kcompactd(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise *n;
+
+	(void)state;
+	fault(t, 0, CMD_TID, "a");
+	add(t, TC_EV_COMPACTION, 1 * MS, 2 * MS, CPU, CMD_TID, TC_COMPACT_RUN);
+	offcpu(t, 5 * MS, 1 * MS, CMD_TID, 1, 0, 40, "kcompactd0");
+	add(t, TC_EV_MIGRATE, 5 * MS + 10, 0, 1, CMD_TID, CPU);
+	trace__sort(t);
+	assert_int_equal(noise__run(t, NULL, &n), 0);
+	assert_int_equal(n->group_ns[TC_NOISE_MM], 2 * MS);
+	assert_int_equal(n->group_ns[TC_NOISE_OFFCPU], 1 * MS);
+	assert_int_equal(n->noise_ns, 3 * MS);
+	assert_int_equal(n->migrations, 1);
+	assert_int_equal(n->run_ns, 5 * MS);
+	noise__free(n);
+	trace__free(t);
+}
+
+static void test_noise_empty_trace(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise *n;
+	size_t idx[1];
+
+	(void)state;
+	assert_int_equal(noise__run(t, NULL, &n), 0);
+	assert_int_equal(n->n_threads, 0);
+	assert_int_equal(n->n_rows, 0);
+	assert_int_equal(n->noise_ns, 0);
+	assert_int_equal(noise_worst_rows(n, idx, 1), 0);
+	noise__free(n);
+	/* events but no thread of a command */
+	add(t, TC_EV_HARDIRQ, 5, 5, CPU, 0, 1);
+	assert_int_equal(noise__run(t, NULL, &n), 0);
+	assert_int_equal(n->n_threads, 0);
+	noise__free(n);
+	trace__free(t);
+}
+
+static void test_noise_unsorted_is_einval(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise *n = NULL;
+
+	(void)state;
+	add(t, TC_EV_HARDIRQ, 50, 5, CPU, 0, 1);
+	add(t, TC_EV_HARDIRQ, 10, 5, CPU, 0, 1);
+	assert_int_equal(noise__run(t, NULL, &n), -EINVAL);
+	assert_null(n);
+	trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_noise_golden_one_interval),
+		cmocka_unit_test(test_noise_intervals_split_and_rank),
+		cmocka_unit_test(test_noise_irq_goes_to_the_running_thread),
+		cmocka_unit_test(test_noise_compaction_stall_and_kcompactd),
+		cmocka_unit_test(test_noise_empty_trace),
+		cmocka_unit_test(test_noise_unsorted_is_einval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

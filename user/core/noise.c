@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * noise.c - per-interval noise of a traced command's threads (noise.h).
+ *
+ * Three passes over the sorted events, each linear (plus sorts):
+ *   1. anchors: the off-CPU intervals, page faults and compaction/reclaim of
+ *      each thread, in time order per thread, give the stretches it is known
+ *      to have run, and on which CPU;
+ *   2. per thread: off-CPU intervals (split into blocked and waiting), its
+ *      own compaction/reclaim, page faults and migrations;
+ *   3. CPU-wide intervals (hardirq, softirq, timer, IPI, NIC), swept against
+ *      the stretches of their CPU, sorted by start and clipped to be disjoint;
+ *      a per-CPU stack of open intervals finds the nested ones.
+ * Every amount is split at interval boundaries into (thread, interval, cause)
+ * accumulators kept in hash maps; noise_build.c sorts them into the result.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "noise_acc.h"
+
+/* ---- threads -------------------------------------------------------------------------- */
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static size_t thread_of(const struct noise_acc *acc, uint32_t tid)
+{
+	size_t lo = 0, hi = acc->n_tids;
+
+	while (tid && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (acc->tids[mid] == tid)
+			return mid;
+		if (acc->tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+static int collect_threads(struct noise_acc *acc)
+{
+	const struct tc_trace *t = acc->t;
+	size_t cap = 0, n = 0;
+
+	for (size_t i = 0; i < t->n_events + t->n_threads; i++) {
+		uint32_t tid;
+
+		if (i < t->n_events) {
+			if (t->events[i].kind != TC_EV_OFFCPU)
+				continue;
+			tid = t->events[i].tid;
+			if (trace__thread_role(t, tid) == TC_THREAD_SELF)
+				continue;
+		} else if (t->threads[i - t->n_events].role == TC_THREAD_TARGET) {
+			tid = t->threads[i - t->n_events].tid;
+		} else {
+			continue;
+		}
+		if (!tid || (n && acc->tids[n - 1] == tid))
+			continue;
+		if (grow(&acc->tids, &cap, n + 1, sizeof(*acc->tids)))
+			return -ENOMEM;
+		acc->tids[n++] = tid;
+	}
+	if (n) {
+		size_t m = 1;
+
+		qsort(acc->tids, n, sizeof(*acc->tids), cmp_u32);
+		for (size_t i = 1; i < n; i++)
+			if (acc->tids[i] != acc->tids[m - 1])
+				acc->tids[m++] = acc->tids[i];
+		n = m;
+	}
+	acc->n_tids = n;
+	return n > NOISE_MAX_THREADS ? -E2BIG : 0;
+}
+
+/* ---- accumulators --------------------------------------------------------------------- */
+
+static uint64_t name_hash(const char *s, enum tc_noise_group g)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)g;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The index of the cause (group, name), added with class cls if new; 0 or -ENOMEM/-E2BIG. */
+static int cause_of(struct noise_acc *acc, enum tc_noise_group g, enum tc_cause_class cls,
+		    const char *name, uint32_t *out)
+{
+	struct tc_noise_cause *c;
+	uint64_t key = name_hash(name, g);
+	size_t i;
+
+	for (;; key++) {
+		if (!u64map_get(&acc->causemap, key, &i))
+			break;
+		if (acc->causes[i].group == g && !strcmp(acc->causes[i].name, name)) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	if (acc->n_causes >= NOISE_MAX_CAUSES)
+		return -E2BIG;
+	if (grow(&acc->causes, &acc->cap_causes, acc->n_causes + 1, sizeof(*acc->causes)))
+		return -ENOMEM;
+	c = &acc->causes[acc->n_causes];
+	memset(c, 0, sizeof(*c));
+	strncpy(c->name, name, sizeof(c->name) - 1);
+	c->cls = cls;
+	c->group = g;
+	if (u64map_put(&acc->causemap, key, acc->n_causes))
+		return -ENOMEM;
+	*out = (uint32_t)acc->n_causes++;
+	return 0;
+}
+
+static int row_of(struct noise_acc *acc, size_t thread, uint64_t bin, size_t *out)
+{
+	uint64_t key = (uint64_t)thread << 40 | bin;
+	struct noise_racc *r;
+
+	if (u64map_get(&acc->rowmap, key, out))
+		return 0;
+	if (grow(&acc->rows, &acc->cap_rows, acc->n_rows + 1, sizeof(*acc->rows)))
+		return -ENOMEM;
+	r = &acc->rows[acc->n_rows];
+	memset(r, 0, sizeof(*r));
+	r->thread = thread;
+	r->bin = bin;
+	*out = acc->n_rows++;
+	return u64map_put(&acc->rowmap, key, *out);
+}
+
+/* Adds (sub == 0) or takes away ns from the cause in the row; count is added either way. */
+static int part_add(struct noise_acc *acc, size_t row, uint32_t cause, uint64_t ns, uint64_t count,
+		    int sub)
+{
+	uint64_t key = (uint64_t)row << 24 | cause;
+	struct noise_pacc *p;
+	size_t i;
+
+	if (!u64map_get(&acc->partmap, key, &i)) {
+		if (grow(&acc->parts, &acc->cap_parts, acc->n_parts + 1, sizeof(*acc->parts)))
+			return -ENOMEM;
+		i = acc->n_parts++;
+		acc->parts[i] = (struct noise_pacc){.row = row, .cause = cause};
+		if (u64map_put(&acc->partmap, key, i))
+			return -ENOMEM;
+	}
+	p = &acc->parts[i];
+	if (sub)
+		p->ns = p->ns > ns ? p->ns - ns : 0;
+	else
+		p->ns = sat_add(p->ns, ns);
+	p->count += count;
+	return 0;
+}
+
+static uint64_t bin_of(const struct noise_acc *acc, uint64_t ts)
+{
+	return ts > acc->t0 ? (ts - acc->t0) / acc->iv : 0;
+}
+
+/* Splits [s, e) at interval boundaries; count goes to the first interval. */
+static int add_span(struct noise_acc *acc, size_t thread, uint32_t cause, uint64_t s, uint64_t e,
+		    uint64_t count, int sub)
+{
+	for (uint64_t b = bin_of(acc, s);; b++) {
+		uint64_t edge = acc->t0 + (b + 1) * acc->iv, hi = e < edge ? e : edge;
+		size_t row;
+		int err = row_of(acc, thread, b, &row);
+
+		err = err ?: part_add(acc, row, cause, hi > s ? hi - s : 0, count, sub);
+		if (err)
+			return err;
+		count = 0;
+		if (e <= edge)
+			return 0;
+		s = edge;
+	}
+}
+
+static void note_cpu(struct noise_racc *r, uint32_t cpu)
+{
+	uint32_t n = r->n_cpus < TC_NOISE_ROW_CPUS ? r->n_cpus : TC_NOISE_ROW_CPUS;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (r->cpus[i] == cpu)
+			return;
+	if (r->n_cpus < TC_NOISE_ROW_CPUS)
+		r->cpus[r->n_cpus] = cpu;
+	r->n_cpus++;
+}
+
+static int add_run(struct noise_acc *acc, size_t thread, uint32_t cpu, uint64_t s, uint64_t e)
+{
+	for (uint64_t b = bin_of(acc, s); s < e; b++) {
+		uint64_t edge = acc->t0 + (b + 1) * acc->iv, hi = e < edge ? e : edge;
+		size_t row;
+
+		if (row_of(acc, thread, b, &row))
+			return -ENOMEM;
+		acc->rows[row].run_ns += hi - s;
+		note_cpu(&acc->rows[row], cpu);
+		s = hi;
+	}
+	return 0;
+}
+
+/* Counts an instant of a thread: a page fault or a migration. */
+static int add_instant(struct noise_acc *acc, size_t thread, const struct tc_event *e)
+{
+	size_t row;
+	uint32_t cause;
+	int err = row_of(acc, thread, bin_of(acc, e->start_ns), &row);
+
+	if (err)
+		return err;
+	if (e->kind == TC_EV_MIGRATE) {
+		acc->rows[row].migrations++;
+		return 0;
+	}
+	acc->rows[row].faults++;
+	err = cause_of(acc, TC_NOISE_FAULT, TC_CAUSE_PAGE_FAULT, "page-fault", &cause);
+	return err ?: part_add(acc, row, cause, 0, 1, 0);
+}
+
+/* ---- pass 1: where each thread is known to run ---------------------------------------- */
+
+struct anchor {
+	uint64_t start;
+	uint64_t end;
+	size_t thread;
+	uint32_t cpu;
+	uint32_t
+		off; /* an off-CPU interval: it resumes at end; else it runs through [start, end] */
+};
+
+struct stretch {
+	uint64_t start;
+	uint64_t end;
+	size_t thread;
+	uint32_t cpu;
+};
+
+static int cmp_anchor(const void *x, const void *y)
+{
+	const struct anchor *a = x, *b = y;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int cmp_stretch(const void *x, const void *y)
+{
+	const struct stretch *a = x, *b = y;
+
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int is_anchor(const struct tc_event *e)
+{
+	return e->kind == TC_EV_OFFCPU || e->kind == TC_EV_PAGE_FAULT ||
+	       e->kind == TC_EV_COMPACTION || e->kind == TC_EV_RECLAIM;
+}
+
+static int collect_anchors(struct noise_acc *acc, struct anchor **out, size_t *n_out)
+{
+	const struct tc_trace *t = acc->t;
+	struct anchor *a = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < t->n_events; i++) {
+		const struct tc_event *e = &t->events[i];
+		size_t th = is_anchor(e) ? thread_of(acc, e->tid) : SIZE_MAX;
+
+		if (th == SIZE_MAX)
+			continue;
+		if (grow(&a, &cap, n + 1, sizeof(*a))) {
+			free(a);
+			return -ENOMEM;
+		}
+		a[n++] = (struct anchor){.start = e->start_ns,
+					 .end = sat_add(e->start_ns, e->dur_ns),
+					 .thread = th,
+					 .cpu = e->cpu,
+					 .off = e->kind == TC_EV_OFFCPU};
+	}
+	qsort(a, n, sizeof(*a), cmp_anchor);
+	*out = a;
+	*n_out = n;
+	return 0;
+}
+
+/*
+ * Between consecutive anchors of a thread it ran, on the CPU of the later one;
+ * the stretches are returned sorted by CPU and start and clipped to be disjoint.
+ */
+static int build_stretches(struct noise_acc *acc, struct stretch **out, size_t *n_out)
+{
+	struct anchor *a;
+	struct stretch *s;
+	size_t n_a, n = 0, m = 0;
+	int err = collect_anchors(acc, &a, &n_a);
+
+	if (err)
+		return err;
+	s = malloc((n_a ? n_a : 1) * sizeof(*s));
+	if (!s) {
+		free(a);
+		return -ENOMEM;
+	}
+	for (size_t i = 1; i < n_a; i++) {
+		const struct anchor *p = &a[i - 1], *q = &a[i];
+		uint64_t from = p->off ? p->end : p->start;
+
+		if (p->thread == q->thread && q->start > from)
+			s[n++] = (struct stretch){from, q->start, q->thread, q->cpu};
+	}
+	free(a);
+	qsort(s, n, sizeof(*s), cmp_stretch);
+	for (size_t i = 0; i < n; i++) {
+		if (m && s[m - 1].cpu == s[i].cpu && s[i].start < s[m - 1].end)
+			s[i].start = s[m - 1].end;
+		if (s[i].start < s[i].end)
+			s[m++] = s[i];
+	}
+	*out = s;
+	*n_out = m;
+	return 0;
+}
+
+/* ---- pass 2: the threads' own intervals and instants ---------------------------------- */
+
+static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
+		      uint32_t *cause)
+{
+	char name[TC_CAUSE_NAME_LEN];
+	enum tc_cause_class cls = causes_name_event(acc->t, e, acc->pattern, name, sizeof(name));
+
+	return cause_of(acc, g, cls, name, cause);
+}
+
+/* Preempted: all of it. Blocked: asleep until woken (aux), then waiting for the CPU. */
+static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e)
+{
+	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns), woken = sat_add(s, e->aux);
+	struct tc_event as_preempted = *e;
+	uint32_t cause;
+	int err;
+
+	if (e->flags & TC_OFFCPU_PREEMPTED) {
+		err = name_event(acc, TC_NOISE_OFFCPU, e, &cause);
+		return err ?: add_span(acc, th, cause, s, end, 1, 0);
+	}
+	if (!e->aux || woken >= end)
+		woken = end;
+	err = cause_of(acc, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED, "blocked", &cause);
+	err = err ?: add_span(acc, th, cause, s, woken, 1, 0);
+	if (err || woken >= end)
+		return err;
+	as_preempted.flags |= TC_OFFCPU_PREEMPTED;
+	if (!e->other_pid)
+		err = cause_of(acc, TC_NOISE_OFFCPU, TC_CAUSE_IDLE_EXIT, "idle-exit", &cause);
+	else
+		err = name_event(acc, TC_NOISE_OFFCPU, &as_preempted, &cause);
+	return err ?: add_span(acc, th, cause, woken, end, 1, 0);
+}
+
+static int thread_pass(struct noise_acc *acc)
+{
+	const struct tc_trace *t = acc->t;
+	uint32_t cause;
+	int err = 0;
+
+	for (size_t i = 0; i < t->n_events && !err; i++) {
+		const struct tc_event *e = &t->events[i];
+		size_t th = thread_of(acc, e->tid);
+
+		if (th == SIZE_MAX)
+			continue;
+		switch (e->kind) {
+		case TC_EV_OFFCPU:
+			err = add_offcpu(acc, th, e);
+			break;
+		case TC_EV_PAGE_FAULT:
+		case TC_EV_MIGRATE:
+			err = add_instant(acc, th, e);
+			break;
+		case TC_EV_COMPACTION:
+		case TC_EV_RECLAIM:
+			err = name_event(acc, TC_NOISE_MM, e, &cause);
+			err = err
+				      ?: add_span(acc, th, cause, e->start_ns,
+						  sat_add(e->start_ns, e->dur_ns), 1, 0);
+			break;
+		}
+	}
+	return err;
+}
+
+/* ---- pass 3: CPU-wide intervals on the CPUs the threads ran on -------------------------- */
+
+#define NEST_DEPTH 8
+
+struct cpu_sweep {
+	size_t first, n, pos; /* its stretches, and the first that may still overlap */
+	uint32_t depth;
+	uint64_t open_start[NEST_DEPTH];
+	uint64_t open_end[NEST_DEPTH];
+	uint32_t open_cause[NEST_DEPTH];
+};
+
+static int is_cpu_wide(const struct tc_event *e)
+{
+	return e->dur_ns &&
+	       (e->kind == TC_EV_HARDIRQ || e->kind == TC_EV_SOFTIRQ || e->kind == TC_EV_IPI ||
+		e->kind == TC_EV_TIMER || e->kind == TC_EV_NIC);
+}
+
+static int cpu_wide_cause(struct noise_acc *acc, const struct tc_event *e, uint32_t *cause)
+{
+	uint64_t key = (uint64_t)e->kind << 32 | e->arg;
+	size_t i;
+	int err;
+
+	if (u64map_get(&acc->namecache, key, &i)) {
+		*cause = (uint32_t)i;
+		return 0;
+	}
+	err = name_event(acc, TC_NOISE_IRQ, e, cause);
+	return err ?: u64map_put(&acc->namecache, key, *cause);
+}
+
+/* Credits e's overlap with the CPU's stretches; takes it from its parent when nested. */
+static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu_sweep *c,
+		     const struct tc_event *e)
+{
+	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns), count = 1;
+	int nested;
+	uint32_t cause;
+	int err;
+
+	while (c->depth && c->open_end[c->depth - 1] <= s)
+		c->depth--;
+	nested = c->depth && s >= c->open_start[c->depth - 1] && end <= c->open_end[c->depth - 1];
+	while (c->pos < c->n && st[c->first + c->pos].end <= s)
+		c->pos++;
+	err = cpu_wide_cause(acc, e, &cause);
+	for (size_t j = c->pos; !err && j < c->n && st[c->first + j].start < end; j++) {
+		const struct stretch *x = &st[c->first + j];
+		uint64_t lo = x->start > s ? x->start : s, hi = x->end < end ? x->end : end;
+
+		err = add_span(acc, x->thread, cause, lo, hi, count, 0);
+		if (!err && nested)
+			err = add_span(acc, x->thread, c->open_cause[c->depth - 1], lo, hi, 0, 1);
+		count = 0;
+	}
+	if (!err && c->depth < NEST_DEPTH) {
+		c->open_start[c->depth] = s;
+		c->open_end[c->depth] = end;
+		c->open_cause[c->depth++] = cause;
+	}
+	return err;
+}
+
+static int cpu_pass(struct noise_acc *acc, const struct stretch *st, size_t n)
+{
+	const struct tc_trace *t = acc->t;
+	struct cpu_sweep *cpus = NULL;
+	struct u64map index = {0};
+	size_t n_cpus = 0, cap = 0, k;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		if (i && st[i].cpu == st[i - 1].cpu) {
+			cpus[n_cpus - 1].n++;
+			continue;
+		}
+		err = u64map_put(&index, st[i].cpu, n_cpus);
+		if (!err && !(err = grow(&cpus, &cap, n_cpus + 1, sizeof(*cpus))))
+			cpus[n_cpus++] = (struct cpu_sweep){.first = i, .n = 1};
+	}
+	for (size_t i = 0; i < t->n_events && !err; i++) {
+		const struct tc_event *e = &t->events[i];
+
+		if (is_cpu_wide(e) && u64map_get(&index, e->cpu, &k))
+			err = sweep_one(acc, st, &cpus[k], e);
+	}
+	free(cpus);
+	u64map__free(&index);
+	return err;
+}
+
+/* ---- entry points --------------------------------------------------------------------- */
+
+static int setup(struct noise_acc *acc)
+{
+	const struct tc_trace *t = acc->t;
+
+	for (size_t i = 0; i < t->n_events; i++) {
+		const struct tc_event *e = &t->events[i];
+
+		if (i && e->start_ns < t->events[i - 1].start_ns)
+			return -EINVAL;
+		if (sat_add(e->start_ns, e->dur_ns) > acc->t1)
+			acc->t1 = sat_add(e->start_ns, e->dur_ns);
+	}
+	acc->t0 = t->n_events ? t->events[0].start_ns : t->mono_ns;
+	if (t->mono_ns && t->mono_ns < acc->t0)
+		acc->t0 = t->mono_ns;
+	if (acc->t1 < acc->t0)
+		acc->t1 = acc->t0;
+	acc->n_bins = (acc->t1 - acc->t0) / acc->iv + 1;
+	if (acc->n_bins > NOISE_MAX_BINS)
+		return -E2BIG;
+	return collect_threads(acc);
+}
+
+static void acc_free(struct noise_acc *acc)
+{
+	free(acc->tids);
+	u64map__free(&acc->rowmap);
+	u64map__free(&acc->partmap);
+	u64map__free(&acc->causemap);
+	u64map__free(&acc->namecache);
+	free(acc->rows);
+	free(acc->parts);
+	free(acc->causes);
+}
+
+int noise__run(const struct tc_trace *t, const struct tc_noise_opts *o, struct tc_noise **out)
+{
+	struct noise_acc acc = {.t = t, .iv = TC_NOISE_INTERVAL_DEFAULT};
+	struct stretch *st = NULL;
+	size_t n_st = 0;
+	int err;
+
+	if (!t || !out || (t->n_events && !t->events))
+		return -EINVAL;
+	if (o && o->interval_ns)
+		acc.iv = o->interval_ns;
+	acc.pattern = o && o->nic_irq_pattern ? o->nic_irq_pattern : TC_NIC_IRQ_PATTERN_DEFAULT;
+	err = setup(&acc);
+	err = err ?: build_stretches(&acc, &st, &n_st);
+	for (size_t i = 0; !err && i < n_st; i++)
+		err = add_run(&acc, st[i].thread, st[i].cpu, st[i].start, st[i].end);
+	err = err ?: thread_pass(&acc);
+	err = err ?: cpu_pass(&acc, st, n_st);
+	free(st);
+	err = err ?: noise_acc_build(&acc, out);
+	acc_free(&acc);
+	return err;
+}

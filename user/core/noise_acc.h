@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * noise_acc.h - private to user/core: the accumulators noise.c fills while it
+ * walks the trace, and noise_build.c turns into a struct tc_noise.
+ */
+#ifndef TAILCAUSE_CORE_NOISE_ACC_H
+#define TAILCAUSE_CORE_NOISE_ACC_H
+
+#include "noise.h"
+#include "u64map.h"
+
+/* One (thread, interval). */
+struct noise_racc {
+	size_t thread;
+	uint64_t bin;
+	uint64_t run_ns;
+	uint64_t faults;
+	uint64_t migrations;
+	uint32_t cpus[TC_NOISE_ROW_CPUS];
+	uint32_t n_cpus;
+};
+
+/* One (row, cause). */
+struct noise_pacc {
+	size_t row; /* index into noise_acc.rows */
+	uint32_t cause;
+	uint64_t ns;
+	uint64_t count;
+};
+
+struct noise_acc {
+	const struct tc_trace *t;
+	const char *pattern;
+	uint64_t t0, t1, iv;
+	uint64_t n_bins;
+
+	uint32_t *tids; /* the threads, sorted */
+	size_t n_tids;
+
+	struct u64map rowmap;	 /* thread << 40 | bin -> rows[] */
+	struct u64map partmap;	 /* row << 24 | cause -> parts[] */
+	struct u64map causemap;	 /* hash of group and name -> causes[] */
+	struct u64map namecache; /* kind << 32 | arg of CPU-wide kinds -> causes[] */
+
+	struct noise_racc *rows;
+	size_t n_rows, cap_rows;
+	struct noise_pacc *parts;
+	size_t n_parts, cap_parts;
+	struct tc_noise_cause *causes; /* ns and count filled by the build */
+	size_t n_causes, cap_causes;
+};
+
+#define NOISE_MAX_THREADS (1u << 24)
+#define NOISE_MAX_CAUSES  (1u << 24)
+#define NOISE_MAX_BINS	  (1ull << 40)
+
+/* Turns the accumulators into *out; 0 or -ENOMEM. Leaves acc to be freed by the caller. */
+int noise_acc_build(struct noise_acc *acc, struct tc_noise **out);
+
+#endif /* TAILCAUSE_CORE_NOISE_ACC_H */

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* report_common.c - helpers every report format uses; formatting only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/analyze.h"
+#include "core/causes.h"
+#include "report_common.h"
+
+const char *report_meta_or(const struct tc_trace *t, const char *key, const char *dflt)
+{
+	const char *v = trace__meta(t, key);
+
+	return v ? v : dflt;
+}
+
+static const char *const kind_names[] = {
+	[TC_EV_OFFCPU] = "offcpu",
+	[TC_EV_HARDIRQ] = "hardirq",
+	[TC_EV_SOFTIRQ] = "softirq",
+	[TC_EV_IPI] = "ipi",
+	[TC_EV_TIMER] = "timer",
+	[TC_EV_PAGE_FAULT] = "page_fault",
+	[TC_EV_COMPACTION] = "compaction",
+	[TC_EV_RECLAIM] = "reclaim",
+	[TC_EV_IDLE] = "idle",
+	[TC_EV_MIGRATE] = "migrate",
+	[TC_EV_IRQ_MOVE] = "irq_move",
+	[TC_EV_NIC] = "nic",
+	[TC_EV_COLLAPSE] = "collapse",
+	[TC_EV_CPU_FREQ] = "cpu_freq",
+	[TC_EV_NAPI] = "napi",
+#ifdef TC_EV_LOST
+	[TC_EV_LOST] = "lost",
+#endif
+};
+
+const char *report_kind_name(uint16_t kind)
+{
+	if (kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind])
+		return kind_names[kind];
+	return "unknown";
+}
+
+static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "tid %u left cpu %u, %s; %s (pid %u) ran%s", e->tid, e->cpu,
+			 (e->flags & TC_OFFCPU_PREEMPTED) ? "preempted" : "blocked",
+			 e->other_comm[0] ? e->other_comm : "?", e->other_pid,
+			 (e->flags & TC_OFFCPU_PREEMPTED) ? " next" : " meanwhile");
+
+	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->aux && e->aux < e->dur_ns && n > 0 &&
+	    (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", NS_US(e->aux));
+}
+
+void report_event_detail(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
+{
+	const char *name;
+	char cause[TC_CAUSE_NAME_LEN];
+
+	switch (e->kind) {
+	case TC_EV_OFFCPU:
+		offcpu_detail(e, buf, len);
+		return;
+	case TC_EV_HARDIRQ:
+		name = trace__irq_name(t, e->arg);
+		snprintf(buf, len, "irq %u (%s) on cpu %u", e->arg, name ? name : "?", e->cpu);
+		return;
+	case TC_EV_SOFTIRQ:
+		snprintf(buf, len, "%s on cpu %u", causes_softirq_name(e->arg), e->cpu);
+		return;
+	case TC_EV_IDLE:
+		snprintf(buf, len, "cpu %u idle in C-state %u", e->cpu, e->arg);
+		return;
+	case TC_EV_PAGE_FAULT:
+		snprintf(buf, len, "tid %u faulted at 0x%llx on cpu %u (error code %u)", e->tid,
+			 (unsigned long long)e->aux, e->cpu, e->arg);
+		return;
+	case TC_EV_MIGRATE:
+		snprintf(buf, len, "tid %u moved from cpu %u to cpu %u", e->tid, e->arg, e->cpu);
+		return;
+	case TC_EV_IRQ_MOVE:
+		name = trace__irq_name(t, e->arg);
+		snprintf(buf, len, "irq %u (%s) moved from cpu %llu to cpu %u", e->arg,
+			 name ? name : "?", (unsigned long long)e->aux, e->cpu);
+		return;
+	case TC_EV_COMPACTION:
+	case TC_EV_RECLAIM:
+	case TC_EV_COLLAPSE:
+		snprintf(buf, len, "%s by %s (tid %u) on cpu %u", report_kind_name(e->kind),
+			 e->other_comm[0] ? e->other_comm : "?", e->tid, e->cpu);
+		return;
+	case TC_EV_CPU_FREQ:
+		snprintf(buf, len, "cpu %u now at %u MHz", e->cpu, e->arg / 1000);
+		return;
+#ifdef TC_EV_LOST
+	case TC_EV_LOST:
+		snprintf(buf, len, "%llu records of cpu %u lost to ring-buffer overrun",
+			 (unsigned long long)e->aux, e->cpu);
+		return;
+#endif
+	default:
+		causes_name_event(t, e, NULL, cause, sizeof(cause));
+		snprintf(buf, len, "%s on cpu %u", cause, e->cpu);
+	}
+}
+
+int report_next_tracer(const struct tc_trace *t, size_t *pos, struct report_tracer *out)
+{
+	for (; *pos < t->n_meta; (*pos)++) {
+		const struct tc_kv *kv = &t->meta[*pos];
+		const char *rest;
+		size_t n;
+
+		if (strncmp(kv->key, "tracer.", 7))
+			continue;
+		rest = kv->key + 7;
+		n = strcspn(rest, ".");
+		snprintf(out->concern, sizeof(out->concern), "%.*s", (int)n, rest);
+		out->program = rest[n] ? rest + n + 1 : rest;
+		out->attached = !strncmp(kv->val, "attached ", 9);
+		if (out->attached)
+			out->detail = kv->val + 9;
+		else if (!strncmp(kv->val, "not attached: ", 14))
+			out->detail = kv->val + 14;
+		else
+			out->detail = kv->val;
+		(*pos)++;
+		return 1;
+	}
+	return 0;
+}
+
+void report_probe_cpus(const struct tc_trace *t, unsigned char *mark, size_t n)
+{
+	memset(mark, 0, n);
+	for (size_t i = 0; i < t->n_threads; i++)
+		if (t->threads[i].role == TC_THREAD_PROBE && t->threads[i].cpu < n)
+			mark[t->threads[i].cpu] = 1;
+	for (size_t i = 0; i < t->n_samples; i++)
+		if (t->samples[i].cpu < n)
+			mark[t->samples[i].cpu] = 1;
+}
