@@ -4,6 +4,8 @@
 #   make run        install deps, build, record a short run and print the report (root)
 #   make test       install deps, build, run unit tests and system tests
 #   make bench      install deps, build, run the benchmarks in bench/
+#   make test-vm    the verbs tests on soft-RoCE in a qemu VM (scripts/vmlab; root)
+#   make bench-parity  tailcause's verbs probe vs perftest's ib_write_lat, in the VM
 #   make vmlinux    regenerate vmlinux/<arch>/vmlinux.h from this kernel's BTF
 #   make install    install the binary under $(PREFIX)/bin (PREFIX=/usr/local)
 #   make fmt        clang-format the sources
@@ -53,7 +55,7 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux
 	-Ibpf -MMD -MP
 
 CORE_SRCS := $(wildcard user/core/*.c)
-USER_SRCS := $(wildcard user/*.c user/io/*.c user/probe/*.c)
+USER_SRCS := $(wildcard user/*.c user/io/*.c user/probe/*.c user/audit/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 
@@ -62,10 +64,12 @@ USER_OBJS := $(USER_SRCS:%.c=$(O)/%.o)
 BPF_OBJS := $(BPF_SRCS:%.c=$(O)/%.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.skel.h)
 TESTS := $(TEST_SRCS:tests/%.c=$(O)/tests/%)
+AUDIT_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/audit/*.c))
 CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
 
-.PHONY: all run test unit-test system-test bench vmlinux install fmt clean deps check-core
+.PHONY: fuzz all run test unit-test system-test bench vmlinux install fmt clean deps check-core \
+	test-vm bench-parity
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
@@ -112,20 +116,52 @@ $(O)/tests/%: tests/%.c $(CORE_LIB)
 	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(CORE_LIB) $(LDFLAGS) \
 		$(CMOCKA_LIBS) -lz -lm -o $@
 
+# test_audit runs the checks of user/audit on fixture trees: it links them, and libibverbs.
+$(O)/tests/test_audit: tests/test_audit.c $(AUDIT_OBJS) $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(AUDIT_OBJS) $(CORE_LIB) $(LDFLAGS) \
+		$(CMOCKA_LIBS) $(PKG_LIBS) -lm -o $@
+
+# test_json_out tests the reports' JSON writer, a shell (user/io): it links that object.
+$(O)/tests/test_json_out: tests/test_json_out.c $(O)/user/io/json_out.o
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(O)/user/io/json_out.o $(LDFLAGS) \
+		$(CMOCKA_LIBS) -lm -o $@
+
+# libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).
+FUZZ_RUNS ?= 10000000
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -Iuser
+$(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(wildcard user/core/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) -lz -lm -o $@
+
+fuzz: $(O)/fuzz/fuzz_trace
+	$(Q)sh tests/fuzz/run.sh $(O) $(FUZZ_RUNS)
+
 check-core:
 	$(Q)sh scripts/check-core.sh
 
 unit-test: $(TESTS) check-core
 system-test: $(BIN)
 
-$(O)/tests/tc-spin: tests/system/spin.c
+# Small programs that cause host events on purpose for the system tests.
+TEST_TOOLS := $(O)/tests/tc-spin $(O)/tests/tc-ipi $(O)/tests/tc-bench
+$(O)/tests/tc-%: tests/system/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
 
 test: deps
-	$(Q)$(MAKE) all $(TESTS) $(O)/tests/tc-spin
+	$(Q)$(MAKE) all $(TESTS) $(TEST_TOOLS)
 	$(Q)sh tests/run.sh $(O)
+
+# One VM boot runs every verbs check (tests/system/test_vm.sh); make test runs it too.
+test-vm: deps
+	$(Q)$(MAKE) all $(O)/tests/tc-spin
+	$(Q)sh tests/run.sh $(O) test_vm
 
 RUN_ARGS ?= -n 5M
 run: deps
@@ -135,6 +171,11 @@ run: deps
 bench: deps
 	$(Q)$(MAKE) all
 	$(Q)sh bench/run.sh $(O)
+
+PARITY_ARGS ?=
+bench-parity: deps
+	$(Q)$(MAKE) all
+	$(Q)sh bench/parity.sh $(O) $(PARITY_ARGS)
 
 vmlinux:
 	$(Q)sh scripts/gen-vmlinux.sh $(ARCH)

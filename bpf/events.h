@@ -30,7 +30,9 @@
 #define TC_EV_COLLAPSE	13	/* instant: khugepaged collapsed or scanned a huge page by tid */
 #define TC_EV_CPU_FREQ	14	/* instant: a probe CPU changed frequency to arg kHz */
 #define TC_EV_NAPI	15	/* instant: a NAPI poll on a probe CPU, arg = work, aux = budget */
-#define TC_EV_KIND_MAX	15
+#define TC_EV_LOST	16	/* written by the recorder, not BPF: aux records of cpu were lost
+				 * to ring-buffer overrun between start and start + dur */
+#define TC_EV_KIND_MAX	16
 
 /* tc_event.flags for TC_EV_OFFCPU */
 #define TC_OFFCPU_PREEMPTED	0x1	/* switched out while runnable (prev_state == running) */

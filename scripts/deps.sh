@@ -4,7 +4,13 @@
 set -eu
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev libcmocka-dev
-libibverbs-dev util-linux procps iproute2 python3"
+libibverbs-dev libclang-rt-14-dev util-linux procps iproute2 python3"
+# The VM lab (scripts/vmlab: make test-vm, make bench-parity): qemu, and what builds its image.
+PKGS="$PKGS qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring"
+# make bench: the tracers tailcause is compared with, peak memory, profiling.
+PKGS="$PKGS linux-perf bpftrace trace-cmd time valgrind"
+# The HTML report's system test renders the page in headless Chromium.
+PKGS="$PKGS chromium"
 
 missing=""
 for p in $PKGS; do

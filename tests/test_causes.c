@@ -278,7 +278,7 @@ static void test_causes_name_unknown_kind_is_unattributed(void **state)
 
 	(void)state;
 	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_UNATTRIBUTED);
-	assert_string_equal(buf, "unknown event kind 16");
+	assert_string_equal(buf, "unknown event kind 17");
 	assert_int_equal(causes_name_event(t, &zero, NULL, buf, sizeof(buf)),
 			 TC_CAUSE_UNATTRIBUTED);
 	assert_string_equal(buf, "unknown event kind 0");
@@ -362,6 +362,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 		{TC_EV_IRQ_MOVE, "irq-move (evidence only)"},
 		{TC_EV_CPU_FREQ, "cpu-freq (evidence only)"},
 		{TC_EV_NAPI, "napi-poll (evidence only)"},
+		{TC_EV_LOST, "lost events (evidence only)"},
 	};
 	int n_evidence = 0;
 	char buf[64];
@@ -377,7 +378,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 	}
 	for (uint16_t k = 1; k <= TC_EV_KIND_MAX; k++)
 		n_evidence += causes_evidence_only(k);
-	assert_int_equal(n_evidence, 4);
+	assert_int_equal(n_evidence, 5);
 }
 
 static void test_causes_name_truncates_to_buffer(void **state)

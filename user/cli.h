@@ -34,5 +34,6 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_probes(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 
 #endif /* TAILCAUSE_CLI_H */

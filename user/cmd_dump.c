@@ -21,7 +21,7 @@ static const char *const kind_names[] = {
 	[TC_EV_IDLE] = "idle",		   [TC_EV_MIGRATE] = "migrate",
 	[TC_EV_IRQ_MOVE] = "irq_move",	   [TC_EV_NIC] = "nic",
 	[TC_EV_COLLAPSE] = "collapse",	   [TC_EV_CPU_FREQ] = "cpu_freq",
-	[TC_EV_NAPI] = "napi",
+	[TC_EV_NAPI] = "napi",		   [TC_EV_LOST] = "lost",
 };
 
 static const char *kind_name(unsigned int kind)

@@ -43,21 +43,13 @@ int cmd_probes(int argc, char **argv)
 	if (!t)
 		return TC_EXIT_ENV;
 	n = tracer__status(t, &st);
-	printf("%-8s %-24s %-8s %s\n", "concern", "program", "status", "target / reason");
+	printf("%-10s %-30s %-8s %s\n", "concern", "program", "status", "target / reason");
 	for (size_t i = 0; i < n; i++) {
-		printf("%-8s %-24s %-8s %s\n", st[i].concern, st[i].prog,
+		printf("%-10s %-30s %-8s %s\n", st[i].concern, st[i].prog,
 		       st[i].attached ? "attached" : "missing",
 		       st[i].attached ? st[i].target : st[i].reason);
 		attached += st[i].attached != 0;
 	}
 	tracer__free(t);
 	return attached ? TC_EXIT_OK : TC_EXIT_ENV;
-}
-
-int cmd_audit(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	log_err("audit: reserved for the host tuning checklist; not built yet");
-	return TC_EXIT_USAGE;
 }

@@ -12,40 +12,52 @@
 
 #include "cli.h"
 #include "io/log.h"
+#include "io/outfile.h"
 #include "io/recorder.h"
 #include "report.h"
 #include "run_args.h"
 
 static void record_help(void)
 {
-	printf("usage: tailcause record -o FILE [OPTIONS]\n"
+	printf("usage: tailcause record -o FILE [OPTIONS] [HOST]\n"
+	       "       tailcause record -o FILE [OPTIONS] -- CMD [ARGS...]\n"
 	       "\n"
 	       "Runs a latency probe with the BPF tracers attached and writes everything to a\n"
 	       "trace file: the round trips, the traced intervals (off-CPU time of the probe\n"
-	       "threads with who ran instead, hard IRQs and softirqs on the probe CPUs), IRQ\n"
-	       "names, host facts and ring-buffer drops. Read it with 'tailcause report'.\n"
+	       "threads with who ran instead; hard IRQs, softirqs, the local timer, IPIs,\n"
+	       "C-state exits and NIC driver work on the probe CPUs; page faults of the probe;\n"
+	       "compaction and direct reclaim anywhere), IRQ placement counts, IRQ names, host\n"
+	       "facts and ring-buffer drops. Read it with 'tailcause report'.\n"
+	       "With -- CMD, traces that command instead of a probe: its threads as they are\n"
+	       "created and the CPUs they run on, until it exits (perftest, nccl-tests, ...).\n"
 	       "Needs root (or CAP_BPF and CAP_PERFMON). Ctrl-C ends the run early and still\n"
 	       "writes a complete trace.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_OUTPUT | RA_TRACE);
+	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE);
 	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause record -o run.tct\n"
-	       "  sudo tailcause record -o run.tct -n 2M --cpu 2,3 --ringbuf 64M\n");
+	       "  sudo tailcause record -o perftest.tct -- ib_write_lat -d mlx5_0 -n 100000\n"
+	       "  sudo tailcause record -o run.tct -n 2M --cpu 2,3 --ringbuf 64M\n"
+	       "  sudo tailcause record -o run.tct --probe verbs -d mlx5_0 --server\n");
 }
 
 static void run_help(void)
 {
-	printf("usage: tailcause run [OPTIONS]\n"
+	printf("usage: tailcause run [OPTIONS] [HOST]\n"
 	       "\n"
 	       "Records a probe run under tracing (like 'record') and prints the report (like\n"
 	       "'report'): perftest-style statistics, the spikes, and their causes. The trace\n"
-	       "is kept only with -o. Needs root (or CAP_BPF and CAP_PERFMON).\n"
+	       "is kept only with -o. Needs root (or CAP_BPF and CAP_PERFMON). The probe is\n"
+	       "verbs in loopback on the first active RDMA port, or shm where there is none;\n"
+	       "the report's header names it.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_OUTPUT | RA_TRACE | RA_REPORT);
+	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_REPORT | RA_HTML);
 	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause run\n"
+	       "  sudo tailcause run -n 1M --html run.html\n"
+	       "  sudo tailcause run --probe verbs -d rxe0 -n 200k\n"
 	       "  sudo tailcause run -n 1M --cpu 0,1 -o run.tct --spike p99.9\n");
 }
 
@@ -103,6 +115,7 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		.force_fallback = a->fallback || getenv("TAILCAUSE_FORCE_FALLBACK"),
 		.progress = a->progress,
 		.command_line = command_line,
+		.command = a->command,
 	};
 	char why[160];
 	int err;
@@ -111,11 +124,14 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		log_err("%s: %s", "load BPF programs", why);
 		return TC_EXIT_ENV;
 	}
-	if (probe_resolve_cpus(&ro.probe_opts))
+	if (!ro.command && probe_resolve_cpus(&ro.probe_opts))
 		return TC_EXIT_USAGE;
 	install_signals();
 	err = recorder_run(&ro);
-	return err ? exit_for_record_error(err) : TC_EXIT_OK;
+	if (!err)
+		return TC_EXIT_OK;
+	/* The recorder's own environment failures first, then the probe's (device, peer). */
+	return exit_for_record_error(err) == TC_EXIT_ENV ? TC_EXIT_ENV : probe_exit_code(err);
 }
 
 int cmd_record(int argc, char **argv)
@@ -123,11 +139,14 @@ int cmd_record(int argc, char **argv)
 	struct run_args a;
 	int err;
 
-	err = run_args_parse(argc, argv, RA_PROBE | RA_OUTPUT | RA_TRACE, record_help, &a);
+	err = run_args_parse(argc, argv,
+			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_COMMAND,
+			     record_help, &a);
 	if (err)
 		return err > 0 ? TC_EXIT_OK : TC_EXIT_USAGE;
 	if (a.n_rest) {
-		log_err("record: unexpected argument '%s'", a.rest[0]);
+		log_err("record: unexpected argument '%s' (a command to trace goes after --)",
+			a.rest[0]);
 		return TC_EXIT_USAGE;
 	}
 	if (!a.output) {
@@ -150,8 +169,10 @@ int cmd_run(int argc, char **argv)
 	const char *path;
 	int err, fd;
 
-	err = run_args_parse(argc, argv, RA_PROBE | RA_OUTPUT | RA_TRACE | RA_REPORT, run_help,
-			     &a);
+	err = run_args_parse(argc, argv,
+			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_REPORT |
+				     RA_HTML,
+			     run_help, &a);
 	if (err)
 		return err > 0 ? TC_EXIT_OK : TC_EXIT_USAGE;
 	if (a.n_rest) {
@@ -159,6 +180,8 @@ int cmd_run(int argc, char **argv)
 		return TC_EXIT_USAGE;
 	}
 	if (a.output && check_output(a.output, a.force))
+		return TC_EXIT_USAGE;
+	if (a.html && outfile_check_dir("--html", a.html))
 		return TC_EXIT_USAGE;
 	path = a.output;
 	if (!path) {
@@ -179,6 +202,7 @@ int cmd_run(int argc, char **argv)
 			.nic_irq_pattern = a.nic_irq_pattern,
 			.top = a.top,
 			.trace_kept = a.output != NULL,
+			.html_path = a.html,
 		};
 		err = report_file(path, &ro, stdout);
 	}

@@ -16,8 +16,9 @@ static const struct {
 	{ "record", cmd_record, "record a probe run under tracing into a trace file (.tct)" },
 	{ "report", cmd_report, "attribute the tail spikes of a trace file to host causes" },
 	{ "lat", cmd_lat, "run a latency probe alone and print perftest-style statistics" },
+	{ "dump", cmd_dump, "print a trace file's records one per line, for scripts" },
 	{ "probes", cmd_probes, "list the BPF programs and whether each can attach here" },
-	{ "audit", cmd_audit, "check the host against the RDMA tuning checklist (reserved)" },
+	{ "audit", cmd_audit, "check the host against the RDMA tuning checklist, with evidence" },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

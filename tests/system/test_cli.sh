@@ -7,7 +7,7 @@ set -eu
 
 expect_exit 0 "$TC" --help
 grep -q 'exit codes' "$TMP/out" || fail "--help does not list exit codes"
-for cmd in run record report lat probes; do
+for cmd in run record report lat probes audit; do
 	expect_exit 0 "$TC" "$cmd" --help
 	grep -q "usage: tailcause $cmd" "$TMP/out" || fail "$cmd --help has no usage line"
 	grep -q 'example' "$TMP/out" || grep -q 'options:' "$TMP/out" || fail "$cmd --help lacks options"
@@ -36,7 +36,8 @@ expect_exit 1 "$TC" record
 grep -q -- '-o FILE is required' "$TMP/out" || fail "record without -o"
 expect_exit 1 "$TC" record -o /nonexistent/dir/t.tct
 expect_exit 1 "$TC" run --ringbuf 12Q
-expect_exit 1 "$TC" audit
+expect_exit 1 "$TC" audit --bogus
+expect_exit 1 "$TC" audit --cpu 1-
 
 # Bad input files: exit 3, one line naming the file.
 expect_exit 3 "$TC" report "$TMP/missing.tct"

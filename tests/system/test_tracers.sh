@@ -19,10 +19,17 @@ count() { grep -c "^event kind=$2 " "$TMP/$1.txt" || true; }
 # field NAME KIND FIELD: the values of FIELD in the KIND events of trace NAME
 field() { grep "^event kind=$2 " "$TMP/$1.txt" | tr ' ' '\n' | sed -n "s/^$3=//p"; }
 
-# Hard IRQs with their names: O_DIRECT reads of the root disk, pinned to a traced CPU.
+# Hard IRQs with their names: O_DIRECT reads of the root disk, run on the CPU its
+# interrupts are delivered to (a command's CPUs are the ones it runs on).
 disk=$(findmnt -no SOURCE / | sed 's|/dev/||; s|[0-9]*$||')
+irq_cpu=$A
+vdev=$(basename "$(readlink -f "/sys/block/$disk/device" 2>/dev/null)" 2>/dev/null || true)
+irq=$(grep -m1 " $vdev-req" /proc/interrupts 2>/dev/null | cut -d: -f1 | tr -d ' ' || true)
+if [ -n "$irq" ] && [ -r "/proc/irq/$irq/effective_affinity_list" ]; then
+	irq_cpu=$(cut -d, -f1 "/proc/irq/$irq/effective_affinity_list" | cut -d- -f1)
+fi
 if [ -b "/dev/$disk" ]; then
-	rec disk taskset -c "$A" dd if="/dev/$disk" of=/dev/null bs=4k count=3000 iflag=direct
+	rec disk taskset -c "$irq_cpu" dd if="/dev/$disk" of=/dev/null bs=4k count=3000 iflag=direct
 	[ "$(count disk hardirq)" -gt 0 ] || fail "no hard IRQ traced during O_DIRECT reads"
 	field disk hardirq dur | awk '$1 <= 0 || $1 > 1000000000 { bad = 1 } END { exit bad }' ||
 		fail "implausible hard IRQ durations"

@@ -200,6 +200,7 @@ static const char *const evidence_names[TC_EV_KIND_MAX + 1] = {
 	[TC_EV_IRQ_MOVE] = "irq-move (evidence only)",
 	[TC_EV_CPU_FREQ] = "cpu-freq (evidence only)",
 	[TC_EV_NAPI] = "napi-poll (evidence only)",
+	[TC_EV_LOST] = "lost events (evidence only)",
 };
 /* clang-format on */
 

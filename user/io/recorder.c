@@ -9,15 +9,18 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
 
+#include "audit/host_audit.h"
 #include "core/trace_codec.h"
 #include "hostfacts.h"
 #include "log.h"
 #include "recorder.h"
+#include "target.h"
 #include "trace_file.h"
 #include "tracer.h"
 #include "version.h"
@@ -29,11 +32,18 @@ struct recorder {
 	struct tc_trace *trace;
 	struct ring_buffer *rb;
 	void *probe;
+	struct target target;		/* record -- CMD */
+	uint64_t start_ns;
 
 	struct tc_event *pending;	/* drained, not yet written */
 	size_t n_pending;
 	size_t bad_records;
 	int write_err;
+
+	uint64_t *drops_seen;		/* per CPU, at the last drain: increases become TC_EV_LOST */
+	uint64_t *drops_now;
+	size_t n_cpu;
+	uint64_t last_drain_ns;
 
 	pthread_t drain_thr;
 	pthread_mutex_t lock;
@@ -81,13 +91,49 @@ static void emit_open(void *ctx, const struct tc_event *e)
 
 static void print_progress(struct recorder *r, int final)
 {
-	size_t done = r->o->probe->progress(r->probe);
-	size_t total = r->o->probe_opts.iterations;
+	size_t done, total = r->o->probe_opts.iterations;
 
+	if (r->o->command) {
+		fprintf(stderr, "\r  recording %s: %.0f s, %llu events%s", r->o->command[0],
+			(double)(probe_now_ns() - r->start_ns) / 1e9,
+			(unsigned long long)(trace_writer__n_events(r->writer) + r->n_pending),
+			final ? "\n" : "");
+		return;
+	}
+	done = r->o->probe->progress(r->probe);
 	fprintf(stderr, "\r  recording: %3zu%%  %zu/%zu round trips, %llu events%s",
 		total ? done * 100 / total : 100, done, total,
 		(unsigned long long)(trace_writer__n_events(r->writer) + r->n_pending),
 		final ? "\n" : "");
+}
+
+/*
+ * Turns ring-buffer drops since the last drain into TC_EV_LOST windows, so the
+ * report can say which time ranges may be missing events, not just how many.
+ */
+static void note_drops(struct recorder *r)
+{
+	uint64_t now = probe_now_ns();
+
+	if (!r->drops_now || tracer__read_drops(r->tracer, r->drops_now, r->n_cpu))
+		return;
+	for (size_t c = 0; c < r->n_cpu; c++) {
+		uint64_t lost = r->drops_now[c] - r->drops_seen[c];
+		struct tc_event e = {
+			.start_ns = r->last_drain_ns,
+			.dur_ns = now - r->last_drain_ns,
+			.aux = lost,
+			.cpu = (uint32_t)c,
+			.arg = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost,
+			.kind = TC_EV_LOST,
+		};
+
+		if (r->drops_now[c] <= r->drops_seen[c])
+			continue;
+		keep_event(r, &e);
+		r->drops_seen[c] = r->drops_now[c];
+	}
+	r->last_drain_ns = now;
 }
 
 static void *drain_main(void *arg)
@@ -109,6 +155,7 @@ static void *drain_main(void *arg)
 			r->write_err = n;
 			break;
 		}
+		note_drops(r);
 		if (r->o->progress && probe_now_ns() >= next_progress) {
 			print_progress(r, 0);
 			next_progress = probe_now_ns() + 1000000000ull;
@@ -139,12 +186,30 @@ static int start_drain(struct recorder *r)
 	return 0;
 }
 
-static int follow_probe(struct recorder *r)
+/* The command's first thread; its children are followed in the kernel as they appear. */
+static int follow_command(struct recorder *r)
+{
+	int err = target_spawn(&r->target, r->o->command);
+
+	if (err)
+		return err;
+	err = tracer__add_tid(r->tracer, (uint32_t)r->target.pid, TC_ROLE_TARGET);
+	if (!err)
+		err = trace__add_thread(r->trace, (uint32_t)r->target.pid, TC_THREAD_TARGET,
+					UINT32_MAX);
+	return err;
+}
+
+static int follow_workload(struct recorder *r)
 {
 	struct probe_thread th[8];
-	size_t n = r->o->probe->threads(r->probe, th, 8);
+	size_t n = 0;
 	int err = 0;
 
+	if (r->o->command)
+		err = follow_command(r);
+	else
+		n = r->o->probe->threads(r->probe, th, 8);
 	for (size_t i = 0; i < n && !err; i++) {
 		err = tracer__add_tid(r->tracer, th[i].tid, TC_ROLE_PROBE);
 		if (!err)
@@ -158,7 +223,8 @@ static int follow_probe(struct recorder *r)
 	if (!err)
 		err = trace__add_thread(r->trace, r->drain_tid, TC_THREAD_SELF, UINT32_MAX);
 	if (err)
-		log_err("follow probe threads: %s", strerror(-err));
+		log_err("follow %s threads: %s", r->o->command ? "command" : "probe",
+			strerror(-err));
 	return err;
 }
 
@@ -176,23 +242,12 @@ static int set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
 	return trace__set_meta(t, key, buf);
 }
 
-static int store_run_facts(struct recorder *r)
+static int store_tracer_status(struct recorder *r)
 {
-	const struct recorder_opts *o = r->o;
 	const struct tc_prog_status *st;
 	size_t n = tracer__status(r->tracer, &st);
-	int err;
+	int err = 0;
 
-	err = hostfacts_collect(r->trace);
-	err = err ?: set_metaf(r->trace, "tailcause.version", "%s", TAILCAUSE_VERSION);
-	err = err ?: set_metaf(r->trace, "run.command", "%s", o->command_line);
-	err = err ?: set_metaf(r->trace, "run.probe", "%s", o->probe->name);
-	err = err ?: set_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
-			       o->probe_opts.cpu[1]);
-	err = err ?: set_metaf(r->trace, "run.iterations", "%zu", o->probe_opts.iterations);
-	err = err ?: set_metaf(r->trace, "run.clock", "CLOCK_MONOTONIC (clock_gettime, vDSO)");
-	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
-	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
 	for (size_t i = 0; i < n && !err; i++) {
 		char key[96];
 
@@ -205,6 +260,52 @@ static int store_run_facts(struct recorder *r)
 	return err;
 }
 
+static int store_command_facts(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	char buf[512];
+	size_t off = 0;
+	int err;
+
+	for (size_t i = 0; o->command[i] && off < sizeof(buf) - 1; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "",
+					o->command[i]);
+	err = set_metaf(r->trace, "run.probe", "command");
+	err = err ?: set_metaf(r->trace, "run.target", "%s", buf);
+	err = err ?: set_metaf(r->trace, "run.target_pid", "%d", (int)r->target.pid);
+	err = err ?: set_metaf(r->trace, "run.cpus", "the command's (followed)");
+	err = err ?: set_metaf(r->trace, "run.iterations", "0");
+	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
+	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
+	return err ?: store_tracer_status(r);
+}
+
+static int store_run_facts(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	int err;
+
+	err = hostfacts_collect(r->trace);
+	err = err ?: set_metaf(r->trace, "tailcause.version", "%s", TAILCAUSE_VERSION);
+	err = err ?: set_metaf(r->trace, "run.command", "%s", o->command_line);
+	err = err ?: host_audit_store(r->trace, o->command ? NULL : o->probe_opts.cpu);
+	if (o->command)
+		return err ?: store_command_facts(r);
+	err = err ?: set_metaf(r->trace, "run.probe", "%s", o->probe->name);
+	err = err ?: set_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
+			       o->probe_opts.cpu[1]);
+	err = err ?: set_metaf(r->trace, "run.iterations", "%zu", o->probe_opts.iterations);
+	err = err ?: set_metaf(r->trace, "run.clock", "%s",
+			       o->probe->clock ? o->probe->clock(r->probe)
+					       : "CLOCK_MONOTONIC (clock_gettime, vDSO)");
+	if (o->probe->detail)
+		err = err ?: set_metaf(r->trace, "run.probe_detail", "%s",
+				       o->probe->detail(r->probe));
+	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
+	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
+	return err ?: store_tracer_status(r);
+}
+
 /* Touches every page so the timed loop never takes a page fault on its samples. */
 static struct tc_sample *alloc_samples(size_t n)
 {
@@ -215,6 +316,11 @@ static struct tc_sample *alloc_samples(size_t n)
 		mlock(s, n * sizeof(*s));	/* best effort: keeps them resident */
 	}
 	return s;
+}
+
+static int add_irq_count(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n)
+{
+	return trace__add_counter(ctx, TC_COUNTER_IRQ, irq, cpu, n);
 }
 
 static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done)
@@ -234,6 +340,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done)
 					err = trace__set_drops(r->trace, (uint32_t)c, drops[c]);
 		free(drops);
 	}
+	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
 	err = err ?: set_metaf(r->trace, "run.completed", "%zu", done);
@@ -247,6 +354,42 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done)
 	return err;
 }
 
+/* Lets the command run and waits for it; its exit status goes into the trace. */
+static int run_command(struct recorder *r)
+{
+	int status, err = target_release(&r->target);
+
+	if (err) {
+		log_err("start %s: %s", r->o->command[0], strerror(-err));
+		return err;
+	}
+	status = target_wait(&r->target);
+	if (status < 0) {
+		log_err("wait for %s: %s", r->o->command[0], strerror(-status));
+		return status;
+	}
+	r->target.pid = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		log_err("run %s: the command could not be started", r->o->command[0]);
+		return -ENOEXEC;
+	}
+	if (WIFSIGNALED(status))
+		log_warn("%s was killed by signal %d", r->o->command[0], WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		log_warn("%s exited with status %d", r->o->command[0], WEXITSTATUS(status));
+	return set_metaf(r->trace, "run.target_status", "%s %d",
+			 WIFSIGNALED(status) ? "signal" : "exit",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+/* The workload: the probe's round trips, or the traced command until it exits. */
+static int run_workload(struct recorder *r, struct tc_sample *samples, size_t *done)
+{
+	if (r->o->command)
+		return run_command(r);
+	return r->o->probe->run(r->probe, samples, r->o->probe_opts.iterations, done);
+}
+
 static int record(struct recorder *r)
 {
 	const struct recorder_opts *o = r->o;
@@ -254,21 +397,23 @@ static int record(struct recorder *r)
 	size_t done = 0;
 	int err;
 
-	samples = alloc_samples(o->probe_opts.iterations);
+	samples = alloc_samples(o->command ? 1 : o->probe_opts.iterations);
 	if (!samples) {
 		log_err("allocate %zu samples: %s", o->probe_opts.iterations, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	err = start_drain(r);
-	err = err ?: follow_probe(r);
+	err = err ?: follow_workload(r);
 	err = err ?: store_run_facts(r);
 	err = err ?: trace_writer__meta(r->writer, r->trace);
+	r->start_ns = probe_now_ns();
 	if (!err)
-		err = o->probe->run(r->probe, samples, o->probe_opts.iterations, &done);
+		err = run_workload(r, samples, &done);
 	atomic_store(&r->stop, 1);
 	if (r->drain_thr) {
 		pthread_join(r->drain_thr, NULL);
 		ring_buffer__consume(r->rb);
+		note_drops(r);
 	}
 	if (o->progress)
 		print_progress(r, 1);
@@ -288,6 +433,7 @@ int recorder_run(const struct recorder_opts *o)
 	struct tracer_cfg cfg = {
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.force_fallback = o->force_fallback,
+		.follow_children = o->command != NULL,
 	};
 	struct recorder r = { .o = o };
 	struct timespec mono, real;
@@ -301,14 +447,23 @@ int recorder_run(const struct recorder_opts *o)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = o->probe->open(&o->probe_opts, &r.probe);
-	if (err)
-		goto out;
+	r.target.gate_fd = -1;
+	if (!o->command) {
+		err = o->probe->open(&o->probe_opts, &r.probe);
+		if (err)
+			goto out;
+	}
 	r.tracer = tracer__new(&cfg);
 	if (!r.tracer) {
 		err = -errno;
 		goto out_close_probe;
 	}
+	if (libbpf_num_possible_cpus() > 0) {
+		r.n_cpu = (size_t)libbpf_num_possible_cpus();
+		r.drops_seen = calloc(r.n_cpu, sizeof(*r.drops_seen));
+		r.drops_now = calloc(r.n_cpu, sizeof(*r.drops_now));
+	}
+	r.last_drain_ns = probe_now_ns();
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
 	r.writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
@@ -318,14 +473,18 @@ int recorder_run(const struct recorder_opts *o)
 	}
 	err = record(&r);
 	trace_writer__abort(r.writer);	/* no-op after a successful finish */
+	target_abort(&r.target);	/* no-op once the command was reaped */
 out_free_tracer:
 	ring_buffer__free(r.rb);
 	tracer__free(r.tracer);
 out_close_probe:
-	o->probe->close(r.probe);
+	if (r.probe)
+		o->probe->close(r.probe);
 out:
 	trace__free(r.trace);
 	free(r.pending);
+	free(r.drops_seen);
+	free(r.drops_now);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
 	return err;

@@ -2,7 +2,9 @@
 /*
  * recorder.h - runs a probe under tracing and writes the trace file.
  *
- * Loads the tracers, follows the probe's threads and CPUs, drains the ring
+ * Loads the tracers, follows the probe's threads and CPUs (or, with a
+ * command, the command's threads as they are created and the CPUs they run
+ * on), drains the ring
  * buffer on a timer (no per-event wake-ups) into the trace writer, and on
  * the way out flushes still-open intervals, reads the drop counters and
  * finishes the file. SIGINT/SIGTERM end the run early with a complete trace.
@@ -24,6 +26,7 @@ struct recorder_opts {
 	int force_fallback;		/* classic tracepoints */
 	int progress;			/* progress line on stderr */
 	const char *command_line;	/* stored in the trace */
+	char *const *command;		/* record -- CMD ARGS: trace this instead of the probe */
 };
 
 /*

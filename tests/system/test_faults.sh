@@ -1,0 +1,68 @@
+#!/bin/sh
+# Faults: ring-buffer overrun is counted, stored and placed in time; kill -9
+# leaves a readable partial trace the report calls truncated; a full disk is
+# one clear error with nothing left under the final name; without privileges
+# record says what is missing (exit 2) while report still works; no BPF
+# program or map outlives any of it.
+set -eu
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+cpus=$(probe_cpus)
+A=${cpus%,*}
+B=${cpus#*,}
+
+# Overrun: a 4 KiB ring buffer and an IPI storm.
+expect_exit 0 "$TC" record -o "$TMP/storm.tct" --ringbuf 4K --drain-ms 1000 --no-progress -- \
+	"$O/tests/tc-ipi" "$A" "$B" 100000
+"$TC" dump "$TMP/storm.tct" >"$TMP/storm.txt"
+drops=$(sed -n 's/^# .* drops \([0-9]*\)$/\1/p' "$TMP/storm.txt")
+[ "${drops:-0}" -gt 0 ] || fail "no drops counted with a 4 KiB ring buffer under an IPI storm"
+grep -q '^event kind=lost ' "$TMP/storm.txt" || fail "drops not placed in time (no lost windows)"
+lost=$(awk '$2 == "kind=lost" { sub("aux=", "", $8); n += $8 } END { print n + 0 }' "$TMP/storm.txt")
+[ "$lost" = "$drops" ] || fail "lost windows add up to $lost, drop counters to $drops"
+expect_exit 0 "$TC" report "$TMP/storm.tct"
+grep -qi 'lost' "$TMP/out" || fail "report does not mention the lost events"
+
+# kill -9 mid-run: the .partial file reads up to its last whole block, flagged truncated.
+"$TC" record -o "$TMP/killed.tct" -n 500M --cpu "$cpus" --drain-ms 50 --no-progress >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+[ ! -e "$TMP/killed.tct" ] || fail "a killed recording left a file under the final name"
+[ -f "$TMP/killed.tct.partial" ] || fail "no partial file after kill -9"
+expect_exit 0 "$TC" dump "$TMP/killed.tct.partial"
+grep -q '^# .* truncated 1 ' "$TMP/out" || fail "partial trace not flagged truncated"
+expect_exit 0 "$TC" report "$TMP/killed.tct.partial"
+grep -qi 'truncated' "$TMP/out" || fail "report does not say the trace is truncated"
+
+# Disk full: a 64 KiB tmpfs.
+mkdir "$TMP/full"
+if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
+	set +e
+	"$TC" record -o "$TMP/full/t.tct" -n 2M --cpu "$cpus" --no-progress >"$TMP/out" 2>&1
+	rc=$?
+	set -e
+	umount_full() { umount "$TMP/full" 2>/dev/null || true; }
+	if [ "$rc" = 0 ]; then umount_full; fail "record succeeded on a full disk"; fi
+	[ "$rc" = 4 ] || { cat "$TMP/out"; umount_full; fail "disk full exited $rc, expected 4"; }
+	grep -q 'No space left on device' "$TMP/out" || { cat "$TMP/out"; umount_full; fail "no ENOSPC message"; }
+	[ "$(grep -c '^tailcause:' "$TMP/out")" = 1 ] || { cat "$TMP/out"; umount_full; fail "more than one error line"; }
+	left=$(ls -A "$TMP/full")
+	umount_full
+	[ -z "$left" ] || fail "files left on the full disk: $left"
+else
+	echo "note: cannot mount a tmpfs here; disk-full case not run"
+fi
+
+# Unprivileged: record refuses with exit 2, report and dump work.
+if command -v setpriv >/dev/null; then
+	cp "$TMP/storm.tct" "$TMP/pub.tct" && chmod 0644 "$TMP/pub.tct" && chmod 0755 "$TMP"
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
+	expect_exit 2 $nobody "$TC" record -o /tmp/never.tct -n 1000
+	grep -q 'CAP_BPF' "$TMP/out" || fail "unprivileged record does not name the missing capabilities"
+	expect_exit 2 $nobody "$TC" probes
+	expect_exit 0 $nobody "$TC" report "$TMP/pub.tct"
+fi
+
+no_leftover_progs
