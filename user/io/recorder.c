@@ -463,9 +463,9 @@ int recorder_run(const struct recorder_opts *o)
 		r.drops_seen = calloc(r.n_cpu, sizeof(*r.drops_seen));
 		r.drops_now = calloc(r.n_cpu, sizeof(*r.drops_now));
 	}
-	r.last_drain_ns = probe_now_ns();
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
+	r.last_drain_ns = ts_ns(&mono);	/* the first lost window starts with the trace */
 	r.writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
 	if (!r.writer) {
 		err = -errno;

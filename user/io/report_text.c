@@ -111,6 +111,32 @@ static void print_workload(FILE *out, const struct tc_trace *t)
 			"  samples     none (no --samples): host noise per thread and interval\n");
 }
 
+/* Where events were lost: the recorder's TC_EV_LOST windows, the first few of them. */
+static void print_lost(FILE *out, const struct tc_trace *t)
+{
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < t->n_events; i++) {
+		const struct tc_event *e = &t->events[i];
+
+		if (e->kind != TC_EV_LOST)
+			continue;
+		if (shown == 5) {
+			more++;
+			continue;
+		}
+		shown++;
+		fprintf(out,
+			"  lost        %" PRIu64 " records on cpu %u between +%.3f s and +%.3f s:"
+			" spikes there may lack their cause\n",
+			(uint64_t)e->aux, e->cpu, (double)((int64_t)(e->start_ns - t->mono_ns)) / 1e9,
+			(double)((int64_t)(e->start_ns + e->dur_ns - t->mono_ns)) / 1e9);
+	}
+	if (more)
+		fprintf(out, "  lost        ... and %zu more windows ('tailcause dump' lists them)\n",
+			more);
+}
+
 void report_text_header(FILE *out, const struct tc_trace *t, const struct report_opts *o)
 {
 	uint64_t drops = trace__total_drops(t);
@@ -120,10 +146,13 @@ void report_text_header(FILE *out, const struct tc_trace *t, const struct report
 		meta_or(t, "host.kernel", "?"), meta_or(t, "host.cpus", "?"),
 		meta_or(t, "host.cpu_model", "?"));
 	print_workload(out, t);
+	if (trace__meta(t, "run.probe_detail"))
+		fprintf(out, "  device      %s\n", trace__meta(t, "run.probe_detail"));
 	fprintf(out, "  clock       %s\n", meta_or(t, "run.clock", "CLOCK_MONOTONIC"));
 	print_tracers(out, t);
 	fprintf(out, "  events      %zu intervals, %" PRIu64 " lost to ring-buffer overrun%s\n",
 		t->n_events, drops, drops ? " (attribution may be incomplete)" : "");
+	print_lost(out, t);
 	if (t->truncated)
 		fprintf(out,
 			"  WARNING     the trace file is truncated: it ends before its END block;"
