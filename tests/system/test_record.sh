@@ -46,3 +46,13 @@ grep -q '^meta tracer.sched.tc_sched_switch=attached tp/sched/sched_switch' "$TM
 expect_exit 0 "$TC" probes
 grep -q 'sched .*attached' "$TMP/out" || fail "probes: sched not attached"
 no_leftover_progs
+
+# Once attached, the recorder keeps only CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and
+# CAP_IPC_LOCK (0x4006); the traced command keeps the caller's privileges.
+expect_exit 0 "$TC" record -o "$TMP/caps.tct" --no-progress -- sh -c \
+	"grep CapEff /proc/\$PPID/status > '$TMP/rec.caps'; grep CapEff /proc/self/status > '$TMP/cmd.caps'"
+grep -q 'CapEff:[[:space:]]*0000000000004006$' "$TMP/rec.caps" ||
+	fail "recorder still holds capabilities after attaching: $(cat "$TMP/rec.caps")"
+[ "$(sed 's/.*:[[:space:]]*//' "$TMP/cmd.caps")" = "$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)" ] ||
+	fail "the traced command lost the caller's capabilities: $(cat "$TMP/cmd.caps")"
+no_leftover_progs

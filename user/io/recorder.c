@@ -19,6 +19,7 @@
 #include "core/trace_codec.h"
 #include "hostfacts.h"
 #include "log.h"
+#include "privs.h"
 #include "recorder.h"
 #include "target.h"
 #include "trace_file.h"
@@ -189,11 +190,7 @@ static int start_drain(struct recorder *r)
 /* The command's first thread; its children are followed in the kernel as they appear. */
 static int follow_command(struct recorder *r)
 {
-	int err = target_spawn(&r->target, r->o->command);
-
-	if (err)
-		return err;
-	err = tracer__add_tid(r->tracer, (uint32_t)r->target.pid, TC_ROLE_TARGET);
+	int err = tracer__add_tid(r->tracer, (uint32_t)r->target.pid, TC_ROLE_TARGET);
 	if (!err)
 		err = trace__add_thread(r->trace, (uint32_t)r->target.pid, TC_THREAD_TARGET,
 					UINT32_MAX);
@@ -448,16 +445,22 @@ int recorder_run(const struct recorder_opts *o)
 		goto out;
 	}
 	r.target.gate_fd = -1;
-	if (!o->command) {
-		err = o->probe->open(&o->probe_opts, &r.probe);
-		if (err)
-			goto out;
-	}
 	r.tracer = tracer__new(&cfg);
 	if (!r.tracer) {
 		err = -errno;
-		goto out_close_probe;
+		goto out;
 	}
+	/*
+	 * The programs are attached: spawn the command (it keeps the caller's
+	 * privileges), then give up ours before any other thread exists, so the
+	 * probe and drain threads inherit the reduced set.
+	 */
+	err = o->command ? target_spawn(&r.target, o->command) : 0;
+	err = err ?: privs_drop();
+	if (!err && !o->command)
+		err = o->probe->open(&o->probe_opts, &r.probe);
+	if (err)
+		goto out_free;
 	if (libbpf_num_possible_cpus() > 0) {
 		r.n_cpu = (size_t)libbpf_num_possible_cpus();
 		r.drops_seen = calloc(r.n_cpu, sizeof(*r.drops_seen));
@@ -469,17 +472,16 @@ int recorder_run(const struct recorder_opts *o)
 	r.writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
 	if (!r.writer) {
 		err = -errno;
-		goto out_free_tracer;
+		goto out_free;
 	}
 	err = record(&r);
 	trace_writer__abort(r.writer);	/* no-op after a successful finish */
+out_free:
 	target_abort(&r.target);	/* no-op once the command was reaped */
-out_free_tracer:
 	ring_buffer__free(r.rb);
-	tracer__free(r.tracer);
-out_close_probe:
 	if (r.probe)
 		o->probe->close(r.probe);
+	tracer__free(r.tracer);
 out:
 	trace__free(r.trace);
 	free(r.pending);
