@@ -52,6 +52,8 @@ int report_file(const char *path, struct report_opts *o, FILE *out);
 
 /* Prints the text report of an analyzed trace (io/report_text.c). */
 void report_text(FILE *out, const struct report_data *d);
+/* The IRQ section: placement per CPU (NIC IRQs first), and IRQ moves. */
+void report_text_irqs(FILE *out, const struct tc_trace *t, const char *nic_pattern);
 /* Its header: the trace, the host, what ran, what was traced and lost. */
 void report_text_header(FILE *out, const struct tc_trace *t, const struct report_opts *o);
 

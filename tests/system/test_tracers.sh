@@ -60,9 +60,17 @@ rec fault python3 -c 'b = bytearray(32 << 20)'
 [ "$(count fault page_fault)" -gt 1000 ] || fail "too few page faults for 32 MiB of fresh memory"
 
 # Children are followed: a grandchild's sleep is an off-CPU (blocked) interval.
+idle_jiffies() { awk '/^cpu / { print $5 }' /proc/stat; }
+idle0=$(idle_jiffies)
 rec fork sh -c 'sh -c "sleep 0.3; sleep 0.3"'
+idle1=$(idle_jiffies)
 [ "$(field fork offcpu tid | sort -u | wc -l)" -ge 2 ] || fail "threads of the children not followed"
-[ "$(count fork idle)" -gt 0 ] || fail "no C-state residency traced while the command slept"
+# A CPU idles only when nothing else wants it: on a busy machine there is nothing to trace.
+if [ $((idle1 - idle0)) -ge 20 ]; then
+	[ "$(count fork idle)" -gt 0 ] || fail "no C-state residency traced while the command slept"
+else
+	echo "note: the CPUs were never idle for long (busy machine); C-state check not conclusive"
+fi
 
 # Compaction: ask the kernel to compact all zones.
 if [ -w /proc/sys/vm/compact_memory ]; then

@@ -366,6 +366,7 @@ void report_text(FILE *out, const struct report_data *d)
 		print_distribution(out, d->hist, d->div);
 	print_causes(out, d);
 	print_top(out, d, o->top);
+	report_text_irqs(out, t, o->nic_irq_pattern);
 	print_recommendations(out, a);
 	report_audit(out, t, a);
 }
