@@ -11,6 +11,8 @@ cleanup() {
 trap cleanup EXIT
 
 skip() { echo "skipped: $*"; exit 77; }
+# Built with SAN=1 (AddressSanitizer): valgrind cannot run it, the VM guest lacks libasan.
+sanitized() { ldd "$TC" 2>/dev/null | grep -q libasan; }
 fail() { echo "FAILED: $*"; exit 1; }
 
 need_root_bpf() {

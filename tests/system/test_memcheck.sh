@@ -7,6 +7,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 command -v valgrind >/dev/null || skip "valgrind not installed"
+sanitized && skip "built with SAN=1: AddressSanitizer checks this build instead of valgrind"
 vg() { valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite "$@"; }
 
 trace=$(ls tests/fuzz/corpus/*.tct | head -1)

@@ -84,6 +84,17 @@ if [ "${2:-}" = --in-guest ]; then
 		cat "$T/srv.out" >>"$T/out"; bad "lat server + client over 127.0.0.1"
 	fi
 	kill "$srv" 2>/dev/null || :; wait "$srv" 2>/dev/null || :
+	# The audit reads the real verbs port here (the host has no RDMA device).
+	set +e
+	timeout 120 "$TC" audit --nic rxe0 >"$T/out" 2>&1
+	rc=$?
+	set -e
+	if { [ "$rc" = 0 ] || [ "$rc" = 5 ]; } && has 'rdma-port' &&
+		grep 'rxe0 port 1' "$T/out" | grep -q 'PORT_ACTIVE'; then
+		ok "audit --nic rxe0 reads the port state over verbs"
+	else
+		bad "audit --nic rxe0 reads the port state over verbs"
+	fi
 
 	# Error paths: one "tailcause:" line each, exit code 2 (environment).
 	err_case() {  # err_case NAME PATTERN CMD...
@@ -185,6 +196,7 @@ vmlab="$top/scripts/vmlab"
 O=$(cd "$O" && pwd)
 TC="$O/tailcause"
 [ -x "$TC" ] || fail "$TC not built"
+sanitized && skip "built with SAN=1: the VM guest has no AddressSanitizer runtime"
 
 # On the host first, no VM needed: the verbs options are parsed and refused as
 # documented (exit 1), and a host without RDMA devices says so (exit 2).
