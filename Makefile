@@ -4,6 +4,7 @@
 #   make run        install deps, build, record a short run and print the report (root)
 #   make test       install deps, build, run unit tests and system tests
 #   make bench      install deps, build, run the benchmarks in bench/
+#   make lab        attribution accuracy lab: inject known causes, score the report (root)
 #   make test-vm    the verbs tests on soft-RoCE in a qemu VM (scripts/vmlab; root)
 #   make bench-parity  tailcause's verbs probe vs perftest's ib_write_lat, in the VM
 #   make vmlinux    regenerate vmlinux/<arch>/vmlinux.h from this kernel's BTF
@@ -69,7 +70,7 @@ CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
 
 .PHONY: fuzz all run test unit-test system-test bench vmlinux install fmt clean deps check-core \
-	test-vm bench-parity
+	test-vm bench-parity lab
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
@@ -171,6 +172,17 @@ run: deps
 bench: deps
 	$(Q)$(MAKE) all
 	$(Q)sh bench/run.sh $(O)
+
+# Attribution accuracy lab (bench/lab/README.md): injectors + scoring, <= 8 min.
+LAB_ARGS ?=
+$(O)/bench/lab/tc-lab-inject: bench/lab/inject.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+lab: deps
+	$(Q)$(MAKE) all $(O)/bench/lab/tc-lab-inject
+	$(Q)python3 bench/lab/lab.py $(O) $(LAB_ARGS)
 
 PARITY_ARGS ?=
 bench-parity: deps

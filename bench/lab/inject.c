@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * inject.c - the attribution lab's injectors: cause one host cause at known
+ * moments and log the ground truth, one line per injection window,
+ *
+ *     t_start_ns t_end_ns cpu cause
+ *
+ * on CLOCK_MONOTONIC (the clock of the tracers and of the probe's samples).
+ *
+ *   tc-lab-inject MODE [-o LOG] [-t SECONDS] [-p PERIOD_US] [-b BURST_US]
+ *                 [-c CPU] [-T TARGET_CPU] [-n COMM] [-f PRIO]
+ *
+ * modes (each waits PERIOD_US, then injects for about BURST_US, until SECONDS
+ * have passed or SIGTERM/SIGINT arrives; the first window starts after one period):
+ *   hog      spin BURST_US on CPU (pin: -c), comm -n. Logs one window per
+ *            stretch it really ran (gaps over 3 us split it). Cause:
+ *            preemption:COMM on CPU.
+ *   ipi      from CPU, read /dev/cpu/TARGET/cpuid for BURST_US: every read is a
+ *            smp_call_function_single to TARGET, logged as its own window.
+ *            Cause: ipi:call_function* on TARGET.
+ *   udp      from CPU, send 64-byte loopback UDP datagrams for BURST_US (with lo's
+ *            RPS steered to TARGET, the NET_RX softirq runs on TARGET; the lab
+ *            script sets and restores rps_cpus). Cause: softirq:net_rx on TARGET.
+ *   compact  on CPU, write 1 to /proc/sys/vm/compact_memory (compacts every zone;
+ *            BURST_US unused: the window is the write). Cause: thp-compaction.
+ *   probe    a one-thread probe of the lab's own, for `tailcause record -- CMD`
+ *            and `report --samples`: on CPU, -N COUNT iterations of a short
+ *            fixed loop, each timed and written after the run to -s CSV
+ *            (start_ns,end_ns,cpu,tid); with -p PERIOD_US > 0, every PERIOD_US
+ *            one iteration also touches -b PAGES fresh anonymous pages, logged
+ *            as a window. Cause: page-fault. It leaves the other CPU of a
+ *            2-CPU host to the ipi and udp senders.
+ *
+ * -f PRIO runs any mode at SCHED_FIFO PRIO.
+ *
+ * The windows are exactly the injection (the spin, the burst of reads or
+ * sends, the write); the time the injector itself needs to wake up is not in
+ * them. Ground-truth cause names are the lab's expectations, not tailcause's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* hog: a gap this long between two clock reads means the hog was not running */
+#define GAP_NS 3000
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+
+	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("tc-lab-inject: sched_setaffinity");
+		exit(2);
+	}
+}
+
+#define MAX_WIN 100000
+
+static int run_probe(int cpu, long count, const char *csv, FILE *log, long period_us,
+		     long pages)
+{
+	uint64_t *t = malloc(sizeof(*t) * 2 * (size_t)count), next;
+	volatile unsigned long x = 0;
+	FILE *out;
+	long tid = (long)gettid(), nw = 0;
+	static uint64_t win[2 * MAX_WIN]; /* fault windows: logged after the run */
+
+	if (!t || !csv) {
+		fprintf(stderr, "tc-lab-inject: probe needs -s CSV (and memory)\n");
+		return 1;
+	}
+	memset(t, 0, sizeof(*t) * 2 * (size_t)count); /* no faults of our own in the loop */
+	next = now_ns() + (uint64_t)period_us * 1000;
+	for (long i = 0; i < count; i++) {
+		uint64_t t0 = now_ns();
+
+		for (int k = 0; k < 100; k++)
+			x++;
+		if (period_us > 0 && t0 >= next) {
+			size_t len = (size_t)pages * 4096;
+			char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			uint64_t f0 = now_ns();
+
+			if (p == MAP_FAILED)
+				return 4;
+			for (size_t off = 0; off < len; off += 4096)
+				p[off] = 1;
+			if (nw < 2 * MAX_WIN) {
+				win[nw++] = f0;
+				win[nw++] = now_ns();
+			}
+			munmap(p, len);
+			next = now_ns() + (uint64_t)period_us * 1000;
+		}
+		t[2 * i] = t0;
+		t[2 * i + 1] = now_ns();
+	}
+	if (!(out = fopen(csv, "w")))
+		return 2;
+	fprintf(out, "start_ns,end_ns,cpu,tid\n");
+	for (long i = 0; i < count; i++)
+		fprintf(out, "%llu,%llu,%d,%ld\n", (unsigned long long)t[2 * i],
+			(unsigned long long)t[2 * i + 1], cpu, tid);
+	fclose(out);
+	for (long i = 0; i < nw; i += 2)
+		fprintf(log, "%llu %llu %d page-fault\n", (unsigned long long)win[i],
+			(unsigned long long)win[i + 1], cpu);
+	fclose(log);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: tc-lab-inject hog|ipi|udp|compact|probe [-o LOG] [-t SECONDS] "
+			"[-p PERIOD_US] [-b BURST_US] [-c CPU] [-T TARGET_CPU] [-n COMM] [-f PRIO] "
+			"[-N COUNT -s CSV]\n");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode, *log_path = NULL, *comm = "lab-hog";
+	double seconds = 10;
+	long period_us = 50000, burst_us = 2000;
+	int cpu = -1, target = -1, fifo = 0, opt, fd = -1, rx = -1;
+	struct sockaddr_in addr = { 0 };
+	socklen_t alen = sizeof(addr);
+	char cause[64], buf[64] = { 0 };
+	FILE *log = stdout;
+	uint64_t end, next;
+	volatile unsigned long x = 0;
+	long count = 1000000;
+	const char *csv = NULL;
+
+	if (argc < 2)
+		usage();
+	mode = argv[1];
+	optind = 2;
+	while ((opt = getopt(argc, argv, "o:t:p:b:c:T:n:f:N:s:")) != -1) {
+		switch (opt) {
+		case 'o': log_path = optarg; break;
+		case 't': seconds = atof(optarg); break;
+		case 'p': period_us = atol(optarg); break;
+		case 'b': burst_us = atol(optarg); break;
+		case 'c': cpu = atoi(optarg); break;
+		case 'T': target = atoi(optarg); break;
+		case 'n': comm = optarg; break;
+		case 'f': fifo = atoi(optarg); break;
+		case 'N': count = atol(optarg); break;
+		case 's': csv = optarg; break;
+		default: usage();
+		}
+	}
+	if (log_path && !(log = fopen(log_path, "w"))) {
+		perror("tc-lab-inject: log");
+		return 2;
+	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	pin(cpu);
+
+	if (!strcmp(mode, "hog")) {
+		prctl(PR_SET_NAME, comm, 0, 0, 0);
+		snprintf(cause, sizeof(cause), "preemption:%.15s", comm);
+		target = cpu;
+	} else if (!strcmp(mode, "ipi")) {
+		char path[64];
+
+		prctl(PR_SET_NAME, "lab-ipi", 0, 0, 0);
+		snprintf(path, sizeof(path), "/dev/cpu/%d/cpuid", target);
+		if ((fd = open(path, O_RDONLY)) < 0) {
+			fprintf(stderr, "tc-lab-inject: %s: %s (modprobe cpuid)\n", path, strerror(errno));
+			return 2;
+		}
+		snprintf(cause, sizeof(cause), "ipi:call_function*");
+	} else if (!strcmp(mode, "udp")) {
+		prctl(PR_SET_NAME, "lab-udp", 0, 0, 0);
+		addr.sin_family = AF_INET;
+		addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		rx = socket(AF_INET, SOCK_DGRAM, 0);
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (rx < 0 || fd < 0 || bind(rx, (struct sockaddr *)&addr, sizeof(addr)) ||
+		    getsockname(rx, (struct sockaddr *)&addr, &alen)) {
+			perror("tc-lab-inject: udp socket");
+			return 2;
+		}
+		fcntl(rx, F_SETFL, O_NONBLOCK);
+		snprintf(cause, sizeof(cause), "softirq:net_rx");
+	} else if (!strcmp(mode, "compact")) {
+		prctl(PR_SET_NAME, "lab-compact", 0, 0, 0);
+		snprintf(cause, sizeof(cause), "thp-compaction");
+		target = cpu;
+	} else if (!strcmp(mode, "probe")) {
+		prctl(PR_SET_NAME, "lab-probe", 0, 0, 0);
+		return run_probe(cpu, count, csv, log, period_us, burst_us);
+	} else {
+		usage();
+	}
+
+	if (fifo) {
+		struct sched_param sp = { .sched_priority = fifo };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			perror("tc-lab-inject: SCHED_FIFO");
+			return 2;
+		}
+	}
+#define LOG(a, b) fprintf(log, "%llu %llu %d %s\n", (unsigned long long)(a), \
+			  (unsigned long long)(b), target, cause)
+	end = now_ns() + (uint64_t)(seconds * 1e9);
+	next = now_ns() + (uint64_t)period_us * 1000;
+	while (!stop && next < end) {
+		uint64_t t0, t1, stop_at;
+
+		sleep_until(next);
+		if (stop)
+			break;
+		t0 = now_ns();
+		stop_at = t0 + (uint64_t)burst_us * 1000;
+		if (!strcmp(mode, "hog")) {
+			/* One window per stretch the hog really ran: a gap over GAP_NS
+			 * between two clock reads means it was off its CPU (another task,
+			 * or an IRQ), and then it did not hold the probe off either. */
+			uint64_t run0 = t0, last = t0, t;
+
+			do {
+				for (int i = 0; i < 50; i++)
+					x++;
+				t = now_ns();
+				if (t - last > GAP_NS) {
+					LOG(run0, last);
+					run0 = t;
+				}
+				last = t;
+			} while (t < stop_at);
+			LOG(run0, last);
+			goto logged;
+		} else if (!strcmp(mode, "ipi")) {
+			/* One window per read: each is one IPI to TARGET, and the
+			 * time between two reads is the sender's, not an IPI's. */
+			do {
+				uint64_t r0 = now_ns();
+
+				if (pread(fd, buf, 16, 0) != 16) {
+					perror("tc-lab-inject: cpuid read");
+					return 4;
+				}
+				LOG(r0, now_ns());
+			} while (now_ns() < stop_at);
+			goto logged;
+		} else if (!strcmp(mode, "udp")) {
+			do {
+				sendto(fd, buf, 64, 0, (struct sockaddr *)&addr, sizeof(addr));
+				while (recv(rx, buf, sizeof(buf), 0) > 0)
+					;
+			} while (now_ns() < stop_at);
+		} else if (!strcmp(mode, "compact")) {
+			int c = open("/proc/sys/vm/compact_memory", O_WRONLY);
+
+			if (c < 0 || write(c, "1\n", 2) != 2) {
+				perror("tc-lab-inject: compact_memory");
+				return 2;
+			}
+			close(c);
+		}
+		t1 = now_ns();
+		LOG(t0, t1);
+logged:
+		t1 = now_ns();
+		next += (uint64_t)period_us * 1000;
+		if (next < t1)
+			next = t1 + (uint64_t)period_us * 1000;
+	}
+	fclose(log);
+	return 0;
+}

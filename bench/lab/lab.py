@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""Attribution accuracy lab: inject known host causes at known moments while the
+probe records, then score tailcause's primary cause of every spike against the
+ground truth.
+
+    python3 bench/lab/lab.py BUILD_DIR [--cpu A,B] [--rounds R] [-n N]
+                             [--only NAME,...] [--out bench/results/lab.json]
+
+Needs root (BPF, SCHED_FIFO, /proc/sys/vm/compact_memory, lo's rps_cpus,
+/dev/cpu/N/cpuid). Each scenario runs its injectors for the whole scenario and
+ROUNDS recordings of N round trips (`tailcause record`), each reported with
+`tailcause report --format json --top 10000`: every spike is listed as long as a
+recording has at most 10000 of them (N = 1M keeps it so; a recording over the
+limit is flagged `truncated` in the JSON). Scoring (README.md in this directory):
+
+  injected spike   its [t_start, t_end] overlaps a ground-truth window
+  correct          its primary cause is the window's expected cause (either one,
+                   where windows of two causes overlap it)
+  precision        correct / injected spikes with a primary cause (not unattributed)
+  recall           correct / injected spikes
+  non-injected     share called unattributed, wrongly blamed on an injected cause,
+                   blamed on something else
+  clean            no cause may be the primary cause of > 5 % of spikes without
+                   evidence (no overlapping interval, or < 50 % explained), and no
+                   lab cause may be blamed at all
+"""
+import argparse
+import datetime
+import fnmatch
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RPS = "/sys/class/net/lo/queues/rx-0/rps_cpus"
+
+
+def scenarios(a, b):
+    """(name, [(injector args, expected-cause pattern)], setup) on probe CPUs a (ping), b (pong).
+
+    On a 2-CPU host every injector runs on a probe CPU: senders (ipi, udp) on the
+    ping CPU a so that their effect (IPI, NET_RX via RPS) lands on the pong CPU b.
+    """
+    hog = (["hog", "-c", b, "-p", "20000", "-b", "1000", "-n", "lab-hog"], "preemption:lab-hog")
+    fifo = (["hog", "-c", b, "-p", "20000", "-b", "200", "-n", "lab-fifo", "-f", "1"],
+            "preemption:lab-fifo")
+    ipi = (["ipi", "-c", a, "-T", b, "-p", "20000", "-b", "200"], "ipi:call_function*")
+    udp = (["udp", "-c", a, "-T", b, "-p", "20000", "-b", "500"], "softirq:net_rx")
+    compact = (["compact", "-c", b, "-p", "250000", "-f", "1"], "thp-compaction")
+    fault = "page-fault"  # the lab probe's own fresh-page touches: no injector process
+
+    def fast(inj):  # a 1t round lasts ~0.1 s: inject every 2 ms, not every 20
+        argv, expect = inj
+        return ([x if argv[i - 1] != "-p" else "2000" for i, x in enumerate(argv)], expect)
+
+    return [
+        ("clean", [], None),
+        ("hog-other", [hog], None),
+        ("hog-fifo", [fifo], None),
+        ("ipi", [ipi], None),
+        ("softirq-net-rx", [udp], "rps"),
+        ("compaction", [compact], None),
+        ("hog+ipi", [hog, ipi], None),
+        ("compaction+softirq", [compact, udp], "rps"),
+        # The lab's one-thread probe on B (record -- CMD, report --samples) leaves A
+        # to the senders: the IPI or softirq on B is then the only thing in the way.
+        ("1t:clean", [], None),
+        ("1t:ipi", [fast(ipi)], None),
+        ("1t:softirq-net-rx", [fast(udp)], "rps"),
+        ("1t:page-fault", [(None, fault)], None),
+    ]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+FOREIGN = ("tailcause", "tc-spin", "tc-ipi", "tc-bench")
+
+
+def foreign_probes():
+    """Other tailcause probes and test hogs running now (another user's `make test`):
+    their threads spin on the same CPUs and would be the lab's noise."""
+    me = os.getpid()
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == me:
+            continue
+        try:
+            argv0 = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")[0].decode()
+        except OSError:
+            continue
+        if os.path.basename(argv0) in FOREIGN:
+            found.append("%s:%s" % (pid, os.path.basename(argv0)))
+    return found
+
+
+def wait_quiet(limit):
+    """Wait up to LIMIT seconds for no foreign probe; return those still running."""
+    t = time.monotonic()
+    while True:
+        f = foreign_probes()
+        if not f or time.monotonic() - t > limit:
+            return f
+        time.sleep(0.5)
+
+
+def overlaps(s0, s1, w):
+    return s0 <= w[1] and w[0] <= s1
+
+
+def run_scenario(args, name, injectors, setup, tmp):
+    tc = os.path.join(args.build, "tailcause")
+    inj = os.path.join(args.build, "bench", "lab", "tc-lab-inject")
+    gt_files, procs, spikes, rounds, contended = [], [], [], [], []
+    rps_old = None
+    load_before = open("/proc/loadavg").read().split()[:3]
+    t_begin = time.monotonic()
+    try:
+        if setup == "rps":
+            rps_old = open(RPS).read().strip()
+            with open(RPS, "w") as f:
+                f.write("%x\n" % (1 << int(args.b)))
+        for i, (argv, _) in enumerate(injectors):
+            gt = os.path.join(tmp, "%s.gt%d" % (name, i))
+            gt_files.append(gt)
+            if argv is None:  # windows logged by the lab probe itself, per round
+                open(gt, "w").close()
+                continue
+            procs.append(subprocess.Popen([inj] + [str(x) for x in argv] +
+                                          ["-t", str(args.max_seconds), "-o", gt]))
+        time.sleep(0.3)
+        for r in range(args.rounds):
+            if time.monotonic() - t_begin > args.max_seconds - 8:
+                break  # keep the scenario within its bound
+            busy = wait_quiet(args.quiet_wait)
+            if busy:
+                contended.append({"round": r, "running": busy})
+            trace = os.path.join(tmp, "%s.%d.tct" % (name, r))
+            rep = trace + ".json"
+            if name.startswith("1t:"):
+                csv = trace + ".csv"
+                pgt = trace + ".gt"
+                faults = ["-p", "2000", "-b", "64"] if any(
+                    a is None for a, _ in injectors) else ["-p", "0"]
+                sh([tc, "record", "-o", trace, "-f", "--no-progress", "--", inj, "probe",
+                    "-c", args.b, "-N", args.n1, "-s", csv, "-o", pgt] + faults,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+                sh([tc, "report", trace, "--samples", csv, "--format", "json", "--top",
+                    "10000", "-o", rep], timeout=60)
+                if injectors and injectors[-1][0] is None:
+                    with open(pgt) as src, open(gt_files[-1], "a") as dst:
+                        dst.write(src.read())
+                os.unlink(csv)
+                os.unlink(pgt)
+            else:
+                sh([tc, "record", "-o", trace, "-f", "--cpu", "%s,%s" % (args.a, args.b),
+                    "-n", args.n, "--no-progress"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60)
+                sh([tc, "report", trace, "--format", "json", "--top", "10000", "-o", rep],
+                   timeout=60)
+            d = json.load(open(rep))
+            lat = d["latency"]
+            rounds.append({"count": lat["spikes"]["count"], "listed": len(lat["top_spikes"]),
+                           "threshold_us": lat["spikes"]["threshold_us"],
+                           "median_us": lat["stats"]["typical"],
+                           "lost_events": d["trace"]["lost_events"]})
+            for s in lat["top_spikes"]:
+                spikes.append((s["t_start_ns"], s["t_end_ns"], s["cause"], s["explained_pct"],
+                               s["timeline_events"], s["excess_us"]))
+            os.unlink(trace)
+            os.unlink(rep)
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            p.wait()
+        if rps_old is not None:
+            with open(RPS, "w") as f:
+                f.write(rps_old + "\n")
+    load_after = open("/proc/loadavg").read().split()[:3]
+    windows = []  # (t0, t1, expected pattern)
+    for gt, (_, expect) in zip(gt_files, injectors):
+        for line in open(gt):
+            t0, t1, _cpu, _cause = line.split()
+            windows.append((int(t0), int(t1), expect))
+    windows.sort()
+    res = score(name, injectors, windows, spikes, rounds, load_before, load_after,
+                time.monotonic() - t_begin)
+    res["contended_rounds"] = contended
+    return res
+
+
+def score(name, injectors, windows, spikes, rounds, load_before, load_after, secs):
+    import bisect
+    starts = [w[0] for w in windows]
+    maxlen = max([w[1] - w[0] for w in windows], default=0)
+    patterns = [e for _, e in injectors]
+
+    def is_lab(cause):
+        return any(fnmatch.fnmatchcase(cause, p) for p in patterns)
+
+    inj = correct = attributed = 0
+    dom = dom_correct = dom_attributed = 0
+    non = non_unattr = non_wrong = 0
+    inj_causes, dom_causes, non_causes, all_causes = {}, {}, {}, {}
+    no_evidence = {}
+    for s0, s1, cause, expl, nev, excess_us in spikes:
+        all_causes[cause] = all_causes.get(cause, 0) + 1
+        if cause != "unattributed" and (nev == 0 or expl < 50):
+            no_evidence[cause] = no_evidence.get(cause, 0) + 1
+        i = bisect.bisect_right(starts, s1)
+        hit = set()
+        covered = 0
+        j = i - 1
+        while j >= 0 and windows[j][0] >= s0 - maxlen:
+            if overlaps(s0, s1, windows[j]):
+                hit.add(windows[j][2])
+                covered += min(s1, windows[j][1]) - max(s0, windows[j][0])
+            j -= 1
+        if hit:
+            ok = any(fnmatch.fnmatchcase(cause, p) for p in hit)
+            inj += 1
+            inj_causes[cause] = inj_causes.get(cause, 0) + 1
+            attributed += cause != "unattributed"
+            correct += ok
+            # dominant: the injection windows cover at least half the spike's excess,
+            # so the injection alone can account for most of it (ground truth only).
+            if covered >= 0.5 * excess_us * 1000:
+                dom += 1
+                dom_causes[cause] = dom_causes.get(cause, 0) + 1
+                dom_attributed += cause != "unattributed"
+                dom_correct += ok
+        else:
+            non += 1
+            non_causes[cause] = non_causes.get(cause, 0) + 1
+            if cause == "unattributed":
+                non_unattr += 1
+            elif is_lab(cause):
+                non_wrong += 1
+
+    def ratio(a, b):
+        return round(a / b, 4) if b else None
+
+    top = lambda d: sorted(d.items(), key=lambda kv: -kv[1])[:8]
+    res = {
+        "scenario": name,
+        "expected": patterns,
+        "windows": len(windows),
+        "rounds": len(rounds),
+        "spikes": len(spikes),
+        "truncated_rounds": sum(1 for r in rounds if r["count"] > r["listed"]),
+        "injected_spikes": inj,
+        "correct": correct,
+        "precision": ratio(correct, attributed),
+        "recall": ratio(correct, inj),
+        "dominant_spikes": dom,
+        "dominant_precision": ratio(dom_correct, dom_attributed),
+        "dominant_recall": ratio(dom_correct, dom),
+        "dominant_causes": dict(top(dom_causes)),
+        "non_injected_spikes": non,
+        "non_injected_unattributed": ratio(non_unattr, non),
+        "non_injected_wrongly_blamed": ratio(non_wrong, non),
+        "non_injected_other_cause": ratio(non - non_unattr - non_wrong, non),
+        "injected_causes": dict(top(inj_causes)),
+        "non_injected_causes": dict(top(non_causes)),
+        "seconds": round(secs, 1),
+        "loadavg_before": load_before,
+        "loadavg_after": load_after,
+        "per_round": rounds,
+    }
+    if not injectors:
+        n = len(spikes)
+        res["max_cause_share"] = max(
+            ((c, round(k / n, 4)) for c, k in all_causes.items() if c != "unattributed"),
+            key=lambda x: x[1], default=(None, 0))
+        res["max_share_without_evidence"] = max(
+            ((c, round(k / n, 4)) for c, k in no_evidence.items()),
+            key=lambda x: x[1], default=(None, 0))
+        res["lab_causes_blamed"] = sum(k for c, k in all_causes.items() if c.startswith(
+            ("preemption:lab-", "softirq:net_rx", "ipi:call_function", "thp-compaction")))
+        res["clean_ok"] = res["max_share_without_evidence"][1] <= 0.05
+        res["all_causes"] = dict(top(all_causes))
+    else:
+        for k in ("precision", "dominant_precision"):
+            res[k + "_ok"] = res[k] is not None and res[k] >= 0.95
+        for k in ("recall", "dominant_recall"):
+            res[k + "_ok"] = res[k] is not None and res[k] >= 0.90
+    return res
+
+
+def fmt(x):
+    return "-" if x is None else "%.3f" % x
+
+
+def table(results):
+    lines = ["| scenario | expected cause | rounds (contended) | windows | spikes | injected "
+             "| precision | recall | dominant | precision | recall "
+             "| non-inj: unattributed / wrongly blamed / other | load avg (1 min) before→after |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+    for r in results:
+        exp = ", ".join(r["expected"]) or "(none)"
+        lines.append("| %s | %s | %d (%d) | %d | %d | %d | %s | %s | %d | %s | %s "
+                     "| %s / %s / %s | %s→%s |" % (
+                         r["scenario"], exp, r["rounds"], len(r["contended_rounds"]),
+                         r["windows"], r["spikes"], r["injected_spikes"],
+                         fmt(r["precision"]), fmt(r["recall"]), r["dominant_spikes"],
+                         fmt(r["dominant_precision"]), fmt(r["dominant_recall"]),
+                         fmt(r["non_injected_unattributed"]),
+                         fmt(r["non_injected_wrongly_blamed"]),
+                         fmt(r["non_injected_other_cause"]),
+                         r["loadavg_before"][0], r["loadavg_after"][0]))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--cpu", default=None, help="probe CPUs A,B (default: the last two)")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("-n", default="1M", help="round trips per round of the shm probe")
+    ap.add_argument("--n1", default="1000000", help="iterations per round of the 1t probe")
+    ap.add_argument("--max-seconds", type=float, default=38,
+                    help="bound of one scenario (12 scenarios: under 8 min)")
+    ap.add_argument("--only", default=None)
+    ap.add_argument("--quiet-wait", type=float, default=10,
+                    help="seconds to wait before a round for other tailcause probes to end")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "lab.json"))
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("lab: needs root (BPF, SCHED_FIFO, compact_memory, rps_cpus)")
+    if args.cpu:
+        args.a, args.b = args.cpu.split(",")
+    else:
+        n = os.cpu_count()
+        args.a, args.b = str(n - 2), str(n - 1)
+    if not os.path.exists("/dev/cpu/%s/cpuid" % args.b):
+        subprocess.run(["modprobe", "cpuid"], check=False)
+    results = []
+    cpu_model = ""
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu_model = line.split(":", 1)[1].strip()
+            break
+
+    def write():  # after every scenario: an interrupted run keeps what it measured
+        out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                   timespec="seconds"),
+               "host": {"kernel": platform.release(), "cpus": os.cpu_count(),
+                        "cpu_model": cpu_model},
+               "probe_cpus": [int(args.a), int(args.b)], "iterations_per_round": args.n,
+               "scenarios": results}
+        os.makedirs(os.path.dirname(args.out), exist_ok=True)
+        with open(args.out + ".tmp", "w") as f:
+            json.dump(out, f, indent=1)
+        os.rename(args.out + ".tmp", args.out)
+
+    with tempfile.TemporaryDirectory(prefix="tc-lab.") as tmp:
+        for name, injectors, setup in scenarios(args.a, args.b):
+            if args.only and name not in args.only.split(","):
+                continue
+            print("lab: %s ..." % name, file=sys.stderr, flush=True)
+            r = run_scenario(args, name, injectors, setup, tmp)
+            results.append(r)
+            write()
+            print("lab: %s: %d spikes, %d injected, precision %s, recall %s (%.0f s)" % (
+                name, r["spikes"], r["injected_spikes"], fmt(r["precision"]), fmt(r["recall"]),
+                r["seconds"]), file=sys.stderr, flush=True)
+    print(table(results))
+    for r in results:
+        if "clean_ok" in r:
+            print("clean: largest cause %s, largest without evidence %s, lab causes blamed %d: %s"
+                  % (r["max_cause_share"], r["max_share_without_evidence"],
+                     r["lab_causes_blamed"], "ok" if r["clean_ok"] else "MISSED"))
+        else:
+            print("%s: injected spikes blamed on %s; dominant ones on %s" % (
+                r["scenario"], r["injected_causes"], r["dominant_causes"]))
+    print("lab: wrote %s" % args.out)
+
+
+if __name__ == "__main__":
+    main()
