@@ -117,8 +117,10 @@ $(O)/tests/%: tests/%.c $(CORE_LIB)
 	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(CORE_LIB) $(LDFLAGS) \
 		$(CMOCKA_LIBS) -lz -lm -o $@
 
-# test_audit runs the checks of user/audit on fixture trees: it links them, and libibverbs.
-$(O)/tests/test_audit: tests/test_audit.c $(AUDIT_OBJS) $(CORE_LIB)
+# test_audit_{irq,host,nic} run the checks of user/audit on fixture trees: they link them, and
+# libibverbs (test_audit_join tests core/ only and takes the rule above).
+AUDIT_TESTS := $(addprefix $(O)/tests/,test_audit_irq test_audit_host test_audit_nic)
+$(AUDIT_TESTS): $(O)/tests/%: tests/%.c $(AUDIT_OBJS) $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(AUDIT_OBJS) $(CORE_LIB) $(LDFLAGS) \
