@@ -49,25 +49,37 @@ static __always_inline void account_runner(struct cpu_state *cs, __u64 now, __u3
 	if (!cs->waiting_tid || prev_tid == cs->waiting_tid)
 		return;
 	slot = bpf_map_lookup_elem(&offcpu_start, &cs->waiting_tid);
-	if (!slot || ran <= slot->top_ns)
+	if (!slot || !slot->start_ns || ran <= slot->top_ns)
 		return;
 	slot->top_ns = ran;
 	slot->top_pid = prev_tid;
-	bpf_probe_read_kernel_str(slot->top_comm, sizeof(slot->top_comm), prev_comm);
+	bpf_probe_read_kernel(slot->top_comm, sizeof(slot->top_comm), prev_comm);
 }
 
+/*
+ * A thread's slot is created on its first switch-out and then reused: filled
+ * in place on every switch-out, marked idle (start_ns = 0) on switch-in. A
+ * hash insert and delete per switch would cost more than everything else here.
+ */
 static __always_inline void switch_out(struct cpu_state *cs, __u64 now, __u32 tid, int preempted,
 				       __u32 state, __u32 next_pid, const char *next_comm)
 {
-	struct tc_offcpu_slot slot = {};
+	struct tc_offcpu_slot *slot = bpf_map_lookup_elem(&offcpu_start, &tid), fresh = {};
 
-	slot.start_ns = now;
-	slot.cpu = bpf_get_smp_processor_id();
-	slot.state = state;
-	slot.top_pid = next_pid;	/* until a runner finishes, whoever runs first */
-	slot.preempted = preempted;
-	bpf_probe_read_kernel_str(slot.top_comm, sizeof(slot.top_comm), next_comm);
-	bpf_map_update_elem(&offcpu_start, &tid, &slot, BPF_ANY);
+	if (!slot) {
+		bpf_map_update_elem(&offcpu_start, &tid, &fresh, BPF_NOEXIST);
+		slot = bpf_map_lookup_elem(&offcpu_start, &tid);
+		if (!slot)
+			return;
+	}
+	slot->start_ns = now;
+	slot->top_ns = 0;
+	slot->woken_ns = 0;
+	slot->cpu = bpf_get_smp_processor_id();
+	slot->state = state;
+	slot->top_pid = next_pid;	/* until a runner finishes, whoever runs first */
+	slot->preempted = preempted;
+	bpf_probe_read_kernel(slot->top_comm, sizeof(slot->top_comm), next_comm);
 	cs->waiting_tid = tid;
 }
 
@@ -81,7 +93,7 @@ static __always_inline void switch_in(struct cpu_state *cs, __u64 now, __u32 tid
 		cs->waiting_tid = 0;
 	if (cfg_follow_children)
 		probe_cpu_mark(cpu);
-	if (!slot)
+	if (!slot || !slot->start_ns)
 		return;
 	e = event_reserve();
 	if (e) {
@@ -99,7 +111,7 @@ static __always_inline void switch_in(struct cpu_state *cs, __u64 now, __u32 tid
 		__builtin_memcpy(e->other_comm, slot->top_comm, TC_COMM_LEN);
 		event_submit(e);
 	}
-	bpf_map_delete_elem(&offcpu_start, &tid);
+	slot->start_ns = 0;
 }
 
 static __always_inline void on_switch(int preempt, __u32 prev_tid, __u32 prev_state,
@@ -134,7 +146,7 @@ static __always_inline void on_wakeup(__u32 tid)
 {
 	struct tc_offcpu_slot *slot = bpf_map_lookup_elem(&offcpu_start, &tid);
 
-	if (slot && !slot->woken_ns)
+	if (slot && slot->start_ns && !slot->woken_ns)
 		slot->woken_ns = bpf_ktime_get_ns();
 }
 
@@ -172,8 +184,10 @@ static __always_inline void on_exit(__u32 tid)
 	__u32 *role = bpf_map_lookup_elem(&probe_tids, &tid);
 
 	/* Only followed threads leave the filter; probe threads are removed by user space. */
-	if (role && *role == TC_ROLE_TARGET)
+	if (role && *role == TC_ROLE_TARGET) {
 		bpf_map_delete_elem(&probe_tids, &tid);
+		bpf_map_delete_elem(&offcpu_start, &tid);
+	}
 }
 
 /* The CPU a task is on: thread_info.cpu on x86 (THREAD_INFO_IN_TASK), else task->cpu. */

@@ -536,7 +536,9 @@ size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 			key = next;
 			prev = &key;
-			if (bpf_map_lookup_elem(fd, &key, &slot) || slot.start_ns > now_ns)
+			/* start_ns == 0: the thread is on a CPU (the slot is kept for reuse) */
+			if (bpf_map_lookup_elem(fd, &key, &slot) || !slot.start_ns ||
+			    slot.start_ns > now_ns)
 				continue;
 			struct tc_event e = {
 				.start_ns = slot.start_ns,
