@@ -203,17 +203,17 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	__u32 state = BPF_CORE_READ(prev, __state);
+	/* Direct loads through the BTF-typed pointers: no helper call on this hot path. */
+	__u32 state = prev->__state;
 
-	on_switch(preempt || state == 0, BPF_CORE_READ(prev, pid), state, prev->comm,
-		  BPF_CORE_READ(next, pid), next->comm);
+	on_switch(preempt || state == 0, prev->pid, state, prev->comm, next->pid, next->comm);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(tc_sched_wakeup_btf, struct task_struct *p)
 {
-	on_wakeup(BPF_CORE_READ(p, pid));
+	on_wakeup(p->pid);
 	return 0;
 }
 
