@@ -28,7 +28,7 @@ expect_exit 1 "$TC" record -o "$TMP/link.tct" -n 1000 --cpu "$cpus" --no-progres
 [ ! -e "$TMP/target" ] || fail "followed a symlink"
 
 # SIGINT mid-run: the trace is finalized and says it was interrupted.
-"$TC" record -o "$TMP/int.tct" -n 500M --cpu "$cpus" --no-progress >"$TMP/int.out" 2>&1 &
+"$TC" record -o "$TMP/int.tct" -n 50M --cpu "$cpus" --no-progress >"$TMP/int.out" 2>&1 &
 pid=$!
 sleep 2
 kill -INT "$pid"

@@ -45,6 +45,7 @@ struct recorder {
 	uint64_t *drops_now;
 	size_t n_cpu;
 	uint64_t last_drain_ns;
+	uint64_t last_write_ns;		/* pending events reach the file at least this often */
 
 	pthread_t drain_thr;
 	pthread_mutex_t lock;
@@ -57,6 +58,7 @@ static int write_pending(struct recorder *r)
 {
 	int err = 0;
 
+	r->last_write_ns = probe_now_ns();
 	if (r->n_pending && !r->write_err) {
 		err = trace_writer__events(r->writer, r->pending, r->n_pending);
 		if (err)
@@ -147,9 +149,19 @@ static void *drain_main(void *arg)
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 
-	/* Wakes every drain_ms, or early when the BPF side finds the ring past its watermark. */
+	/*
+	 * Wakes every drain_ms, or early when the BPF side finds the ring past its
+	 * watermark. Records submitted without a wake-up are invisible to epoll, so
+	 * a poll that timed out drained nothing: consume explicitly.
+	 */
 	while (!atomic_load(&r->stop)) {
 		int n = ring_buffer__poll(r->rb, (int)r->o->drain_ms);
+
+		if (n >= 0)
+			n = ring_buffer__consume(r->rb);
+		/* At least once a second to the file, so a kill -9 loses little. */
+		if (r->n_pending && probe_now_ns() - r->last_write_ns >= 1000000000ull)
+			write_pending(r);
 
 		if (n < 0 && n != -EINTR) {
 			log_err("drain ring buffer: %s", strerror(-n));

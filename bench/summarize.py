@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""summarize.py BENCH RAW.jsonl OUT.json - one benchmark's runs -> table on stdout + JSON.
+
+RAW holds one JSON object per run (written by bench/<BENCH>.sh). OUT gets the machine,
+the parameters, the summary rows, the targets and every run. Medians over rounds; spread
+is min-max. Ratios and differences are paired by round (interleaved runs).
+"""
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+
+def machine():
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "date": os.environ.get("BENCH_DATE") or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "kernel": platform.release(),
+        "cpu_model": model,
+        "cpus": os.cpu_count(),
+        "loadavg_at_start": os.environ.get("BENCH_LOAD_START", "?"),
+        "quick": os.environ.get("BENCH_QUICK", "0") == "1",
+        "tailcause": os.environ.get("BENCH_REV", "?"),
+    }
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def spread(xs):
+    return (min(xs), max(xs)) if xs else (float("nan"), float("nan"))
+
+
+def fmt_ratio(xs):
+    lo, hi = spread(xs)
+    return f"{med(xs):.3f} ({lo:.3f}-{hi:.3f})"
+
+
+def table(head, rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    line = lambda r: "  ".join(str(x).ljust(w) if i == 0 else str(x).rjust(w)
+                               for i, (x, w) in enumerate(zip(r, widths)))
+    print(line(head))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print(line(r))
+
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+# --- 1. probe disturbance ------------------------------------------------------------------
+def disturbance(runs):
+    runs = sorted(runs, key=lambda r: r["seq"])
+    keys = ("p50_ns", "p99_ns", "p999_ns", "p9999_ns", "avg_ns")
+    pairs, tried = {}, {}
+    for i, r in enumerate(runs):
+        if r["config"] == "untraced" or i == 0 or i + 1 >= len(runs):
+            continue
+        b, a = runs[i - 1], runs[i + 1]
+        if b["config"] != "untraced" or a["config"] != "untraced":
+            continue
+        tried[r["config"]] = tried.get(r["config"], 0) + 1
+        if abs(b["p50_ns"] - a["p50_ns"]) > 5:
+            continue  # the host moved the vCPUs around this run
+        ratio = {k: r[k] / ((a[k] + b[k]) / 2) for k in keys if a[k] + b[k]}
+        pairs.setdefault(r["config"], []).append((r, ratio))
+        # the noise floor: the later bracket against the earlier one
+        pairs.setdefault("untraced", []).append(
+            (a, {k: a[k] / b[k] for k in keys if b[k]}))
+    order = [c for c in ["untraced", "tailcause", "perf", "bpftrace", "trace-cmd"] if c in pairs]
+    summary, rows = [], []
+    for c in order:
+        ps = pairs[c]
+        ratios = {k: [x[1][k] for x in ps if k in x[1]] for k in keys}
+        s = {"config": c, "valid_pairs": len(ps), "runs": tried.get(c, len(ps))}
+        for k in keys:
+            s[k] = med([x[0][k] for x in ps])
+            s[k.replace("_ns", "_ratio")] = med(ratios[k])
+            s[k.replace("_ns", "_ratio_spread")] = list(spread(ratios[k]))
+        s["events"] = med([x[0]["events"] for x in ps])
+        summary.append(s)
+        name = "untraced (noise)" if c == "untraced" else c
+        rows.append([name, f"{s['valid_pairs']}/{s['runs']}", f"{s['p50_ns']:.0f}",
+                     f"{s['p99_ns']:.0f}", f"{s['p999_ns']:.0f}",
+                     fmt_ratio(ratios["p50_ns"]), fmt_ratio(ratios["p99_ns"]),
+                     fmt_ratio(ratios["p999_ns"]), fmt_ratio(ratios["p9999_ns"]),
+                     fmt_ratio(ratios["avg_ns"]), f"{s['events']:.0f}"])
+    n = runs[0]["n"] if runs else 0
+    print(f"1. probe disturbance: shm probe, {n} round trips, one way; each traced run against "
+          "the mean of the untraced runs just before and after it (pairs whose brackets agree); "
+          "median (min-max) over the pairs")
+    table(["config", "pairs", "p50[ns]", "p99[ns]", "p99.9[ns]", "p50 ratio", "p99 ratio",
+           "p99.9 ratio", "p99.99 ratio", "avg ratio", "events"], rows)
+    print("  untraced (noise): each later bracket against the earlier one - what two untraced "
+          "runs differ by")
+    tc = next((s for s in summary if s["config"] == "tailcause"), None)
+    targets = {}
+    if tc:
+        others = [s for s in summary if s["config"] not in ("untraced", "tailcause")]
+        targets["tailcause_p50_le_1.03"] = tc["p50_ratio"] <= 1.03
+        targets["tailcause_p99_le_1.10"] = tc["p99_ratio"] <= 1.10
+        for o in others:
+            for k, lab in (("p99_ratio", "p99"), ("p999_ratio", "p99.9"),
+                           ("p9999_ratio", "p99.99"), ("avg_ratio", "avg")):
+                targets[f"{lab}_not_above_{o['config']}"] = tc[k] <= o[k]
+        print(f"targets: tailcause p50 <= 1.03x: {verdict(targets['tailcause_p50_le_1.03'])} "
+              f"({tc['p50_ratio']:.3f}); p99 <= 1.10x: "
+              f"{verdict(targets['tailcause_p99_le_1.10'])} ({tc['p99_ratio']:.3f})")
+        for o in others:
+            print(f"  not more disturbance than {o['config']}: " + ", ".join(
+                f"{lab} {verdict(targets[lab + '_not_above_' + o['config']])} "
+                f"({tc[k]:.3f} vs {o[k]:.3f})"
+                for k, lab in (("p99_ratio", "p99"), ("p999_ratio", "p99.9"),
+                               ("p9999_ratio", "p99.99"), ("avg_ratio", "avg"))))
+    print("  (this VM's clock ticks in ~10 ns: RTT/2 percentiles move in ~5 ns steps, ~8 % of a "
+          "60 ns p50; avg = t_avg, which counts every stolen microsecond)")
+    return {"n": n}, summary, targets
+
+
+# --- 2. per-event cost ---------------------------------------------------------------------
+def event_cost(runs):
+    stats = [r for r in runs if r["config"] == "bpf_stats"]
+    runs = [r for r in runs if r["config"] != "bpf_stats"]
+    by = {}
+    for r in runs:
+        by.setdefault(r["config"], {})[r["round"]] = r
+    base = by.get("untraced", {})
+    traced, floor = by.get("traced", {}), by.get("floor", {})
+    per_event, per_switch, ev_per_rt = [], [], []
+    for rd, t in traced.items():
+        if rd in base and t["round_trips"]:
+            e = t["events"] / t["round_trips"]
+            ev_per_rt.append(e)
+            per_event.append((t["ns_per_rt"] - base[rd]["ns_per_rt"]) / e)
+    for rd, f in floor.items():
+        if rd in base:
+            per_switch.append((f["ns_per_rt"] - base[rd]["ns_per_rt"]) / 2)
+    rows = []
+    for c in ("untraced", "traced", "floor"):
+        xs = [r["ns_per_rt"] for r in by.get(c, {}).values()]
+        if not xs:
+            continue
+        lo, hi = spread(xs)
+        extra = ""
+        if c == "traced" and per_event:
+            lo2, hi2 = spread(per_event)
+            extra = f"{med(per_event):.0f} ns per record ({lo2:.0f} to {hi2:.0f})"
+        if c == "floor" and per_switch:
+            lo2, hi2 = spread(per_switch)
+            extra = f"{med(per_switch):.0f} ns per sched_switch ({lo2:.0f} to {hi2:.0f})"
+        rows.append([c, f"{med(xs):.0f} ({lo:.0f}-{hi:.0f})",
+                     f"{med([r['events'] for r in by[c].values()]):.0f}", extra])
+    n = runs[0]["round_trips"] if runs else 0
+    print(f"2. per-event cost: pipe storm, {n} round trips (2 switches each) on one CPU; "
+          f"median of {len(base)} interleaved rounds (min-max)")
+    table(["config", "ns/round trip", "records", "added (paired by round)"], rows)
+    summary = {
+        "ns_per_rt": {c: med([r["ns_per_rt"] for r in by[c].values()]) for c in by},
+        "records_per_rt": med(ev_per_rt),
+        "ns_per_record": med(per_event),
+        "ns_per_record_spread": list(spread(per_event)),
+        "floor_ns_per_switch": med(per_switch),
+        "floor_ns_per_switch_spread": list(spread(per_switch)),
+    }
+    targets = {"ns_per_record_le_200": summary["ns_per_record"] <= 200}
+    print(f"targets: <= 200 ns per traced event: {verdict(targets['ns_per_record_le_200'])} "
+          f"({summary['ns_per_record']:.0f} ns; {summary['records_per_rt']:.2f} records per "
+          f"round trip); filter floor {summary['floor_ns_per_switch']:.0f} ns per untraced "
+          "switch (its wake-up included)")
+    if stats:
+        st = stats[0]
+        rows, total = [], 0
+        for name, (cnt, ns) in sorted(st["progs"].items(), key=lambda kv: -kv[1][1]):
+            total += ns
+            rows.append([name, str(cnt), f"{cnt / st['round_trips']:.2f}", f"{ns / cnt:.0f}",
+                         f"{ns / st['round_trips']:.0f}"])
+        print(f"  BPF run time in one more traced run (kernel.bpf_stats_enabled; "
+              f"{st['round_trips']} round trips, {st['events']} records):")
+        table(["program", "runs", "runs/rt", "ns/run", "ns/rt"], rows[:8])
+        if st["events"]:
+            print(f"  BPF time per record: {total / st['events']:.0f} ns (all programs; as timed by "
+                  "bpf_stats, where an empty program reads ~50 ns on this VM)")
+        summary["bpf_stats"] = st["progs"]
+        summary["bpf_ns_per_record"] = total / st["events"] if st["events"] else None
+    return {"round_trips": n}, summary, targets
+
+
+# --- 3. recorder throughput ----------------------------------------------------------------
+def throughput(runs):
+    rows, summary = [], []
+    best = None
+    for r in runs:
+        el = r["elapsed_ns"] / 1e9 if r["elapsed_ns"] else float("nan")
+        rate = r["events"] / el if el else 0
+        cap = r["events"] / r["drain_cpu_s"] if r["drain_cpu_s"] > 0 else float("nan")
+        s = dict(r, events_per_s=rate, drain_capacity_per_s=cap)
+        summary.append(s)
+        if r["kind"] == "ladder" and r["drops"] == 0 and (best is None or rate > best["events_per_s"]):
+            best = s
+        rows.append([r["config"], f"{r['target']:.0f}" if r["target"] else "max",
+                     f"{rate / 1e6:.3f}", str(r["events"]), str(r["drops"]),
+                     f"{r['drain_cpu_s']:.2f}", f"{cap / 1e6:.2f}" if cap == cap else "-",
+                     f"{r['ringbuf'] >> 10}K/{r['drain_ms']}ms", r["report"]])
+    print("3. recorder throughput: page-fault storm (bench/storm.c -m fault) followed by "
+          "`tailcause record -- storm`; rate = records in the trace / storm time")
+    table(["config", "target/s", "M rec/s", "records", "drops", "recorder cpu[s]",
+           "capacity M/s", "ring/drain", "report"], rows)
+    ok = best is not None and best["events_per_s"] >= 1e6
+    caps = [s["drain_capacity_per_s"] for s in summary if s["kind"] == "ladder"
+            and s["drain_capacity_per_s"] == s["drain_capacity_per_s"]]
+    targets = {"sustained_ge_1M": ok}
+    if best:
+        print(f"highest rate with zero drops: {best['events_per_s'] / 1e6:.3f} M records/s "
+              f"({best['config']}); target >= 1 M/s: {verdict(ok)}")
+    if caps:
+        print(f"  recorder capacity (records per second of its own CPU time): "
+              f"{min(caps) / 1e6:.2f}-{max(caps) / 1e6:.2f} M/s")
+    base = next((s for s in summary if s["kind"] == "untraced"), None)
+    one = next((s for s in summary if s["config"] == "max-1cpu"), None)
+    if base and one and base["faults"] and one["faults"]:
+        added = one["elapsed_ns"] / one["faults"] - base["elapsed_ns"] / base["faults"]
+        print(f"  a traced page fault (max-1cpu) takes {added:.0f} ns more than an untraced one "
+              f"({base['elapsed_ns'] / base['faults']:.0f} ns): the cost of one instant record")
+        targets["page_fault_record_added_ns"] = round(added)
+    over = [s for s in summary if s["kind"] == "overload"]
+    for s in over:
+        print(f"  overload ({s['config']}): {s['drops']} drops counted in the trace, "
+              f"report {s['report']}")
+    return {}, {"best": best, "runs": summary}, targets
+
+
+# --- 4. analyzer ---------------------------------------------------------------------------
+def analyzer(runs):
+    by = {}
+    for r in runs:
+        by.setdefault(r["trace"], []).append(r)
+    rows, summary = [], []
+    for name, rs in by.items():
+        ev, sm = rs[0]["events"], rs[0]["samples"]
+        wall = [r["wall_s"] for r in rs]
+        eps = [ev / w for w in wall if w > 0]
+        rps = [(ev + sm) / w for w in wall if w > 0]
+        rss = med([r["maxrss_kb"] for r in rs]) * 1024
+        s = {"trace": name, "events": ev, "samples": sm, "bytes": rs[0]["bytes"],
+             "wall_s": med(wall), "user_s": med([r["user_s"] for r in rs]),
+             "sys_s": med([r["sys_s"] for r in rs]), "events_per_s": med(eps),
+             "events_per_s_spread": list(spread(eps)), "records_per_s": med(rps),
+             "maxrss_bytes": rss, "rss_per_event": rss / ev if ev else None,
+             "rss_per_record": rss / (ev + sm) if ev + sm else None, "runs": len(rs)}
+        summary.append(s)
+        lo, hi = spread(eps)
+        rows.append([name, str(ev), str(sm), f"{s['wall_s']:.2f}",
+                     f"{s['events_per_s'] / 1e6:.2f} ({lo / 1e6:.2f}-{hi / 1e6:.2f})",
+                     f"{s['records_per_s'] / 1e6:.2f}", f"{rss / 2**20:.0f}",
+                     f"{s['rss_per_event']:.0f}" if ev else "-",
+                     f"{s['rss_per_record']:.0f}" if ev + sm else "-"])
+    print("4. analyzer: `tailcause report FILE` on one core (taskset), /usr/bin/time -v; "
+          "median (min-max) of the runs")
+    table(["trace", "events", "samples", "wall[s]", "M events/s", "M records/s",
+           "maxRSS[MiB]", "B/event", "B/record"], rows)
+    synth = [s for s in summary if s["trace"].startswith("synthetic") and "+" not in s["trace"]]
+    ok = bool(synth) and all(s["events_per_s"] >= 10e6 for s in synth)
+    targets = {"synthetic_ge_10M_events_per_s": ok}
+    print(f"targets: >= 10 M events/s on one core (synthetic traces): {verdict(ok)}")
+    print("  (+thp-malloc: one diagnostic run with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, "
+          "not a target)")
+    return {}, summary, targets
+
+
+# --- 5. trace size -------------------------------------------------------------------------
+def trace_size(runs):
+    rows, summary = [], []
+    for r in runs:
+        bpe = r["bytes"] / r["events"] if r["events"] else float("nan")
+        bprt = r["bytes"] / r["round_trips"] if r["round_trips"] else float("nan")
+        s = dict(r, bytes_per_event=bpe, bytes_per_round_trip=bprt)
+        summary.append(s)
+        rows.append([r["tool"], str(r["bytes"]), str(r["events"]), f"{bpe:.2f}",
+                     str(r["round_trips"]), f"{bprt:.2f}", r.get("note", "")])
+    print("5. trace size: the same pipe storm recorded by each tool (its threads only, the "
+          "same tracepoints); bytes of the file per event in it, and per round trip")
+    table(["tool", "bytes", "events", "B/event", "round trips", "B/round trip", "note"], rows)
+    tc = next((s for s in summary if s["tool"] == "tailcause"), None)
+    targets = {}
+    if tc:
+        targets["tailcause_le_6_bytes_per_event"] = tc["bytes_per_event"] <= 6
+        for s in summary:
+            if s["tool"] != "tailcause":
+                targets[f"smaller_than_{s['tool']}_per_round_trip"] = (
+                    tc["bytes_per_round_trip"] < s["bytes_per_round_trip"])
+        print(f"targets: tailcause <= 6 B/event: "
+              f"{verdict(targets['tailcause_le_6_bytes_per_event'])} "
+              f"({tc['bytes_per_event']:.2f}); smaller per round trip than "
+              + ", ".join(f"{s['tool']} {verdict(targets['smaller_than_' + s['tool'] + '_per_round_trip'])}"
+                          f" ({s['bytes_per_round_trip'] / tc['bytes_per_round_trip']:.1f}x)"
+                          for s in summary if s["tool"] != "tailcause"))
+    return {}, summary, targets
+
+
+BENCHES = {f.__name__: f for f in (disturbance, event_cost, throughput, analyzer, trace_size)}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in BENCHES:
+        sys.exit("usage: summarize.py {%s} RAW.jsonl OUT.json" % ",".join(BENCHES))
+    name, raw, out = sys.argv[1:]
+    with open(raw) as f:
+        runs = [json.loads(line) for line in f if line.strip()]
+    if not runs:
+        sys.exit(f"summarize: {name}: no runs in {raw}")
+    print()
+    params, summary, targets = BENCHES[name](runs)
+    print()
+    doc = {"benchmark": name, "machine": machine(), "params": params, "summary": summary,
+           "targets": targets, "runs": runs}
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1, default=str)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
