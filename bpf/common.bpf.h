@@ -97,4 +97,45 @@ static __always_inline void event_submit(struct tc_event *e)
 	bpf_ringbuf_submit(e, flags);
 }
 
+/*
+ * Per-CPU intervals: `starts` is a PERCPU_ARRAY of __u64 start times, one per
+ * key (an IPI kind, a softirq vector, a driver function). On a CPU of
+ * interest, interval_begin() stamps the slot and interval_end() emits
+ * {start, duration, cpu, kind, arg} and clears it.
+ */
+static __always_inline void interval_begin(void *starts, __u32 key)
+{
+	__u64 *start;
+
+	if (!cpu_of_interest(bpf_get_smp_processor_id()))
+		return;
+	start = bpf_map_lookup_elem(starts, &key);
+	if (start)
+		*start = bpf_ktime_get_ns();
+}
+
+static __always_inline void interval_end(void *starts, __u32 key, __u16 kind, __u32 arg)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct tc_event *e;
+	__u64 *start;
+
+	if (!cpu_of_interest(cpu))
+		return;
+	start = bpf_map_lookup_elem(starts, &key);
+	if (!start || !*start)
+		return;
+	e = event_reserve();
+	if (e) {
+		__builtin_memset(e, 0, sizeof(*e));
+		e->start_ns = *start;
+		e->dur_ns = bpf_ktime_get_ns() - *start;
+		e->cpu = cpu;
+		e->kind = kind;
+		e->arg = arg;
+		event_submit(e);
+	}
+	*start = 0;
+}
+
 #endif /* TAILCAUSE_COMMON_BPF_H */

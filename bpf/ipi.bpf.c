@@ -25,37 +25,12 @@ struct {
 
 static __always_inline void vec_entry(__u32 slot)
 {
-	__u64 *start;
-
-	if (!cpu_of_interest(bpf_get_smp_processor_id()))
-		return;
-	start = bpf_map_lookup_elem(&vector_start, &slot);
-	if (start)
-		*start = bpf_ktime_get_ns();
+	interval_begin(&vector_start, slot);
 }
 
 static __always_inline void vec_exit(__u32 slot)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct tc_event *e;
-	__u64 *start;
-
-	if (!cpu_of_interest(cpu))
-		return;
-	start = bpf_map_lookup_elem(&vector_start, &slot);
-	if (!start || !*start)
-		return;
-	e = event_reserve();
-	if (e) {
-		__builtin_memset(e, 0, sizeof(*e));
-		e->start_ns = *start;
-		e->dur_ns = bpf_ktime_get_ns() - *start;
-		e->cpu = cpu;
-		e->kind = slot == SLOT_TIMER ? TC_EV_TIMER : TC_EV_IPI;
-		e->arg = slot;
-		event_submit(e);
-	}
-	*start = 0;
+	interval_end(&vector_start, slot, slot == SLOT_TIMER ? TC_EV_TIMER : TC_EV_IPI, slot);
 }
 
 static __always_inline void vector_moved(__u32 irq, __u32 cpu, __u32 prev_cpu)

@@ -104,27 +104,12 @@ static __always_inline void hardirq_exit(int irq)
 
 static __always_inline void softirq_entry(unsigned int vec)
 {
-	__u64 *start;
-
-	if (!cpu_of_interest(bpf_get_smp_processor_id()))
-		return;
-	start = bpf_map_lookup_elem(&softirq_start, &vec);
-	if (start)
-		*start = bpf_ktime_get_ns();
+	interval_begin(&softirq_start, vec);
 }
 
 static __always_inline void softirq_exit(unsigned int vec)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 *start;
-
-	if (!cpu_of_interest(cpu))
-		return;
-	start = bpf_map_lookup_elem(&softirq_start, &vec);
-	if (!start || !*start)
-		return;
-	emit(TC_EV_SOFTIRQ, *start, cpu, vec);
-	*start = 0;
+	interval_end(&softirq_start, vec, TC_EV_SOFTIRQ, vec);
 }
 
 SEC("tp_btf/irq_handler_entry")

@@ -24,37 +24,12 @@ struct {
 
 static __always_inline void func_entry(__u32 which)
 {
-	__u64 *start;
-
-	if (!cpu_of_interest(bpf_get_smp_processor_id()))
-		return;
-	start = bpf_map_lookup_elem(&func_start, &which);
-	if (start)
-		*start = bpf_ktime_get_ns();
+	interval_begin(&func_start, which);
 }
 
 static __always_inline void func_exit(__u32 which)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct tc_event *e;
-	__u64 *start;
-
-	if (!cpu_of_interest(cpu))
-		return;
-	start = bpf_map_lookup_elem(&func_start, &which);
-	if (!start || !*start)
-		return;
-	e = event_reserve();
-	if (e) {
-		__builtin_memset(e, 0, sizeof(*e));
-		e->start_ns = *start;
-		e->dur_ns = bpf_ktime_get_ns() - *start;
-		e->cpu = cpu;
-		e->arg = which;
-		e->kind = TC_EV_NIC;
-		event_submit(e);
-	}
-	*start = 0;
+	interval_end(&func_start, which, TC_EV_NIC, which);
 }
 
 SEC("fentry/mlx5_eq_comp_int")
