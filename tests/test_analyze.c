@@ -433,47 +433,6 @@ static void test_analyze_causes_dedup_by_name(void **state)
 	trace__free(t);
 }
 
-static void test_analyze_no_samples_is_einval(void **state)
-{
-	struct tc_trace *t = trace__new();
-	struct tc_analysis *a = NULL;
-
-	(void)state;
-	assert_non_null(t);
-	assert_int_equal(analysis__run(t, NULL, &a), -EINVAL);
-	assert_null(a);
-	assert_int_equal(analysis__run(NULL, NULL, &a), -EINVAL);
-	trace__free(t);
-}
-
-static void test_analyze_invalid_rule_is_einval(void **state)
-{
-	struct tc_trace *t = new_trace_n(10);
-	struct tc_analysis_opts o = {.spike = {TC_SPIKE_PERCENTILE, 150.0}};
-	struct tc_analysis *a = NULL;
-
-	(void)state;
-	assert_int_equal(analysis__run(t, &o, &a), -EINVAL);
-	o.spike = (struct tc_spike_rule){TC_SPIKE_ABSOLUTE, -1.0};
-	assert_int_equal(analysis__run(t, &o, &a), -EINVAL);
-	assert_null(a);
-	trace__free(t);
-}
-
-static void test_analyze_unsorted_events_is_einval(void **state)
-{
-	struct tc_trace *t = new_trace_n(10);
-	struct tc_analysis *a = NULL;
-
-	(void)state;
-	add_irq(t, TC_EV_HARDIRQ, PROBE_CPU, 5000, 10, 30);
-	add_irq(t, TC_EV_HARDIRQ, PROBE_CPU, 1000, 10, 30); /* no trace__sort() */
-
-	assert_int_equal(analysis__run(t, NULL, &a), -EINVAL);
-	assert_null(a);
-	trace__free(t);
-}
-
 static void test_analyze_blocked_parent_does_not_absorb_nested_hardirq(void **state)
 {
 	struct tc_trace *t = new_trace();
@@ -599,9 +558,6 @@ int main(void)
 		cmocka_unit_test(test_analyze_blocked_parent_does_not_absorb_nested_hardirq),
 		cmocka_unit_test(test_analyze_instants_are_listed_but_never_credited),
 		cmocka_unit_test(test_analyze_page_fault_is_candidate_of_an_empty_spike),
-		cmocka_unit_test(test_analyze_no_samples_is_einval),
-		cmocka_unit_test(test_analyze_invalid_rule_is_einval),
-		cmocka_unit_test(test_analyze_unsorted_events_is_einval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "active_set.h"
 #include "analyze.h"
 #include "cause_table.h"
 #include "context.h"
@@ -54,18 +55,6 @@
 #define CPU_MAP_MAX (1u << 16)
 #define CPU_PROBE   0x1 /* a probe thread is pinned there */
 #define CPU_SAMPLE  0x2 /* some sample was timed there */
-
-/* An interval in the active set. */
-struct active {
-	uint64_t start; /* the weighed span [start, end), start == end for an instant */
-	uint64_t end;
-	uint64_t until; /* heap key: it overlaps no window that starts at or after until */
-	size_t ev;
-	uint32_t cpu;
-	uint32_t cause;	    /* cached context-free cause index, TC_NO_CAUSE until first named */
-	uint32_t probe_rel; /* on a probe thread or a probe thread's CPU */
-	uint32_t mm;	    /* a compaction/reclaim interval: context for any task */
-};
 
 struct ctx {
 	const struct tc_trace *t;
@@ -79,8 +68,7 @@ struct ctx {
 	int wide_sample_cpu; /* a sample's CPU is beyond the map */
 	struct idle_latency lat;
 
-	struct active *heap;
-	size_t n_heap, cap_heap;
+	struct active_set act; /* the intervals that may still overlap a window */
 	struct spike_window win; /* the current spike's intervals */
 	struct spike_context sc; /* and what the context rules consult */
 
@@ -211,53 +199,6 @@ out_free_rtt:
 	return err;
 }
 
-/* ---- the active set: a min-heap on `until` ------------------------------------------- */
-
-static void heap_swap(struct active *h, size_t i, size_t j)
-{
-	struct active tmp = h[i];
-
-	h[i] = h[j];
-	h[j] = tmp;
-}
-
-static int heap_push(struct ctx *c, const struct active *x)
-{
-	struct active *h;
-	size_t i;
-
-	if (grow(&c->heap, &c->cap_heap, c->n_heap + 1, sizeof(*c->heap)))
-		return -ENOMEM;
-	h = c->heap;
-	i = c->n_heap++;
-	h[i] = *x;
-	while (i && h[(i - 1) / 2].until > h[i].until) {
-		heap_swap(h, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	return 0;
-}
-
-static void heap_pop(struct ctx *c)
-{
-	struct active *h = c->heap;
-	size_t i = 0, n = --c->n_heap;
-
-	h[0] = h[n];
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < n && h[l].until < h[m].until)
-			m = l;
-		if (l + 1 < n && h[l + 1].until < h[m].until)
-			m = l + 1;
-		if (m == i)
-			return;
-		heap_swap(h, i, m);
-		i = m;
-	}
-}
-
 static int is_mm(const struct tc_event *e)
 {
 	return e->kind == TC_EV_COMPACTION || e->kind == TC_EV_RECLAIM;
@@ -285,11 +226,11 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		x.mm = x.end > x.start && is_mm(e);
 		if (!x.mm && !maybe_relevant(c, e, x.probe_rel))
 			continue;
-		if (heap_push(c, &x))
+		if (active_set_push(&c->act, &x))
 			return -ENOMEM;
 	}
-	while (c->n_heap && c->heap[0].until <= ws)
-		heap_pop(c);
+	while (c->act.n && c->act.items[0].until <= ws)
+		active_set_pop(&c->act);
 	return 0;
 }
 
@@ -297,7 +238,7 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 
 static struct spike_item *add_item(struct ctx *c, size_t slot)
 {
-	const struct active *x = &c->heap[slot];
+	const struct active *x = &c->act.items[slot];
 	struct spike_item *it = spike_window__add(&c->win);
 
 	if (!it)
@@ -314,7 +255,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 
 static int add_ref(struct ctx *c, size_t slot, size_t item)
 {
-	const struct active *x = &c->heap[slot];
+	const struct active *x = &c->act.items[slot];
 	const struct tc_event *e = &c->t->events[x->ev];
 	struct context_ref r = {.start = x->start, .end = x->end, .item = item, .slot = slot};
 
@@ -333,8 +274,8 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 {
 	c->win.n_items = 0;
 	context__reset(&c->sc);
-	for (size_t h = 0; h < c->n_heap; h++) {
-		const struct active *x = &c->heap[h];
+	for (size_t h = 0; h < c->act.n; h++) {
+		const struct active *x = &c->act.items[h];
 
 		if (x->start >= we)
 			continue;
@@ -350,7 +291,7 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 		const struct spike_item *it = &c->win.items[i];
 		const struct tc_event *e = &c->t->events[it->ev];
 
-		if ((c->heap[it->slot].mm || (e->kind == TC_EV_SOFTIRQ && it->end > it->start)) &&
+		if ((c->act.items[it->slot].mm || (e->kind == TC_EV_SOFTIRQ && it->end > it->start)) &&
 		    add_ref(c, it->slot, i))
 			return -ENOMEM;
 	}
@@ -422,7 +363,7 @@ static int name_items(struct ctx *c)
 			cls = causes_name_event(c->t, e, c->pattern, name, sizeof(name));
 			if (cause_table_index(&c->causes, name, cls, &it->cause))
 				return -ENOMEM;
-			c->heap[it->slot].cause = it->cause;
+			c->act.items[it->slot].cause = it->cause;
 		}
 		it->explains = c->a->causes[it->cause].cls != TC_CAUSE_UNATTRIBUTED;
 	}
@@ -542,7 +483,7 @@ static void ctx_free(struct ctx *c)
 	free(c->probe_tids);
 	free(c->cpu_map);
 	idle_latency__free(&c->lat);
-	free(c->heap);
+	active_set_free(&c->act);
 	spike_window__free(&c->win);
 	context__free(&c->sc);
 	cause_table__free(&c->causes);

@@ -33,6 +33,12 @@ const char *html_palette(size_t i);
 void html_esc(FILE *out, const char *s);
 /* A duration in ns as "850 ns", "12.3 us", "4.56 ms", "1.23 s". */
 void html_fmt_ns(double ns, char *buf, size_t len);
+/*
+ * One row of a horizontal bar chart at y: the name right-aligned before x=300,
+ * a bar of share * bar_w in the cause's colour, then "share%, amount, n unit".
+ */
+void html_bar_row(const struct html *h, double y, const char *name, double share, double bar_w,
+		  uint32_t cause, const char *amount, unsigned long long n, const char *unit);
 
 /* A log10 axis: value -> pixel. */
 struct log_axis {

@@ -334,18 +334,23 @@ int html_chart_causes(struct html *h)
 			continue;
 		rows++;
 		html_fmt_ns(LAT_NS(h->d, c->excess_ns), ex, sizeof(ex));
-		fprintf(h->out, "<text class=\"lbl\" x=\"290\" y=\"%.1f\" text-anchor=\"end\">",
-			y + 13);
-		html_esc(h->out, c->name);
-		fprintf(h->out,
-			"</text><rect x=\"300\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
-			"fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f%%, %s, "
-			"%llu spikes</text>\n",
-			y, fmax(share * bar_w, 1), html_cause_color(h, (uint32_t)idx[i]),
-			306 + fmax(share * bar_w, 1), y + 12, share * 100, ex,
-			(unsigned long long)c->spikes);
+		html_bar_row(h, y, c->name, share, bar_w, (uint32_t)idx[i], ex,
+			     (unsigned long long)c->spikes, "spikes");
 	}
 	fputs("</svg>\n", h->out);
 	free(idx);
 	return 0;
+}
+
+void html_bar_row(const struct html *h, double y, const char *name, double share, double bar_w,
+		  uint32_t cause, const char *amount, unsigned long long n, const char *unit)
+{
+	double w = fmax(share * bar_w, 1);
+
+	fprintf(h->out, "<text class=\"lbl\" x=\"290\" y=\"%.1f\" text-anchor=\"end\">", y + 13);
+	html_esc(h->out, name);
+	fprintf(h->out,
+		"</text><rect x=\"300\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>"
+		"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f%%, %s, %llu %s</text>\n",
+		y, w, html_cause_color(h, cause), 306 + w, y + 12, share * 100, amount, n, unit);
 }

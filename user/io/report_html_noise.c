@@ -112,16 +112,8 @@ static int noise_bars(struct html *h)
 			continue;
 		rows++;
 		html_fmt_ns((double)c->ns, t, sizeof(t));
-		fprintf(h->out, "<text class=\"lbl\" x=\"290\" y=\"%.1f\" text-anchor=\"end\">",
-			y + 13);
-		html_esc(h->out, c->name);
-		fprintf(h->out,
-			"</text><rect x=\"300\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
-			"fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f%%, %s, "
-			"%llu times</text>\n",
-			y, fmax(share * bar_w, 1), html_cause_color(h, (uint32_t)idx[i]),
-			306 + fmax(share * bar_w, 1), y + 12, share * 100, t,
-			(unsigned long long)c->count);
+		html_bar_row(h, y, c->name, share, bar_w, (uint32_t)idx[i], t,
+			     (unsigned long long)c->count, "times");
 	}
 	fputs("</svg>\n", h->out);
 	free(idx);
