@@ -20,7 +20,8 @@
 #define TC_EV_SOFTIRQ	3	/* a softirq vector ran on a probe CPU */
 #define TC_EV_IPI	4	/* an IPI handler ran on a probe CPU: arg = TC_IPI_* */
 #define TC_EV_TIMER	5	/* the local timer interrupt ran on a probe CPU */
-#define TC_EV_PAGE_FAULT 6	/* instant: a probe thread faulted; arg = error code, aux = address */
+#define TC_EV_PAGE_FAULT 6	/* a probe thread's user page fault until it mapped a page
+				 * (instant when that was not seen); arg = error code, aux = address */
 #define TC_EV_COMPACTION 7	/* memory compaction by tid (any CPU): arg = TC_COMPACT_* */
 #define TC_EV_RECLAIM	8	/* direct reclaim by tid (any CPU): arg = order */
 #define TC_EV_IDLE	9	/* a probe CPU idled in C-state arg */
@@ -103,6 +104,18 @@ struct tc_offcpu_slot {
 	__u32 top_pid;		/* longest-running other task so far (first task until one finishes) */
 	__u32 preempted;
 	char top_comm[TC_COMM_LEN];
+};
+
+/*
+ * Per-CPU slot of mm.bpf.c (map fault_open): the user page fault a thread of
+ * interest is in, until its RSS changes. User space closes a slot still open at
+ * the end of a recording as an instant.
+ */
+struct tc_fault_slot {
+	__u64 start_ns;
+	__u64 address;
+	__u32 tid;		/* 0: no fault open */
+	__u32 error_code;
 };
 
 /* Counter kinds (user/core trace counters): kept in maps, not as events. */

@@ -7,8 +7,15 @@
  * Compaction and reclaim are traced everywhere because a task that preempts
  * the probe while compacting makes the spike thp-compaction, not plain
  * preemption. They are rare on a healthy host; a storm of them is exactly
- * what the user needs to see. Page faults have no exit tracepoint: they are
- * instants, evidence in the spike timeline.
+ * what the user needs to see.
+ *
+ * Page faults have no exit tracepoint. A fault that maps a page changes the
+ * process's RSS counters (kmem:rss_stat) after the page was allocated and
+ * zeroed or read in, just before the PTE is set: that is taken as its end, so
+ * such a fault is an interval like the other concerns' and can be credited.
+ * A fault that changes no counter (the zero page on a read, a NUMA hint, an
+ * anon copy-on-write) stays an instant: it is closed as one by the thread's
+ * next fault or system call on that CPU, or by user space at the end.
  */
 #include "common.bpf.h"
 
@@ -79,13 +86,67 @@ static __always_inline void finish(void *map, __u32 key, __u16 kind, __u32 arg)
 	bpf_map_delete_elem(map, &key);
 }
 
+/*
+ * Per CPU: the fault a thread of interest is in (tid 0: none). A fault ends on
+ * the CPU it began on unless it slept and migrated; then the slot is closed as
+ * an instant by the next fault there, and a stranger's rss_stat never matches.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tc_fault_slot);
+} fault_open SEC(".maps");
+
+static __always_inline struct tc_fault_slot *fault_slot(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&fault_open, &zero);
+}
+
+/* Emits the open fault: an interval up to end, or an instant (end 0: not seen). */
+static __always_inline void fault_close(struct tc_fault_slot *f, __u64 end)
+{
+	emit(TC_EV_PAGE_FAULT, f->start_ns, end ? end - f->start_ns : 0, f->tid, f->error_code,
+	     f->address);
+	f->tid = 0;
+}
+
 static __always_inline void page_fault(unsigned long address, unsigned long error_code)
 {
 	__u32 tid = current_tid();
+	struct tc_fault_slot *f;
 
 	if (!tid_of_interest(tid))
 		return;
-	emit(TC_EV_PAGE_FAULT, bpf_ktime_get_ns(), 0, tid, (__u32)error_code, address);
+	f = fault_slot();
+	if (!f)
+		return;
+	if (f->tid)
+		fault_close(f, 0);
+	f->start_ns = bpf_ktime_get_ns();
+	f->address = address;
+	f->error_code = (__u32)error_code;
+	f->tid = tid;
+}
+
+/* The current thread changed an RSS counter: its open fault, if any, ends now. */
+static __always_inline void rss_changed(void)
+{
+	struct tc_fault_slot *f = fault_slot();
+
+	if (f && f->tid && f->tid == current_tid())
+		fault_close(f, bpf_ktime_get_ns());
+}
+
+/* A system call: whatever fault this thread was in ended before it (end unknown). */
+static __always_inline void syscall_entered(void)
+{
+	struct tc_fault_slot *f = fault_slot();
+
+	if (f && f->tid && f->tid == current_tid())
+		fault_close(f, 0);
 }
 
 SEC("tp_btf/page_fault_user")
@@ -93,6 +154,20 @@ int BPF_PROG(tc_page_fault_btf, unsigned long address, struct pt_regs *regs,
 	     unsigned long error_code)
 {
 	page_fault(address, error_code);
+	return 0;
+}
+
+SEC("tp_btf/rss_stat")
+int BPF_PROG(tc_rss_stat_btf)
+{
+	rss_changed();
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(tc_sys_enter_btf)
+{
+	syscall_entered();
 	return 0;
 }
 
@@ -156,6 +231,20 @@ SEC("tp/exceptions/page_fault_user")
 int tc_page_fault_tp(struct trace_event_raw_exceptions *ctx)
 {
 	page_fault(ctx->address, ctx->error_code);
+	return 0;
+}
+
+SEC("tp/kmem/rss_stat")
+int tc_rss_stat_tp(void *ctx)
+{
+	rss_changed();
+	return 0;
+}
+
+SEC("tp/raw_syscalls/sys_enter")
+int tc_sys_enter_tp(void *ctx)
+{
+	syscall_entered();
 	return 0;
 }
 

@@ -535,6 +535,40 @@ static void test_analyze_page_fault_is_candidate_of_an_empty_spike(void **state)
 	trace__free(t);
 }
 
+static void test_analyze_page_fault_interval_is_credited(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+	uint32_t pf;
+
+	(void)state;
+	/* Fresh-page faults of the probe thread fill the spike; a tick nests in one. */
+	set_rtt(t, K, 5000);
+	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K) + 200, 2000, 6);
+	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K) + 2300, 2000, 6);
+	add_irq(t, TC_EV_TIMER, PROBE_CPU, t0(t, K) + 2500, 300, 0);
+	/* One that ended before the spike is not its cause. */
+	set_rtt(t, K + 10, 5000);
+	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K + 10) - 4000, 4000, 6);
+
+	a = run(t);
+
+	pf = find_cause(a, "page-fault");
+	sp = &a->spikes[0];
+	assert_int_equal(sp->primary, pf);
+	assert_int_equal(sp->n_contrib, 3);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 2000);
+	assert_int_equal(contrib(a, sp, 1)->attributed_ns, 2000);
+	assert_int_equal(contrib(a, sp, 2)->nested, 1);
+	assert_int_equal(a->causes[pf].excess_ns, 4000);
+	assert_int_equal(a->causes[pf].spikes, 1);
+	assert_int_not_equal(a->spikes[1].primary, pf);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_analyze_blocked_parent_does_not_absorb_nested_hardirq),
 		cmocka_unit_test(test_analyze_instants_are_listed_but_never_credited),
 		cmocka_unit_test(test_analyze_page_fault_is_candidate_of_an_empty_spike),
+		cmocka_unit_test(test_analyze_page_fault_interval_is_credited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

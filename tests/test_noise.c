@@ -226,6 +226,28 @@ static void test_noise_compaction_stall_and_kcompactd(void **state)
 	trace__free(t);
 }
 
+/* A page fault whose end was seen is timed in the fault group, not as noise. */
+static void test_noise_timed_page_fault(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise *n;
+
+	(void)state;
+	fault(t, 0, CMD_TID, "a");
+	fault(t, 1 * MS, CMD_TID, "a");
+	last(t)->dur_ns = 30 * US;
+	offcpu(t, 5 * MS, 1 * MS, CMD_TID, 1, 0, 40, "hog");
+	trace__sort(t);
+	assert_int_equal(noise__run(t, NULL, &n), 0);
+	assert_int_equal(n->faults, 2);
+	assert_int_equal(n->group_ns[TC_NOISE_FAULT], 30 * US);
+	assert_int_equal(cause(n, "page-fault")->ns, 30 * US);
+	assert_int_equal(cause(n, "page-fault")->count, 2);
+	assert_int_equal(n->noise_ns, 1 * MS);
+	noise__free(n);
+	trace__free(t);
+}
+
 static void test_noise_empty_trace(void **state)
 {
 	struct tc_trace *t = trace__new();
@@ -267,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_noise_intervals_split_and_rank),
 		cmocka_unit_test(test_noise_irq_goes_to_the_running_thread),
 		cmocka_unit_test(test_noise_compaction_stall_and_kcompactd),
+		cmocka_unit_test(test_noise_timed_page_fault),
 		cmocka_unit_test(test_noise_empty_trace),
 		cmocka_unit_test(test_noise_unsorted_is_einval),
 	};

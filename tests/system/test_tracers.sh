@@ -66,6 +66,11 @@ field ipi ipi cpu | grep -qx "$B" || fail "no IPI traced on the interrupted CPU 
 # Page faults: first touches of fresh memory by the command's thread.
 rec fault python3 -c 'b = bytearray(32 << 20)'
 [ "$(count fault page_fault)" -gt 1000 ] || fail "too few page faults for 32 MiB of fresh memory"
+# A fault that maps a fresh page ends at its RSS change: most of them are timed.
+timed=$(field fault page_fault dur | awk '$1 > 0 { n++ } END { print n + 0 }')
+[ "$timed" -gt 1000 ] || fail "only $timed page faults with a duration (fresh pages change the RSS)"
+field fault page_fault dur | awk '$1 > 1000000000 { bad = 1 } END { exit bad }' ||
+	fail "implausible page-fault durations"
 
 # Children are followed: a grandchild's sleep is an off-CPU (blocked) interval.
 idle_jiffies() { awk '/^cpu / { print $5 }' /proc/stat; }

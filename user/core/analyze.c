@@ -30,7 +30,8 @@
  *      shares shrink in proportion, so the attributed total never exceeds it.
  * Blocked off-CPU intervals never count as explaining the spike. Instants are
  * listed in the spike's timeline and take no credit; a page fault of a probe
- * thread becomes the candidate of a spike that has none.
+ * thread whose end was not seen (an instant) becomes the candidate of a spike
+ * that has none. A page fault with its end is an interval like the others.
  *
  * Compaction and reclaim intervals of any task stay in the active set (pruned
  * by end time like the rest) as context, and are indexed by tid per window

@@ -235,7 +235,13 @@ static int add_instant(struct noise_acc *acc, size_t thread, const struct tc_eve
 	}
 	acc->rows[row].faults++;
 	err = cause_of(acc, TC_NOISE_FAULT, TC_CAUSE_PAGE_FAULT, "page-fault", &cause);
-	return err ?: part_add(acc, row, cause, 0, 1, 0);
+	if (err)
+		return err;
+	/* A fault with its end took that long; one without is counted, not timed. */
+	if (e->dur_ns)
+		return add_span(acc, thread, cause, e->start_ns, sat_add(e->start_ns, e->dur_ns), 1,
+				0);
+	return part_add(acc, row, cause, 0, 1, 0);
 }
 
 /* ---- pass 1: where each thread is known to run ---------------------------------------- */

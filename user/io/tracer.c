@@ -513,6 +513,40 @@ int tracer__read_irq_counts(const struct tracer *t,
 	return err;
 }
 
+size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const struct tc_event *e),
+			    void *ctx)
+{
+	int possible = libbpf_num_possible_cpus();
+	struct tc_fault_slot *slots;
+	struct bpf_map *m = NULL;
+	uint32_t zero = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_loaded && !m; i++)
+		m = bpf_object__find_map_by_name(t->loaded[i].obj, "fault_open");
+	if (!m || possible <= 0 || !(slots = calloc((size_t)possible, sizeof(*slots))))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &zero, slots) == 0) {
+		for (int c = 0; c < possible; c++) {
+			if (!slots[c].tid)
+				continue;
+			struct tc_event e = {
+				.start_ns = slots[c].start_ns,
+				.aux = slots[c].address,
+				.cpu = (uint32_t)c,
+				.tid = slots[c].tid,
+				.arg = slots[c].error_code,
+				.other_pid = slots[c].tid,
+				.kind = TC_EV_PAGE_FAULT,
+			};
+			emit(ctx, &e);
+			n++;
+		}
+	}
+	free(slots);
+	return n;
+}
+
 size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out)
 {
 	*out = t->status;

@@ -65,4 +65,11 @@ struct tc_event;
 size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 			  void (*emit)(void *ctx, const struct tc_event *e), void *ctx);
 
+/*
+ * Page faults still open (no RSS change seen yet), emitted as instants: the
+ * fault happened, its end is unknown. Returns how many were found.
+ */
+size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const struct tc_event *e),
+			    void *ctx);
+
 #endif /* TAILCAUSE_IO_TRACER_H */
