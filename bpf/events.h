@@ -18,7 +18,8 @@
 #define TC_EV_OFFCPU	1	/* a probe thread was off its CPU */
 #define TC_EV_HARDIRQ	2	/* a hard IRQ handler ran on a probe CPU */
 #define TC_EV_SOFTIRQ	3	/* a softirq vector ran on a probe CPU */
-#define TC_EV_IPI	4	/* an IPI handler ran on a probe CPU: arg = TC_IPI_* */
+#define TC_EV_IPI	4	/* an IPI handler ran on a probe CPU: arg = TC_IPI_*, aux = when
+				 * it was sent (0: not seen), flags = TC_IPI_RPS */
 #define TC_EV_TIMER	5	/* the local timer interrupt ran on a probe CPU */
 #define TC_EV_PAGE_FAULT 6	/* a probe thread's user page fault until it mapped a page
 				 * (instant when that was not seen); arg = error code, aux = address */
@@ -44,6 +45,9 @@
 #define TC_IPI_CALL_FUNCTION	2
 #define TC_IPI_CALL_FUNCTION_SINGLE 3
 #define TC_IPI_IRQ_WORK		4
+
+/* tc_event.flags for TC_EV_IPI */
+#define TC_IPI_RPS		0x1	/* it ran RPS's trigger: NET_RX work steered to this CPU */
 
 /* tc_event.arg for TC_EV_COMPACTION */
 #define TC_COMPACT_RUN		1	/* mm_compaction_begin .. end: a compaction pass */

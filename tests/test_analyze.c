@@ -569,6 +569,31 @@ static void test_analyze_page_fault_interval_is_credited(void **state)
 	trace__free(t);
 }
 
+static void test_analyze_ipi_is_credited_from_its_send(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+	uint32_t ipi;
+
+	(void)state;
+	/* A vCPU stopped 3 us for the delivery, then the handler ran 1 us. */
+	set_rtt(t, K, 5000);
+	add_irq(t, TC_EV_IPI, PROBE_CPU, t0(t, K) + 3500, 1000, TC_IPI_CALL_FUNCTION_SINGLE);
+	t->events[t->n_events - 1].aux = t0(t, K) + 500;
+
+	a = run(t);
+
+	ipi = find_cause(a, "ipi:call_function_single");
+	sp = &a->spikes[0];
+	assert_int_equal(sp->primary, ipi);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 4000);
+	assert_int_equal(a->causes[ipi].excess_ns, 4000);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_analyze_instants_are_listed_but_never_credited),
 		cmocka_unit_test(test_analyze_page_fault_is_candidate_of_an_empty_spike),
 		cmocka_unit_test(test_analyze_page_fault_interval_is_credited),
+		cmocka_unit_test(test_analyze_ipi_is_credited_from_its_send),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

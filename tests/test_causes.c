@@ -301,6 +301,11 @@ static void test_causes_name_ipi_kinds(void **state)
 
 		assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)), TC_CAUSE_IPI);
 		assert_string_equal(buf, want[arg]);
+		/* RPS's kick is the NET_RX work it brings, whatever the vector. */
+		e.flags = TC_IPI_RPS;
+		assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)),
+				 TC_CAUSE_SOFTIRQ);
+		assert_string_equal(buf, "softirq:net_rx");
 	}
 }
 

@@ -61,6 +61,15 @@ static void test_context_span_each_kind(void **state)
 	e = event(TC_EV_IDLE, 1000, 20000, 4); /* beyond the table */
 	assert_span(&l, &e, 21000, 21000);
 	assert_span(NULL, &e, 21000, 21000);
+	e = event(TC_EV_IPI, 1000, 500, TC_IPI_CALL_FUNCTION_SINGLE);
+	assert_span(&l, &e, 1000, 1500); /* the send not seen */
+	e.aux = 200; /* sent 800 ns before it ran: delivered meanwhile */
+	assert_span(&l, &e, 200, 1500);
+	e.aux = 1000; /* not before its start: no delivery */
+	assert_span(&l, &e, 1000, 1500);
+	e = event(TC_EV_HARDIRQ, 1000, 500, 30);
+	e.aux = 200; /* aux means nothing for other kinds */
+	assert_span(&l, &e, 1000, 1500);
 	e = event(TC_EV_HARDIRQ, UINT64_MAX - 10, 500, 30); /* saturates */
 	assert_span(&l, &e, UINT64_MAX - 10, UINT64_MAX);
 }

@@ -108,7 +108,9 @@ static int run_probe(int cpu, long count, const char *csv, FILE *log, long perio
 		fprintf(stderr, "tc-lab-inject: probe needs -s CSV (and memory)\n");
 		return 1;
 	}
-	memset(t, 0, sizeof(*t) * 2 * (size_t)count); /* no faults of our own in the loop */
+	/* No faults of our own in the loop. Not zero: malloc + memset(0) may become a
+	 * calloc that leaves fresh pages untouched. */
+	memset(t, 0xff, sizeof(*t) * 2 * (size_t)count);
 	next = now_ns() + (uint64_t)period_us * 1000;
 	for (long i = 0; i < count; i++) {
 		uint64_t t0 = now_ns();

@@ -57,10 +57,36 @@ for _ in range(20000):
 '
 field udp softirq arg | grep -qx 3 || fail "no NET_RX (vector 3) softirq traced for loopback UDP"
 
+# RPS: lo's receive work steered from A to B arrives there by an IPI that runs RPS's
+# trigger (flags=1). The command touches B first, so B is one of its CPUs.
+rps=/sys/class/net/lo/queues/rx-0/rps_cpus
+if [ -w "$rps" ] && { [ -d /sys/kernel/tracing/events/csd ] || [ -d /sys/kernel/debug/tracing/events/csd ]; }; then
+	rps_old=$(cat "$rps")
+	printf '%x\n' $((1 << B)) >"$rps"
+	rec rps sh -c "taskset -c $B true; taskset -c $A python3 -c '
+import socket
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); r.bind((\"127.0.0.1\", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(20000):
+    s.sendto(b\"x\" * 64, r.getsockname()); r.recv(64)
+'" || { echo "$rps_old" >"$rps"; exit 1; }
+	echo "$rps_old" >"$rps"
+	grep "^event kind=ipi " "$TMP/rps.txt" | grep " cpu=$B " | grep -q ' flags=1 ' ||
+		fail "no RPS kick (IPI with flags=1) traced on CPU $B"
+else
+	echo "note: no csd tracepoints or RPS here; RPS kick check not run"
+fi
+
 # IPIs: expedited membarriers from CPU A interrupt a spinning thread on CPU B.
 rec ipi "$O/tests/tc-ipi" "$A" "$B" 20000
 [ "$(count ipi ipi)" -gt 0 ] || fail "no IPI traced during membarrier storms"
 field ipi ipi cpu | grep -qx "$B" || fail "no IPI traced on the interrupted CPU $B"
+# The send is traced (ipi_send_cpu, kernels >= 6.6): aux = when, before the handler ran.
+if [ -d /sys/kernel/tracing/events/ipi ] || [ -d /sys/kernel/debug/tracing/events/ipi ]; then
+	grep "^event kind=ipi " "$TMP/ipi.txt" | tr ' ' '\n' | grep -E '^(start|aux)=' | paste - - |
+		awk -F'[=\t]' '$4 > 0 && $4 < $2 && $2 - $4 < 10000000 { n++ } END { exit !(n > 0) }' ||
+		fail "no IPI with its send time (aux) before its handler"
+fi
 [ "$(count ipi timer)" -gt 0 ] || fail "no local timer interrupt traced"
 
 # Page faults: first touches of fresh memory by the command's thread.

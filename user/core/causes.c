@@ -73,6 +73,8 @@ static const char *const softirq_names[] = {
 };
 
 /* Same, lower case, for cause names. */
+#define NET_RX_VECTOR 3
+
 static const char *const softirq_lower[] = {
 	"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched", "hrtimer", "rcu",
 };
@@ -221,6 +223,9 @@ static enum tc_cause_class name_simple(const struct tc_event *e, char *buf, size
 {
 	switch (e->kind) {
 	case TC_EV_IPI:
+		/* RPS's kick: the NET_RX work steered here, whose fix is NET_RX's. */
+		if (e->flags & TC_IPI_RPS)
+			return name_softirq(NET_RX_VECTOR, buf, len);
 		snprintf(buf, len, "ipi:%s", table_name(ipi_names, N_OF(ipi_names), e->arg));
 		return TC_CAUSE_IPI;
 	case TC_EV_TIMER:

@@ -96,6 +96,12 @@ void context_span(const struct idle_latency *l, const struct tc_event *e, uint64
 		*s = *end = start;
 		return;
 	}
+	if (e->kind == TC_EV_IPI && e->aux && e->aux < start) {
+		/* From the send: a vCPU stops while the hypervisor delivers the IPI. */
+		*s = e->aux;
+		*end = stop;
+		return;
+	}
 	if (e->kind == TC_EV_IDLE) {
 		/* The CPU was idle anyway; what the probe waits for is the way out. */
 		lat = l && e->arg < l->n ? l->ns[e->arg] : 0;

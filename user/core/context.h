@@ -31,7 +31,9 @@ void idle_latency__free(struct idle_latency *l);
  * is shown but never credited. Evidence-only kinds and dur_ns == 0 are
  * instants at start_ns; TC_EV_IDLE is [end - L, end) with L the exit latency
  * of its C-state (at most the idle time), an instant at its end when L is
- * unknown; every other kind is [start_ns, start_ns + dur_ns).
+ * unknown; TC_EV_IPI starts when it was sent (aux) where that was seen, since
+ * a vCPU stops while the hypervisor delivers it; every other kind is
+ * [start_ns, start_ns + dur_ns).
  */
 void context_span(const struct idle_latency *l, const struct tc_event *e, uint64_t *s,
 		  uint64_t *end);

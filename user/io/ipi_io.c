@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* ipi_io.c - the shell around bpf/ipi.bpf.c: the only file that sees its skeleton. */
+#include <bpf/libbpf.h>
+
 #include "bpf/ipi.skel.h"
 #include "concern.h"
 
-TC_DEFINE_CONCERN(ipi, 0, TC_NO_EXTRA);
+static void ipi_knobs(struct ipi_bpf *s, const struct tracer_cfg *cfg)
+{
+	int n = libbpf_num_possible_cpus();
+
+	(void)cfg;
+	s->rodata->cfg_nr_cpus = n > 0 ? (__u32)n : 1;
+}
+
+TC_DEFINE_CONCERN(ipi, 0, ipi_knobs);

@@ -54,6 +54,23 @@ static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", NS_US(e->aux));
 }
 
+/* "ipi:call_function_single on cpu 3, sent 8.0 us before it ran" (RPS: "RPS kick ..."). */
+static void ipi_detail(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
+{
+	char cause[TC_CAUSE_NAME_LEN];
+	int n;
+
+	causes_name_event(t, e, NULL, cause, sizeof(cause));
+	if (e->flags & TC_IPI_RPS)
+		n = snprintf(buf, len, "RPS kick for %s on cpu %u", cause, e->cpu);
+	else
+		n = snprintf(buf, len, "%s on cpu %u", cause, e->cpu);
+	if (n < 0 || (size_t)n >= len || !e->aux || e->aux >= e->start_ns)
+		return;
+	snprintf(buf + n, len - (size_t)n, ", sent %.1f us before it ran",
+		 (double)(e->start_ns - e->aux) / 1000.0);
+}
+
 void report_event_detail(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
 {
 	const char *name;
@@ -72,6 +89,9 @@ void report_event_detail(const struct tc_trace *t, const struct tc_event *e, cha
 		return;
 	case TC_EV_IDLE:
 		snprintf(buf, len, "cpu %u idle in C-state %u", e->cpu, e->arg);
+		return;
+	case TC_EV_IPI:
+		ipi_detail(t, e, buf, len);
 		return;
 	case TC_EV_PAGE_FAULT:
 		snprintf(buf, len, "tid %u faulted at 0x%llx on cpu %u (error code %u)", e->tid,
