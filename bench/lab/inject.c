@@ -17,7 +17,9 @@
  *            preemption:COMM on CPU.
  *   ipi      from CPU, read /dev/cpu/TARGET/cpuid for BURST_US: every read is a
  *            smp_call_function_single to TARGET, logged as its own window.
- *            Cause: ipi:call_function* on TARGET.
+ *            Cause: ipi:call_function* on TARGET. A read during which the
+ *            sender was preempted is logged with cause `uncertain`: its
+ *            window holds someone else's time slice, not just the IPI.
  *   udp      from CPU, send 64-byte loopback UDP datagrams for BURST_US (with lo's
  *            RPS steered to TARGET, the NET_RX softirq runs on TARGET; the lab
  *            script sets and restores rps_cpus). Cause: softirq:net_rx on TARGET.
@@ -48,6 +50,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +72,17 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Times the calling thread was preempted so far (it also sleeps in each read, waiting
+ * for the IPI's completion: those voluntary switches are part of the injection). */
+static long preemptions(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nivcsw;
 }
 
 static void sleep_until(uint64_t t)
@@ -281,13 +295,19 @@ int main(int argc, char **argv)
 			/* One window per read: each is one IPI to TARGET, and the
 			 * time between two reads is the sender's, not an IPI's. */
 			do {
-				uint64_t r0 = now_ns();
+				long sw = preemptions();
+				uint64_t r0 = now_ns(), r1;
 
 				if (pread(fd, buf, 16, 0) != 16) {
 					perror("tc-lab-inject: cpuid read");
 					return 4;
 				}
-				LOG(r0, now_ns());
+				r1 = now_ns();
+				if (preemptions() == sw)
+					LOG(r0, r1);
+				else
+					fprintf(log, "%llu %llu %d uncertain\n", (unsigned long long)r0,
+						(unsigned long long)r1, target);
 			} while (now_ns() < stop_at);
 			goto logged;
 		} else if (!strcmp(mode, "udp")) {

@@ -18,6 +18,11 @@ limit is flagged `truncated` in the JSON). Scoring (README.md in this directory)
                    where windows of two causes overlap it)
   precision        correct / injected spikes with a primary cause (not unattributed)
   recall           correct / injected spikes
+  dominant         the same over the injected spikes the windows cover at least half
+                   of the excess of, and whose excess is at least the noise floor: the
+                   p90 spike excess of the clean run of the same probe
+  excluded         spikes overlapping only `uncertain` windows (the sender was
+                   preempted during them), not scored
   non-injected     share called unattributed, wrongly blamed on an injected cause,
                    blamed on something else
   clean            no cause may be the primary cause of > 5 % of spikes without
@@ -50,14 +55,19 @@ def scenarios(a, b):
     hog = (["hog", "-c", b, "-p", "20000", "-b", "1000", "-n", "lab-hog"], "preemption:lab-hog")
     fifo = (["hog", "-c", b, "-p", "20000", "-b", "200", "-n", "lab-fifo", "-f", "1"],
             "preemption:lab-fifo")
-    ipi = (["ipi", "-c", a, "-T", b, "-p", "20000", "-b", "200"], "ipi:call_function*")
-    udp = (["udp", "-c", a, "-T", b, "-p", "20000", "-b", "500"], "softirq:net_rx")
+    # A sender on the ping CPU holds the ping thread off while its IPI or NET_RX
+    # lands on the pong CPU: both are the injection, either is a right answer.
+    ipi = (["ipi", "-c", a, "-T", b, "-p", "20000", "-b", "200"],
+           "ipi:call_function*|preemption:lab-ipi")
+    udp = (["udp", "-c", a, "-T", b, "-p", "20000", "-b", "500"],
+           "softirq:net_rx|preemption:lab-udp")
     compact = (["compact", "-c", b, "-p", "250000", "-f", "1"], "thp-compaction")
     fault = "page-fault"  # the lab probe's own fresh-page touches: no injector process
 
     def fast(inj):  # a 1t round lasts ~0.1 s: inject every 2 ms, not every 20
-        argv, expect = inj
-        return ([x if argv[i - 1] != "-p" else "2000" for i, x in enumerate(argv)], expect)
+        argv, expect = inj  # the sender has CPU a to itself: only the effect on b counts
+        return ([x if argv[i - 1] != "-p" else "2000" for i, x in enumerate(argv)],
+                expect.split("|")[0])
 
     return [
         ("clean", [], None),
@@ -115,7 +125,7 @@ def overlaps(s0, s1, w):
     return s0 <= w[1] and w[0] <= s1
 
 
-def run_scenario(args, name, injectors, setup, tmp):
+def run_scenario(args, name, injectors, setup, tmp, floor_us):
     tc = os.path.join(args.build, "tailcause")
     inj = os.path.join(args.build, "bench", "lab", "tc-lab-inject")
     gt_files, procs, spikes, rounds, contended = [], [], [], [], []
@@ -185,28 +195,31 @@ def run_scenario(args, name, injectors, setup, tmp):
             with open(RPS, "w") as f:
                 f.write(rps_old + "\n")
     load_after = open("/proc/loadavg").read().split()[:3]
-    windows = []  # (t0, t1, expected pattern)
+    windows = []  # (t0, t1, expected pattern; None: uncertain, the spike is not scored)
     for gt, (_, expect) in zip(gt_files, injectors):
         for line in open(gt):
-            t0, t1, _cpu, _cause = line.split()
-            windows.append((int(t0), int(t1), expect))
+            t0, t1, _cpu, cause = line.split()
+            windows.append((int(t0), int(t1), None if cause == "uncertain" else expect))
     windows.sort()
     res = score(name, injectors, windows, spikes, rounds, load_before, load_after,
-                time.monotonic() - t_begin)
+                time.monotonic() - t_begin, floor_us)
     res["contended_rounds"] = contended
     return res
 
 
-def score(name, injectors, windows, spikes, rounds, load_before, load_after, secs):
+def score(name, injectors, windows, spikes, rounds, load_before, load_after, secs, floor_us):
     import bisect
     starts = [w[0] for w in windows]
     maxlen = max([w[1] - w[0] for w in windows], default=0)
     patterns = [e for _, e in injectors]
 
-    def is_lab(cause):
-        return any(fnmatch.fnmatchcase(cause, p) for p in patterns)
+    def matches(cause, expect):  # expect: fnmatch patterns separated by |
+        return any(fnmatch.fnmatchcase(cause, p) for p in expect.split("|"))
 
-    inj = correct = attributed = 0
+    def is_lab(cause):
+        return any(matches(cause, p) for p in patterns)
+
+    inj = correct = attributed = excluded = 0
     dom = dom_correct = dom_attributed = 0
     non = non_unattr = non_wrong = 0
     inj_causes, dom_causes, non_causes, all_causes = {}, {}, {}, {}
@@ -218,21 +231,29 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
         i = bisect.bisect_right(starts, s1)
         hit = set()
         covered = 0
+        uncertain = False
         j = i - 1
         while j >= 0 and windows[j][0] >= s0 - maxlen:
             if overlaps(s0, s1, windows[j]):
-                hit.add(windows[j][2])
-                covered += min(s1, windows[j][1]) - max(s0, windows[j][0])
+                if windows[j][2] is None:
+                    uncertain = True
+                else:
+                    hit.add(windows[j][2])
+                    covered += min(s1, windows[j][1]) - max(s0, windows[j][0])
             j -= 1
+        if uncertain and not hit:
+            excluded += 1  # only windows that hold more than the injection
+            continue
         if hit:
-            ok = any(fnmatch.fnmatchcase(cause, p) for p in hit)
+            ok = any(matches(cause, p) for p in hit)
             inj += 1
             inj_causes[cause] = inj_causes.get(cause, 0) + 1
             attributed += cause != "unattributed"
             correct += ok
             # dominant: the injection windows cover at least half the spike's excess,
-            # so the injection alone can account for most of it (ground truth only).
-            if covered >= 0.5 * excess_us * 1000:
+            # so the injection alone can account for most of it, and the spike stands
+            # out of the noise of a run without injection (ground truth only).
+            if covered >= 0.5 * excess_us * 1000 and excess_us >= floor_us:
                 dom += 1
                 dom_causes[cause] = dom_causes.get(cause, 0) + 1
                 dom_attributed += cause != "unattributed"
@@ -252,14 +273,17 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
     res = {
         "scenario": name,
         "expected": patterns,
-        "windows": len(windows),
+        "windows": sum(1 for w in windows if w[2] is not None),
+        "uncertain_windows": sum(1 for w in windows if w[2] is None),
         "rounds": len(rounds),
         "spikes": len(spikes),
         "truncated_rounds": sum(1 for r in rounds if r["count"] > r["listed"]),
+        "excluded_spikes": excluded,
         "injected_spikes": inj,
         "correct": correct,
         "precision": ratio(correct, attributed),
         "recall": ratio(correct, inj),
+        "noise_floor_us": floor_us,
         "dominant_spikes": dom,
         "dominant_precision": ratio(dom_correct, dom_attributed),
         "dominant_recall": ratio(dom_correct, dom),
@@ -277,6 +301,8 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
     }
     if not injectors:
         n = len(spikes)
+        ex = sorted(e for *_, e in spikes)
+        res["spike_excess_p90_us"] = ex[int(0.9 * (len(ex) - 1))] if ex else 0.0
         res["max_cause_share"] = max(
             ((c, round(k / n, 4)) for c, k in all_causes.items() if c != "unattributed"),
             key=lambda x: x[1], default=(None, 0))
@@ -300,16 +326,16 @@ def fmt(x):
 
 
 def table(results):
-    lines = ["| scenario | expected cause | rounds (contended) | windows | spikes | injected "
+    lines = ["| scenario | expected cause | rounds (contended) | windows | spikes (excluded) | injected "
              "| precision | recall | dominant | precision | recall "
              "| non-inj: unattributed / wrongly blamed / other | load avg (1 min) before→after |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in results:
-        exp = ", ".join(r["expected"]) or "(none)"
-        lines.append("| %s | %s | %d (%d) | %d | %d | %d | %s | %s | %d | %s | %s "
+        exp = ", ".join(e.replace("|", " or ") for e in r["expected"]) or "(none)"
+        lines.append("| %s | %s | %d (%d) | %d | %d (%d) | %d | %s | %s | %d | %s | %s "
                      "| %s / %s / %s | %s→%s |" % (
                          r["scenario"], exp, r["rounds"], len(r["contended_rounds"]),
-                         r["windows"], r["spikes"], r["injected_spikes"],
+                         r["windows"], r["spikes"], r["excluded_spikes"], r["injected_spikes"],
                          fmt(r["precision"]), fmt(r["recall"]), r["dominant_spikes"],
                          fmt(r["dominant_precision"]), fmt(r["dominant_recall"]),
                          fmt(r["non_injected_unattributed"]),
@@ -361,12 +387,21 @@ def main():
             json.dump(out, f, indent=1)
         os.rename(args.out + ".tmp", args.out)
 
+    # The noise floor of each probe: the p90 excess of the spikes of its clean run
+    # (90 % of the spikes of a run without injection are that small).
+    floors = {}
     with tempfile.TemporaryDirectory(prefix="tc-lab.") as tmp:
         for name, injectors, setup in scenarios(args.a, args.b):
             if args.only and name not in args.only.split(","):
                 continue
+            family = "1t" if name.startswith("1t:") else "shm"
+            if family not in floors and injectors:
+                print("lab: no clean run of the %s probe before %s: noise floor 0" % (
+                    family, name), file=sys.stderr)
             print("lab: %s ..." % name, file=sys.stderr, flush=True)
-            r = run_scenario(args, name, injectors, setup, tmp)
+            r = run_scenario(args, name, injectors, setup, tmp, floors.get(family, 0.0))
+            if not injectors:
+                floors[family] = r["spike_excess_p90_us"]
             results.append(r)
             write()
             print("lab: %s: %d spikes, %d injected, precision %s, recall %s (%.0f s)" % (
