@@ -6,11 +6,12 @@
  * Tracks (a Chrome "thread" each, grouped in "processes"):
  *   probe       round trips: every spike (named by its cause) and an evenly
  *               spread subset of the others, never millions of slices;
- *   threads     per traced thread: its off-CPU intervals and its own
- *               compaction/reclaim;
+ *   threads     per traced thread: its off-CPU intervals, its own
+ *               compaction/reclaim and its timed page faults;
  *   cpu N       hard IRQs, softirqs, timer, IPIs and NIC work; C-states apart;
  *   memory      compaction and reclaim of other tasks (kcompactd, ...);
- *   instants    page faults, migrations, IRQ moves, frequency changes, NAPI.
+ *   instants    page faults whose end was not seen, migrations, IRQ moves,
+ *               frequency changes, NAPI.
  * A viewer moves aside slices that overlap without nesting, so each group of
  * intervals is dealt into lanes (plot_lanes) in which they nest properly, one
  * track per lane, with a 2 ns margin for viewers that round microseconds.
@@ -158,6 +159,7 @@ static uint64_t group_of(const struct pf *p, const struct tc_event *e)
 		return (uint64_t)PID_THREADS << 32 | thread_index(p, e->tid);
 	case TC_EV_COMPACTION:
 	case TC_EV_RECLAIM:
+	case TC_EV_PAGE_FAULT:
 		th = thread_index(p, e->tid);
 		if (th != SIZE_MAX)
 			return (uint64_t)PID_THREADS << 32 | th;
