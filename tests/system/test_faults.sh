@@ -26,7 +26,14 @@ grep -qi 'lost' "$TMP/out" || fail "report does not mention the lost events"
 # kill -9 mid-run: the .partial file reads up to its last whole block, flagged truncated.
 "$TC" record -o "$TMP/killed.tct" -n 50M --cpu "$cpus" --drain-ms 50 --no-progress >/dev/null 2>&1 &
 pid=$!
-sleep 3
+# Kill it once it records (a loaded machine needs a while to fault in 50M samples):
+# the first events reach the file within a second of the start.
+i=0
+while [ $i -lt 60 ] && ! { [ -f "$TMP/killed.tct.partial" ] &&
+	"$TC" dump "$TMP/killed.tct.partial" 2>/dev/null | grep -q '^event '; }; do
+	sleep 0.5; i=$((i + 1))
+done
+sleep 1
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 [ ! -e "$TMP/killed.tct" ] || fail "a killed recording left a file under the final name"
