@@ -20,6 +20,11 @@
  *            Cause: ipi:call_function* on TARGET. A read during which the
  *            sender was preempted is logged with cause `uncertain`: its
  *            window holds someone else's time slice, not just the IPI.
+ *   disk     from CPU, O_DIRECT 4 KiB reads of -F FILE (at least 1 MiB, on a real
+ *            disk) for BURST_US: each read ends with the disk's completion IRQ,
+ *            delivered where that IRQ is steered (TARGET), logged as its own
+ *            window (`uncertain` when the reader was preempted). Cause:
+ *            hardirq:* on TARGET.
  *   udp      from CPU, send 64-byte loopback UDP datagrams for BURST_US (with lo's
  *            RPS steered to TARGET, the NET_RX softirq runs on TARGET; the lab
  *            script sets and restores rps_cpus). Cause: softirq:net_rx on TARGET.
@@ -167,9 +172,9 @@ static int run_probe(int cpu, long count, const char *csv, FILE *log, long perio
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tc-lab-inject hog|ipi|udp|compact|probe [-o LOG] [-t SECONDS] "
-			"[-p PERIOD_US] [-b BURST_US] [-c CPU] [-T TARGET_CPU] [-n COMM] [-f PRIO] "
-			"[-N COUNT -s CSV]\n");
+	fprintf(stderr, "usage: tc-lab-inject hog|ipi|disk|udp|compact|probe [-o LOG] "
+			"[-t SECONDS] [-p PERIOD_US] [-b BURST_US] [-c CPU] [-T TARGET_CPU] "
+			"[-n COMM] [-f PRIO] [-F FILE] [-N COUNT -s CSV]\n");
 	exit(1);
 }
 
@@ -185,14 +190,16 @@ int main(int argc, char **argv)
 	FILE *log = stdout;
 	uint64_t end, next;
 	volatile unsigned long x = 0;
-	long count = 1000000;
-	const char *csv = NULL;
+	long count = 1000000, blocks = 0;
+	const char *csv = NULL, *file = NULL;
+	void *dbuf = NULL;
+	unsigned int seed = 1;
 
 	if (argc < 2)
 		usage();
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "o:t:p:b:c:T:n:f:N:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:t:p:b:c:T:n:f:N:s:F:")) != -1) {
 		switch (opt) {
 		case 'o': log_path = optarg; break;
 		case 't': seconds = atof(optarg); break;
@@ -204,6 +211,7 @@ int main(int argc, char **argv)
 		case 'f': fifo = atoi(optarg); break;
 		case 'N': count = atol(optarg); break;
 		case 's': csv = optarg; break;
+		case 'F': file = optarg; break;
 		default: usage();
 		}
 	}
@@ -229,6 +237,19 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		snprintf(cause, sizeof(cause), "ipi:call_function*");
+	} else if (!strcmp(mode, "disk")) {
+		off_t size;
+
+		prctl(PR_SET_NAME, "lab-disk", 0, 0, 0);
+		if (!file || (fd = open(file, O_RDONLY | O_DIRECT)) < 0 ||
+		    (size = lseek(fd, 0, SEEK_END)) < (1 << 20) ||
+		    posix_memalign(&dbuf, 4096, 4096)) {
+			fprintf(stderr, "tc-lab-inject: disk needs -F FILE of >= 1 MiB opened "
+					"O_DIRECT: %s\n", file ? strerror(errno) : "no -F");
+			return 2;
+		}
+		blocks = size / 4096;
+		snprintf(cause, sizeof(cause), "hardirq:*");
 	} else if (!strcmp(mode, "udp")) {
 		prctl(PR_SET_NAME, "lab-udp", 0, 0, 0);
 		addr.sin_family = AF_INET;
@@ -300,6 +321,25 @@ int main(int argc, char **argv)
 
 				if (pread(fd, buf, 16, 0) != 16) {
 					perror("tc-lab-inject: cpuid read");
+					return 4;
+				}
+				r1 = now_ns();
+				if (preemptions() == sw)
+					LOG(r0, r1);
+				else
+					fprintf(log, "%llu %llu %d uncertain\n", (unsigned long long)r0,
+						(unsigned long long)r1, target);
+			} while (now_ns() < stop_at);
+			goto logged;
+		} else if (!strcmp(mode, "disk")) {
+			/* One window per read: each waits for one completion IRQ. */
+			do {
+				long sw = preemptions();
+				off_t at = (off_t)(rand_r(&seed) % blocks) * 4096;
+				uint64_t r0 = now_ns(), r1;
+
+				if (pread(fd, dbuf, 4096, at) != 4096) {
+					perror("tc-lab-inject: O_DIRECT read");
 					return 4;
 				}
 				r1 = now_ns();

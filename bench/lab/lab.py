@@ -46,11 +46,76 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 RPS = "/sys/class/net/lo/queues/rx-0/rps_cpus"
 
 
-def scenarios(a, b):
+DISK_FILE = "/var/tmp/tc-lab-disk"
+
+
+def irq_counts():
+    """{(irq, cpu): count} and {irq: name} from /proc/interrupts (numbered IRQs only)."""
+    lines = open("/proc/interrupts").read().splitlines()
+    ncpu = len(lines[0].split())
+    counts, names = {}, {}
+    for line in lines[1:]:
+        head, _, rest = line.partition(":")
+        if not head.strip().isdigit():
+            continue
+        f = rest.split()
+        for c in range(min(ncpu, len(f))):
+            if f[c].isdigit():
+                counts[(int(head), c)] = int(f[c])
+        names[int(head)] = f[-1] if f else "?"
+    return counts, names
+
+
+def disk_irq(a, b):
+    """(irq, name, cpu) of the IRQ that completes O_DIRECT reads of DISK_FILE on a
+    probe CPU (steered to b through smp_affinity where it is elsewhere and allowed),
+    or a string saying why there is none."""
+    import mmap
+    try:
+        if not os.path.exists(DISK_FILE) or os.path.getsize(DISK_FILE) < 16 << 20:
+            with open(DISK_FILE, "wb") as f:
+                f.write(os.urandom(16 << 20))
+                os.fsync(f.fileno())
+        fd = os.open(DISK_FILE, os.O_RDONLY | os.O_DIRECT)
+    except OSError as e:
+        return "no O_DIRECT file on a real disk (%s: %s)" % (DISK_FILE, e.strerror)
+    buf = mmap.mmap(-1, 4096)
+
+    def busiest():
+        before, names = irq_counts()
+        for i in range(300):
+            os.preadv(fd, [buf], (i * 7919 % 4096) * 4096)
+        after, _ = irq_counts()
+        d = max(((after[k] - before.get(k, 0), k) for k in after), default=(0, None))
+        return d[0], d[1], names
+    try:
+        n, key, names = busiest()
+        if n < 100:
+            return "O_DIRECT reads of %s raised no IRQ (%d)" % (DISK_FILE, n)
+        irq, cpu = key
+        if str(cpu) not in (a, b):
+            try:
+                with open("/proc/irq/%d/smp_affinity_list" % irq, "w") as f:
+                    f.write(b + "\n")
+            except OSError as e:
+                return ("the disk's IRQ %d (%s) is delivered to CPU %d, not a probe CPU, and "
+                        "cannot be moved (smp_affinity: %s)" % (irq, names[irq], cpu, e.strerror))
+            n, (irq, cpu), names = busiest()
+            if str(cpu) not in (a, b):
+                return "the disk's IRQ %d stayed on CPU %d after steering it to %s" % (
+                    irq, cpu, b)
+        return irq, names[irq], str(cpu)
+    finally:
+        os.close(fd)
+
+
+def scenarios(a, b, disk):
     """(name, [(injector args, expected-cause pattern)], setup) on probe CPUs a (ping), b (pong).
 
     On a 2-CPU host every injector runs on a probe CPU: senders (ipi, udp) on the
     ping CPU a so that their effect (IPI, NET_RX via RPS) lands on the pong CPU b.
+    setup: None, "rps" (lo's RPS steered to b), ("probe", CPU) (the 1t probe's CPU),
+    ("skip", reason). disk: disk_irq()'s answer.
     """
     hog = (["hog", "-c", b, "-p", "20000", "-b", "1000", "-n", "lab-hog"], "preemption:lab-hog")
     fifo = (["hog", "-c", b, "-p", "20000", "-b", "200", "-n", "lab-fifo", "-f", "1"],
@@ -65,9 +130,19 @@ def scenarios(a, b):
     fault = "page-fault"  # the lab probe's own fresh-page touches: no injector process
 
     def fast(inj):  # a 1t round lasts ~0.1 s: inject every 2 ms, not every 20
-        argv, expect = inj  # the sender has CPU a to itself: only the effect on b counts
+        argv, expect = inj  # the sender has a CPU to itself: only the effect counts
         return ([x if argv[i - 1] != "-p" else "2000" for i, x in enumerate(argv)],
-                expect.split("|")[0])
+                "|".join(p for p in expect.split("|") if not p.startswith("preemption:lab-")))
+
+    # The disk's completion IRQ (and the BLOCK softirq it raises) on its CPU t,
+    # the reads from the other probe CPU.
+    if isinstance(disk, tuple):
+        t = disk[2]
+        disk_inj = (["disk", "-c", a if t == b else b, "-T", t, "-F", DISK_FILE, "-p", "20000",
+                     "-b", "200"], "hardirq:%s|softirq:block|preemption:lab-disk" % disk[1])
+        disk_1t = ("probe", t)
+    else:
+        disk_inj, disk_1t = None, ("skip", disk)
 
     return [
         ("clean", [], None),
@@ -76,6 +151,7 @@ def scenarios(a, b):
         ("ipi", [ipi], None),
         ("softirq-net-rx", [udp], "rps"),
         ("compaction", [compact], None),
+        ("hardirq", [disk_inj] if disk_inj else [], disk_1t if not disk_inj else None),
         ("hog+ipi", [hog, ipi], None),
         ("compaction+softirq", [compact, udp], "rps"),
         # The lab's one-thread probe on B (record -- CMD, report --samples) leaves A
@@ -83,6 +159,7 @@ def scenarios(a, b):
         ("1t:clean", [], None),
         ("1t:ipi", [fast(ipi)], None),
         ("1t:softirq-net-rx", [fast(udp)], "rps"),
+        ("1t:hardirq", [fast(disk_inj)] if disk_inj else [], disk_1t),
         ("1t:page-fault", [(None, fault)], None),
     ]
 
@@ -130,6 +207,7 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
     inj = os.path.join(args.build, "bench", "lab", "tc-lab-inject")
     gt_files, procs, spikes, rounds, contended = [], [], [], [], []
     rps_old = None
+    probe_cpu = setup[1] if isinstance(setup, tuple) else args.b
     load_before = open("/proc/loadavg").read().split()[:3]
     t_begin = time.monotonic()
     try:
@@ -160,7 +238,7 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
                 faults = ["-p", "2000", "-b", "64"] if any(
                     a is None for a, _ in injectors) else ["-p", "0"]
                 sh([tc, "record", "-o", trace, "-f", "--no-progress", "--", inj, "probe",
-                    "-c", args.b, "-N", args.n1, "-s", csv, "-o", pgt] + faults,
+                    "-c", probe_cpu, "-N", args.n1, "-s", csv, "-o", pgt] + faults,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
                 sh([tc, "report", trace, "--samples", csv, "--format", "json", "--top",
                     "10000", "-o", rep], timeout=60)
@@ -331,6 +409,9 @@ def table(results):
              "| non-inj: unattributed / wrongly blamed / other | load avg (1 min) before→after |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in results:
+        if "skipped" in r:
+            lines.append("| %s | skipped: %s |" % (r["scenario"], r["skipped"]))
+            continue
         exp = ", ".join(e.replace("|", " or ") for e in r["expected"]) or "(none)"
         lines.append("| %s | %s | %d (%d) | %d | %d (%d) | %d | %s | %s | %d | %s | %s "
                      "| %s / %s / %s | %s→%s |" % (
@@ -390,9 +471,16 @@ def main():
     # The noise floor of each probe: the p90 excess of the spikes of its clean run
     # (90 % of the spikes of a run without injection are that small).
     floors = {}
+    wanted = lambda name: not args.only or name in args.only.split(",")
+    disk = disk_irq(args.a, args.b) if wanted("hardirq") or wanted("1t:hardirq") else "not run"
     with tempfile.TemporaryDirectory(prefix="tc-lab.") as tmp:
-        for name, injectors, setup in scenarios(args.a, args.b):
-            if args.only and name not in args.only.split(","):
+        for name, injectors, setup in scenarios(args.a, args.b, disk):
+            if not wanted(name):
+                continue
+            if isinstance(setup, tuple) and setup[0] == "skip":
+                print("lab: %s skipped: %s" % (name, setup[1]), file=sys.stderr, flush=True)
+                results.append({"scenario": name, "skipped": setup[1]})
+                write()
                 continue
             family = "1t" if name.startswith("1t:") else "shm"
             if family not in floors and injectors:
@@ -409,6 +497,8 @@ def main():
                 r["seconds"]), file=sys.stderr, flush=True)
     print(table(results))
     for r in results:
+        if "skipped" in r:
+            continue
         if "clean_ok" in r:
             print("clean: largest cause %s, largest without evidence %s, lab causes blamed %d: %s"
                   % (r["max_cause_share"], r["max_share_without_evidence"],
