@@ -434,7 +434,7 @@ def main():
     ap.add_argument("-n", default="1M", help="round trips per round of the shm probe")
     ap.add_argument("--n1", default="1000000", help="iterations per round of the 1t probe")
     ap.add_argument("--max-seconds", type=float, default=38,
-                    help="bound of one scenario (12 scenarios: under 8 min)")
+                    help="bound of one scenario (14 scenarios: under 9 min)")
     ap.add_argument("--only", default=None)
     ap.add_argument("--quiet-wait", type=float, default=10,
                     help="seconds to wait before a round for other tailcause probes to end")
