@@ -202,6 +202,34 @@ def overlaps(s0, s1, w):
     return s0 <= w[1] and w[0] <= s1
 
 
+def percentiles(values):
+    v = sorted(values)
+    pick = lambda q: v[min(len(v) - 1, int(q * len(v)))]
+    return {"p50": pick(0.5), "p99": pick(0.99), "p99_9": pick(0.999)}
+
+
+def untraced_stats(args, name, inj, probe_cpu, tmp):
+    """p50/p99/p99.9 of an untraced run of the scenario's probe, in the units of the
+    report's stats (shm: one way, µs; the 1t probe: per iteration, µs)."""
+    if name.startswith("1t:"):
+        csv = os.path.join(tmp, "untraced.csv")
+        sh([inj, "probe", "-c", probe_cpu, "-N", args.n1, "-s", csv, "-o", os.devnull,
+            "-p", "0"], stdout=subprocess.DEVNULL, timeout=60)
+        with open(csv) as f:
+            next(f)
+            d = [(int(b) - int(a)) / 1000.0 for a, b, *_ in (line.split(",") for line in f)]
+        os.unlink(csv)
+        return percentiles(d)
+    out = subprocess.run([os.path.join(args.build, "tailcause"), "lat", "--probe", "shm",
+                          "--cpu", "%s,%s" % (args.a, args.b), "-n", args.n],
+                         check=True, capture_output=True, text=True, timeout=60).stdout
+    for i, line in enumerate(out.splitlines()):
+        if line.lstrip().startswith("#bytes"):
+            f = out.splitlines()[i + 1].split()
+            return {"p50": float(f[4]), "p99": float(f[7]), "p99_9": float(f[8])}
+    raise RuntimeError("no statistics in tailcause lat's output")
+
+
 def run_scenario(args, name, injectors, setup, tmp, floor_us):
     tc = os.path.join(args.build, "tailcause")
     inj = os.path.join(args.build, "bench", "lab", "tc-lab-inject")
@@ -232,6 +260,9 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
                 contended.append({"round": r, "running": busy})
             trace = os.path.join(tmp, "%s.%d.tct" % (name, r))
             rep = trace + ".json"
+            untraced = None
+            if not injectors:  # clean: an untraced run first, for the overhead
+                untraced = untraced_stats(args, name, inj, probe_cpu, tmp)
             if name.startswith("1t:"):
                 csv = trace + ".csv"
                 pgt = trace + ".gt"
@@ -258,7 +289,9 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
             rounds.append({"count": lat["spikes"]["count"], "listed": len(lat["top_spikes"]),
                            "threshold_us": lat["spikes"]["threshold_us"],
                            "median_us": lat["stats"]["typical"],
-                           "lost_events": d["trace"]["lost_events"]})
+                           "lost_events": d["trace"]["lost_events"],
+                           "traced": {k: lat["stats"][k] for k in ("p50", "p99", "p99_9")},
+                           "untraced": untraced})
             for s in lat["top_spikes"]:
                 spikes.append((s["t_start_ns"], s["t_end_ns"], s["cause"], s["explained_pct"],
                                s["timeline_events"], s["excess_us"]))
@@ -390,6 +423,12 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
         res["lab_causes_blamed"] = sum(k for c, k in all_causes.items() if c.startswith(
             ("preemption:lab-", "softirq:net_rx", "ipi:call_function", "thp-compaction")))
         res["clean_ok"] = res["max_share_without_evidence"][1] <= 0.05
+        # Overhead: traced / untraced per round (run back to back), median over rounds.
+        res["overhead"] = {}
+        for k in ("p50", "p99", "p99_9"):
+            r = sorted(x["traced"][k] / x["untraced"][k] for x in rounds
+                       if x.get("untraced") and x["untraced"][k] > 0)
+            res["overhead"][k] = round(r[len(r) // 2], 3) if r else None
         res["all_causes"] = dict(top(all_causes))
     else:
         for k in ("precision", "dominant_precision"):
@@ -500,9 +539,11 @@ def main():
         if "skipped" in r:
             continue
         if "clean_ok" in r:
-            print("clean: largest cause %s, largest without evidence %s, lab causes blamed %d: %s"
-                  % (r["max_cause_share"], r["max_share_without_evidence"],
-                     r["lab_causes_blamed"], "ok" if r["clean_ok"] else "MISSED"))
+            print("%s: largest cause %s, largest without evidence %s, lab causes blamed %d: %s;"
+                  " overhead (traced / untraced, median of rounds) p50 %s, p99 %s, p99.9 %s"
+                  % (r["scenario"], r["max_cause_share"], r["max_share_without_evidence"],
+                     r["lab_causes_blamed"], "ok" if r["clean_ok"] else "MISSED",
+                     r["overhead"]["p50"], r["overhead"]["p99"], r["overhead"]["p99_9"]))
         else:
             print("%s: injected spikes blamed on %s; dominant ones on %s" % (
                 r["scenario"], r["injected_causes"], r["dominant_causes"]))
