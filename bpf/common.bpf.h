@@ -30,6 +30,18 @@ struct {
 	__type(value, __u32);
 } probe_tids SEC(".maps");
 
+/*
+ * Generation of probe_tids: user space bumps it after each change it makes, so
+ * an answer cached elsewhere (sched.bpf.c's task storage) knows when to ask
+ * again. 0 while user space has added nothing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} probe_tids_gen SEC(".maps");
+
 /* CPUs of interest: cpu -> 1. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -74,17 +86,22 @@ static __always_inline int tid_of_interest(__u32 tid)
 	return bpf_map_lookup_elem(&probe_tids, &tid) != NULL;
 }
 
+/* A record of a thread or CPU of interest was lost on this CPU. */
+static __always_inline void drop_count(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&drops, &zero);
+
+	if (n)
+		*n += 1;
+}
+
 static __always_inline struct tc_event *event_reserve(void)
 {
 	struct tc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
-	if (!e) {
-		__u32 zero = 0;
-		__u64 *n = bpf_map_lookup_elem(&drops, &zero);
-
-		if (n)
-			*n += 1;
-	}
+	if (!e)
+		drop_count();
 	return e;
 }
 

@@ -93,21 +93,43 @@ struct tc_event {
 };
 
 /*
- * Per-thread slot of sched.bpf.c (map offcpu_start, key = tid), stamped when a
- * probe thread is switched out. While it waits, every task that runs on its
- * CPU is timed and the one that ran longest is kept: that is "who ran
- * instead", not merely whoever ran first. User space reads the slots still
- * open at the end of a recording so no off-CPU interval is lost.
+ * Per-thread slot of sched.bpf.c, stamped when a probe thread is switched out:
+ * in the thread's task storage (map task_state) on the tp_btf path, in the
+ * hash offcpu_start (key = tid) on the classic-tracepoint path. top_pid and
+ * top_comm name the task switched to; the longest runner is kept per CPU
+ * (struct tc_sched_cpu). User space reads the slots still open at the end of
+ * a recording so no off-CPU interval is lost.
  */
 struct tc_offcpu_slot {
 	__u64 start_ns;
-	__u64 top_ns;		/* run time of top_pid inside the interval so far */
 	__u64 woken_ns;		/* when sched_wakeup made it runnable again (0: not yet) */
 	__u32 cpu;
 	__u32 state;
-	__u32 top_pid;		/* longest-running other task so far (first task until one finishes) */
+	__u32 top_pid;		/* the task switched to when it left */
 	__u32 preempted;
 	char top_comm[TC_COMM_LEN];
+};
+
+/*
+ * While a probe thread is off a probe CPU, every task that runs there is
+ * timed and the one that ran longest is kept: that is "who ran instead", not
+ * merely whoever ran first. Kept per CPU (map cpu_state), in entry
+ * tid % TC_SCHED_WAITERS, matched by tid and start_ns when the thread returns
+ * (two waiters on one CPU in one entry: the older keeps its first runner).
+ */
+#define TC_SCHED_WAITERS 4
+
+struct tc_sched_waiter {
+	__u64 start_ns;		/* the waiter's slot start_ns; 0: entry free */
+	__u64 top_ns;		/* run time of top_pid inside the interval so far */
+	__u32 tid;
+	__u32 top_pid;
+	char top_comm[TC_COMM_LEN];
+};
+
+struct tc_sched_cpu {
+	__u64 last_switch_ns;	/* when the running task was switched in */
+	struct tc_sched_waiter waiters[TC_SCHED_WAITERS];
 };
 
 /*

@@ -5,11 +5,17 @@
  *
  * When a probe thread is switched out, its slot is stamped with the time, the
  * CPU and whether it was preempted. While it is off, each switch on that CPU
- * times the task that just ran and keeps the longest runner; sched_wakeup
- * stamps when it became runnable again (so blocked time and run-queue wait
- * can be told apart). When it is switched back in, one TC_EV_OFFCPU interval
- * is emitted. Switches on other CPUs cost one array lookup and two hash
- * lookups.
+ * times the task that just ran and keeps the longest runner (per CPU, struct
+ * tc_sched_cpu); sched_wakeup stamps when it became runnable again (so
+ * blocked time and run-queue wait can be told apart). When it is switched
+ * back in, one TC_EV_OFFCPU interval is emitted.
+ *
+ * On the tp_btf path each task's role and slot live in its task storage,
+ * created on its first switch: a switch of tasks not of interest costs two
+ * task-storage lookups (a pointer walk), not two hash lookups. The storage
+ * caches the role with the probe_tids generation it was read at and asks
+ * probe_tids again when user space has changed it. The classic-tracepoint
+ * twins keep the role in probe_tids and the slot in the hash offcpu_start.
  */
 #include "common.bpf.h"
 
@@ -18,6 +24,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Follow the children of TC_ROLE_TARGET threads and mark the CPUs they run on. */
 const volatile __u32 cfg_follow_children = 0;
 
+/* The classic-tracepoint path: tid -> slot, created on a thread's first switch-out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -25,127 +32,254 @@ struct {
 	__type(value, struct tc_offcpu_slot);
 } offcpu_start SEC(".maps");
 
-/* Per probe CPU: when the last switch happened and which probe thread waits for it. */
-struct cpu_state {
-	__u64 last_switch_ns;
-	__u32 waiting_tid;
-	__u32 pad;
+/* The tp_btf path: every task that switches gets one (freed with the task). */
+struct task_state {
+	struct tc_offcpu_slot slot;
+	__u32 gen;	/* probe_tids_gen when role was read from probe_tids */
+	__u32 role;	/* TC_ROLE_*, 0: not of interest */
 };
 
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} task_state SEC(".maps");
+
+/* Per probe CPU: when the last switch happened and who ran longest for each waiter. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cpu_state);
+	__type(value, struct tc_sched_cpu);
 } cpu_state SEC(".maps");
 
-/* prev ran from the last switch until now: keep it if it is the longest runner so far. */
-static __always_inline void account_runner(struct cpu_state *cs, __u64 now, __u32 prev_tid,
-					   const char *prev_comm)
+/*
+ * tp_btf: two loads through the BTF pointer, no helper call (the verifier
+ * allows any load inside the comm array). Classic tracepoints: from the
+ * record, as always.
+ */
+static __always_inline void copy_comm(char *dst, const char *src, int btf)
 {
-	struct tc_offcpu_slot *slot;
+	if (btf) {
+		((__u64 *)dst)[0] = ((const __u64 *)src)[0];
+		((__u64 *)dst)[1] = ((const __u64 *)src)[1];
+	} else {
+		bpf_probe_read_kernel(dst, TC_COMM_LEN, src);
+	}
+}
+
+/* prev ran from the last switch until now: keep it where it is the longest runner so far. */
+static __always_inline void account_runner(struct tc_sched_cpu *cs, __u64 now, __u32 prev_tid,
+					   const char *prev_comm, int btf)
+{
 	__u64 ran = now - cs->last_switch_ns;
 
-	if (!cs->waiting_tid || prev_tid == cs->waiting_tid)
-		return;
-	slot = bpf_map_lookup_elem(&offcpu_start, &cs->waiting_tid);
-	if (!slot || !slot->start_ns || ran <= slot->top_ns)
-		return;
-	slot->top_ns = ran;
-	slot->top_pid = prev_tid;
-	bpf_probe_read_kernel(slot->top_comm, sizeof(slot->top_comm), prev_comm);
+	for (int i = 0; i < TC_SCHED_WAITERS; i++) {
+		struct tc_sched_waiter *w = &cs->waiters[i];
+
+		if (!w->start_ns || w->tid == prev_tid || ran <= w->top_ns)
+			continue;
+		w->top_ns = ran;
+		w->top_pid = prev_tid;
+		copy_comm(w->top_comm, prev_comm, btf);
+	}
 }
 
 /*
- * A thread's slot is created on its first switch-out and then reused: filled
- * in place on every switch-out, marked idle (start_ns = 0) on switch-in. A
- * hash insert and delete per switch would cost more than everything else here.
+ * The slot is filled in place on every switch-out and marked idle
+ * (start_ns = 0) on switch-in, never deleted: an insert and a delete per
+ * switch would cost more than everything else here.
  */
-static __always_inline void switch_out(struct cpu_state *cs, __u64 now, __u32 tid, int preempted,
-				       __u32 state, __u32 next_pid, const char *next_comm)
+static __always_inline void switch_out(struct tc_sched_cpu *cs, struct tc_offcpu_slot *slot,
+				       __u64 now, __u32 tid, int preempted, __u32 state,
+				       __u32 next_pid, const char *next_comm, int btf)
 {
-	struct tc_offcpu_slot *slot = bpf_map_lookup_elem(&offcpu_start, &tid), fresh = {};
-
-	if (!slot) {
-		bpf_map_update_elem(&offcpu_start, &tid, &fresh, BPF_NOEXIST);
-		slot = bpf_map_lookup_elem(&offcpu_start, &tid);
-		if (!slot)
-			return;
-	}
 	slot->start_ns = now;
-	slot->top_ns = 0;
 	slot->woken_ns = 0;
 	slot->cpu = bpf_get_smp_processor_id();
 	slot->state = state;
 	slot->top_pid = next_pid;	/* until a runner finishes, whoever runs first */
 	slot->preempted = preempted;
-	bpf_probe_read_kernel(slot->top_comm, sizeof(slot->top_comm), next_comm);
-	cs->waiting_tid = tid;
+	copy_comm(slot->top_comm, next_comm, btf);
+	if (cs) {
+		struct tc_sched_waiter *w = &cs->waiters[tid % TC_SCHED_WAITERS];
+
+		w->start_ns = now;
+		w->top_ns = 0;
+		w->tid = tid;
+	}
 }
 
-static __always_inline void switch_in(struct cpu_state *cs, __u64 now, __u32 tid)
+/*
+ * The runner kept for slot's interval on the CPU it left (cs when that is this
+ * CPU), or NULL: not a probe CPU, no runner finished yet, or the entry was
+ * taken by another waiter. Another CPU's entry is read without a lock: at worst
+ * a runner that is being replaced.
+ */
+static __always_inline struct tc_sched_waiter *
+waiter_of(struct tc_sched_cpu *cs, const struct tc_offcpu_slot *slot, __u32 tid, __u32 cpu)
 {
-	struct tc_offcpu_slot *slot = bpf_map_lookup_elem(&offcpu_start, &tid);
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct tc_event *e;
+	struct tc_sched_waiter *w;
+	__u32 zero = 0;
 
-	if (cs->waiting_tid == tid)
-		cs->waiting_tid = 0;
+	if (slot->cpu != cpu) {
+		if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_map_lookup_percpu_elem))
+			return NULL;
+		cs = bpf_map_lookup_percpu_elem(&cpu_state, &zero, slot->cpu);
+	}
+	if (!cs)
+		return NULL;
+	w = &cs->waiters[tid % TC_SCHED_WAITERS];
+	if (w->tid != tid || w->start_ns != slot->start_ns || !w->top_ns)
+		return NULL;
+	return w;
+}
+
+static __always_inline void emit_offcpu(const struct tc_offcpu_slot *slot,
+					const struct tc_sched_waiter *w, __u64 now, __u32 tid,
+					__u32 cpu)
+{
+	struct tc_event *e = event_reserve();
+
+	if (!e)
+		return;
+	e->start_ns = slot->start_ns;
+	e->dur_ns = now - slot->start_ns;
+	e->aux = slot->woken_ns > slot->start_ns ? slot->woken_ns - slot->start_ns : 0;
+	e->cpu = slot->cpu;
+	e->tid = tid;
+	e->arg = slot->state;
+	e->kind = TC_EV_OFFCPU;
+	e->flags = (slot->preempted ? TC_OFFCPU_PREEMPTED : 0) |
+		   (cpu != slot->cpu ? TC_OFFCPU_MIGRATED : 0);
+	e->pad = 0;
+	if (w) {
+		e->other_pid = w->top_pid;
+		__builtin_memcpy(e->other_comm, w->top_comm, TC_COMM_LEN);
+	} else {
+		e->other_pid = slot->top_pid;
+		__builtin_memcpy(e->other_comm, slot->top_comm, TC_COMM_LEN);
+	}
+	event_submit(e);
+}
+
+static __always_inline void switch_in(struct tc_sched_cpu *cs, struct tc_offcpu_slot *slot,
+				      __u64 now, __u32 tid)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct tc_sched_waiter *w;
+
 	if (cfg_follow_children)
 		probe_cpu_mark(cpu);
 	if (!slot || !slot->start_ns)
 		return;
-	e = event_reserve();
-	if (e) {
-		e->start_ns = slot->start_ns;
-		e->dur_ns = now - slot->start_ns;
-		e->aux = slot->woken_ns > slot->start_ns ? slot->woken_ns - slot->start_ns : 0;
-		e->cpu = slot->cpu;
-		e->tid = tid;
-		e->arg = slot->state;
-		e->other_pid = slot->top_pid;
-		e->kind = TC_EV_OFFCPU;
-		e->flags = (slot->preempted ? TC_OFFCPU_PREEMPTED : 0) |
-			   (cpu != slot->cpu ? TC_OFFCPU_MIGRATED : 0);
-		e->pad = 0;
-		__builtin_memcpy(e->other_comm, slot->top_comm, TC_COMM_LEN);
-		event_submit(e);
-	}
+	w = waiter_of(cs, slot, tid, cpu);
+	emit_offcpu(slot, w, now, tid, cpu);
+	if (cs && slot->cpu == cpu)
+		cs->waiters[tid % TC_SCHED_WAITERS].start_ns = 0;
 	slot->start_ns = 0;
 }
 
-static __always_inline void on_switch(int preempt, __u32 prev_tid, __u32 prev_state,
-				      const char *prev_comm, __u32 next_tid, const char *next_comm)
+/* Runner accounting only on probe CPUs (NULL elsewhere); a probe thread is followed anywhere. */
+static __always_inline struct tc_sched_cpu *account_switch(__u64 *now, __u32 prev_tid,
+							   const char *prev_comm, int btf)
 {
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
-	struct cpu_state *cs = NULL, none = {};
+	__u32 zero = 0;
+	struct tc_sched_cpu *cs;
+
+	if (!cpu_of_interest(bpf_get_smp_processor_id()))
+		return NULL;
+	cs = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (cs) {
+		*now = bpf_ktime_get_ns();
+		account_runner(cs, *now, prev_tid, prev_comm, btf);
+		cs->last_switch_ns = *now;
+	}
+	return cs;
+}
+
+/* The classic-tracepoint path: the slot in offcpu_start, created on first use. */
+static __always_inline struct tc_offcpu_slot *hash_slot(__u32 tid)
+{
+	struct tc_offcpu_slot *slot = bpf_map_lookup_elem(&offcpu_start, &tid), fresh = {};
+
+	if (slot)
+		return slot;
+	bpf_map_update_elem(&offcpu_start, &tid, &fresh, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&offcpu_start, &tid);
+}
+
+static __always_inline void on_switch_tp(int preempt, __u32 prev_tid, __u32 prev_state,
+					 const char *prev_comm, __u32 next_tid,
+					 const char *next_comm)
+{
+	struct tc_offcpu_slot *slot;
+	struct tc_sched_cpu *cs;
 	__u64 now = 0;
 
-	/* Runner accounting only on probe CPUs; a probe thread is followed anywhere. */
-	if (cpu_of_interest(cpu)) {
-		cs = bpf_map_lookup_elem(&cpu_state, &zero);
-		if (cs) {
-			now = bpf_ktime_get_ns();
-			account_runner(cs, now, prev_tid, prev_comm);
-			cs->last_switch_ns = now;
-		}
-	}
-	if (!cs)
-		cs = &none;
-	if (tid_of_interest(prev_tid)) {
+	cs = account_switch(&now, prev_tid, prev_comm, 0);
+	if (tid_of_interest(prev_tid) && (slot = hash_slot(prev_tid))) {
 		now = now ?: bpf_ktime_get_ns();
-		switch_out(cs, now, prev_tid, preempt, prev_state, next_tid, next_comm);
+		switch_out(cs, slot, now, prev_tid, preempt, prev_state, next_tid, next_comm, 0);
 	}
 	if (tid_of_interest(next_tid)) {
 		now = now ?: bpf_ktime_get_ns();
-		switch_in(cs, now, next_tid);
+		switch_in(cs, bpf_map_lookup_elem(&offcpu_start, &next_tid), now, next_tid);
 	}
 }
 
-static __always_inline void on_wakeup(__u32 tid)
+/*
+ * p's state if p is a thread of interest, else NULL. Created on p's first
+ * switch; the role is read from probe_tids again when its generation moved
+ * (the generation is read first, so a change racing with the lookup is seen
+ * next time). Without storage (no memory) a thread of interest loses its
+ * record, counted as a drop.
+ */
+static __always_inline struct task_state *state_of_interest(struct task_struct *p)
 {
-	struct tc_offcpu_slot *slot = bpf_map_lookup_elem(&offcpu_start, &tid);
+	__u32 zero = 0, tid, gen, *role, *cur = bpf_map_lookup_elem(&probe_tids_gen, &zero);
+	struct task_state *ts;
 
+	ts = bpf_task_storage_get(&task_state, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ts) {
+		if (tid_of_interest(p->pid))
+			drop_count();
+		return NULL;
+	}
+	gen = cur ? *cur : 0;
+	if (ts->gen != gen) {
+		tid = p->pid;
+		role = bpf_map_lookup_elem(&probe_tids, &tid);
+		ts->role = role ? *role : 0;
+		ts->gen = gen;
+	}
+	return ts->role ? ts : NULL;
+}
+
+static __always_inline void on_switch_btf(int preempt, struct task_struct *prev, __u32 prev_state,
+					  struct task_struct *next)
+{
+	struct task_state *ts;
+	struct tc_sched_cpu *cs;
+	__u64 now = 0;
+
+	cs = account_switch(&now, prev->pid, prev->comm, 1);
+	ts = state_of_interest(prev);
+	if (ts) {
+		now = now ?: bpf_ktime_get_ns();
+		switch_out(cs, &ts->slot, now, prev->pid, preempt, prev_state, next->pid,
+			   next->comm, 1);
+	}
+	ts = state_of_interest(next);
+	if (ts) {
+		now = now ?: bpf_ktime_get_ns();
+		switch_in(cs, &ts->slot, now, next->pid);
+	}
+}
+
+static __always_inline void stamp_woken(struct tc_offcpu_slot *slot)
+{
 	if (slot && slot->start_ns && !slot->woken_ns)
 		slot->woken_ns = bpf_ktime_get_ns();
 }
@@ -168,26 +302,30 @@ static __always_inline void on_migrate(__u32 tid, __u32 from, __u32 to)
 	event_submit(e);
 }
 
-static __always_inline void on_fork(__u32 parent, __u32 child)
+/* Adds child to probe_tids when its parent is a followed command thread; 1 if it did. */
+static __always_inline int on_fork(__u32 parent, __u32 child)
 {
 	__u32 *role, target = TC_ROLE_TARGET;
 
 	if (!cfg_follow_children)
-		return;
+		return 0;
 	role = bpf_map_lookup_elem(&probe_tids, &parent);
-	if (role && *role == TC_ROLE_TARGET)
-		bpf_map_update_elem(&probe_tids, &child, &target, BPF_ANY);
+	if (!role || *role != TC_ROLE_TARGET)
+		return 0;
+	return bpf_map_update_elem(&probe_tids, &child, &target, BPF_ANY) == 0;
 }
 
-static __always_inline void on_exit(__u32 tid)
+/* Removes a followed thread from the filter; 1 if it was one. */
+static __always_inline int on_exit(__u32 tid)
 {
 	__u32 *role = bpf_map_lookup_elem(&probe_tids, &tid);
 
 	/* Only followed threads leave the filter; probe threads are removed by user space. */
-	if (role && *role == TC_ROLE_TARGET) {
-		bpf_map_delete_elem(&probe_tids, &tid);
-		bpf_map_delete_elem(&offcpu_start, &tid);
-	}
+	if (!role || *role != TC_ROLE_TARGET)
+		return 0;
+	bpf_map_delete_elem(&probe_tids, &tid);
+	bpf_map_delete_elem(&offcpu_start, &tid);
+	return 1;
 }
 
 /* The CPU a task is on: thread_info.cpu on x86 (THREAD_INFO_IN_TASK), else task->cpu. */
@@ -206,14 +344,18 @@ int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev,
 	/* Direct loads through the BTF-typed pointers: no helper call on this hot path. */
 	__u32 state = prev->__state;
 
-	on_switch(preempt || state == 0, prev->pid, state, prev->comm, next->pid, next->comm);
+	on_switch_btf(preempt || state == 0, prev, state, next);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(tc_sched_wakeup_btf, struct task_struct *p)
 {
-	on_wakeup(p->pid);
+	struct task_state *ts = bpf_task_storage_get(&task_state, p, NULL, 0);
+
+	/* No storage: p never switched while traced, so it has no open slot. */
+	if (ts)
+		stamp_woken(&ts->slot);
 	return 0;
 }
 
@@ -224,17 +366,65 @@ int BPF_PROG(tc_sched_migrate_btf, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
+/* The child is not running yet: give it its role now, so its first switch needs no lookup. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tc_sched_fork_btf, struct task_struct *parent, struct task_struct *child)
 {
-	on_fork(BPF_CORE_READ(parent, pid), BPF_CORE_READ(child, pid));
+	__u32 zero = 0, *gen = bpf_map_lookup_elem(&probe_tids_gen, &zero);
+	struct task_state *ts;
+
+	if (!on_fork(parent->pid, child->pid))
+		return 0;
+	ts = bpf_task_storage_get(&task_state, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts) {
+		ts->gen = gen ? *gen : 0;
+		ts->role = TC_ROLE_TARGET;
+	}
 	return 0;
 }
 
+/* The role goes with the thread: its last switch-out (after this) is not an interval. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tc_sched_exit_btf, struct task_struct *p)
 {
-	on_exit(BPF_CORE_READ(p, pid));
+	struct task_state *ts;
+
+	if (!on_exit(p->pid))
+		return 0;
+	ts = bpf_task_storage_get(&task_state, p, NULL, 0);
+	if (ts) {
+		ts->role = 0;
+		ts->slot.start_ns = 0;
+	}
+	return 0;
+}
+
+/*
+ * End of a recording: every slot still open in task storage, as a
+ * TC_EV_OFFCPU record without its end (user space closes it at "now").
+ */
+SEC("iter/task")
+int tc_sched_open_iter(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct tc_event e = {};
+	struct task_state *ts;
+
+	if (!task)
+		return 0;
+	ts = bpf_task_storage_get(&task_state, task, NULL, 0);
+	if (!ts || !ts->role || !ts->slot.start_ns)
+		return 0;
+	e.start_ns = ts->slot.start_ns;
+	e.aux = ts->slot.woken_ns > e.start_ns ? ts->slot.woken_ns - e.start_ns : 0;
+	e.cpu = ts->slot.cpu;
+	e.tid = task->pid;
+	e.arg = ts->slot.state;
+	e.other_pid = ts->slot.top_pid;
+	e.kind = TC_EV_OFFCPU;
+	e.flags = ts->slot.preempted ? TC_OFFCPU_PREEMPTED : 0;
+	__builtin_memcpy(e.other_comm, ts->slot.top_comm, TC_COMM_LEN);
+	bpf_seq_write(ctx->meta->seq, &e, sizeof(e));
 	return 0;
 }
 
@@ -244,14 +434,17 @@ int tc_sched_switch_tp(struct trace_event_raw_sched_switch *ctx)
 {
 	__u32 state = (__u32)ctx->prev_state;
 
-	on_switch(state == 0, ctx->prev_pid, state, ctx->prev_comm, ctx->next_pid, ctx->next_comm);
+	on_switch_tp(state == 0, ctx->prev_pid, state, ctx->prev_comm, ctx->next_pid,
+		     ctx->next_comm);
 	return 0;
 }
 
 SEC("tp/sched/sched_wakeup")
 int tc_sched_wakeup_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 {
-	on_wakeup(ctx->pid);
+	__u32 tid = ctx->pid;
+
+	stamp_woken(bpf_map_lookup_elem(&offcpu_start, &tid));
 	return 0;
 }
 

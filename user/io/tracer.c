@@ -35,7 +35,8 @@ struct loaded {
 };
 
 struct tracer {
-	int events_fd, tids_fd, cpus_fd, drops_fd;
+	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd;
+	uint32_t tids_gen;	/* last value written to probe_tids_gen */
 	struct btf *vmlinux_btf;
 	struct loaded loaded[N_CONCERNS];
 	size_t n_loaded;
@@ -228,6 +229,7 @@ static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 	} shared[] = {
 		{ "events", t->events_fd },
 		{ "probe_tids", t->tids_fd },
+		{ "probe_tids_gen", t->gen_fd },
 		{ "probe_cpus", t->cpus_fd },
 		{ "drops", t->drops_fd },
 	};
@@ -247,6 +249,35 @@ static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 	return 0;
 }
 
+static int is_iter(const struct bpf_program *p)
+{
+	return !strncmp(bpf_program__section_name(p), "iter/", 5);
+}
+
+/*
+ * Task storage serves the tp_btf programs only. Where none of them loads (the
+ * fallback forced, or a kernel without them) leave it out, and the iterators
+ * that read it: such a kernel may not have task storage.
+ */
+static void select_task_storage(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	struct bpf_map *m;
+	int btf = 0;
+
+	bpf_object__for_each_program(p, obj)
+		btf |= bpf_program__autoload(p) &&
+		       !strncmp(bpf_program__section_name(p), "tp_btf/", 7);
+	if (btf)
+		return;
+	bpf_object__for_each_program(p, obj)
+		if (is_iter(p))
+			bpf_program__set_autoload(p, false);
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__type(m) == BPF_MAP_TYPE_TASK_STORAGE)
+			bpf_map__set_autocreate(m, false);
+}
+
 static int attach_programs(struct tracer *t, const char *concern, struct bpf_object *obj)
 {
 	struct bpf_program *p;
@@ -255,8 +286,8 @@ static int attach_programs(struct tracer *t, const char *concern, struct bpf_obj
 		struct tc_prog_status *s;
 		struct bpf_link *link;
 
-		if (!bpf_program__autoload(p))
-			continue;
+		if (!bpf_program__autoload(p) || is_iter(p))
+			continue;	/* an iterator runs once, at the end (tracer__flush_open) */
 		s = status_add(t, concern, p);
 		link = bpf_program__attach(p);
 		if (!link) {
@@ -296,6 +327,7 @@ static int open_concern(struct tracer *t, const struct concern_ops *ops,
 	if (err)
 		goto out_destroy;
 	select_programs(t, ops->name, l->obj, fallback);
+	select_task_storage(l->obj);
 	if (!n_autoload(l->obj)) {
 		err = -ENOENT;	/* nothing this kernel can run: the status rows say why */
 		goto out_destroy;
@@ -383,9 +415,11 @@ static int create_shared_maps(struct tracer *t, size_t ringbuf_bytes)
 	t->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
 				      round_pow2(ringbuf_bytes), NULL);
 	t->tids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "probe_tids", 4, 4, 4096, NULL);
+	t->gen_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe_tids_gen", 4, 4, 1, NULL);
 	t->cpus_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe_cpus", 4, 4, TC_MAX_CPUS, NULL);
 	t->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8, 1, NULL);
-	if (t->events_fd < 0 || t->tids_fd < 0 || t->cpus_fd < 0 || t->drops_fd < 0) {
+	if (t->events_fd < 0 || t->tids_fd < 0 || t->gen_fd < 0 || t->cpus_fd < 0 ||
+	    t->drops_fd < 0) {
 		int err = -errno;
 
 		log_err("create BPF maps: %s", strerror(-err));
@@ -401,7 +435,7 @@ struct tracer *tracer__new(const struct tracer_cfg *cfg)
 
 	if (!t)
 		return NULL;
-	t->events_fd = t->tids_fd = t->cpus_fd = t->drops_fd = -1;
+	t->events_fd = t->tids_fd = t->gen_fd = t->cpus_fd = t->drops_fd = -1;
 	t->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!t->vmlinux_btf)
 		log_dbg("no vmlinux BTF: classic tracepoints only");
@@ -429,18 +463,23 @@ void tracer__free(struct tracer *t)
 		bpf_link__destroy(t->links[i]);
 	for (size_t i = 0; i < t->n_loaded; i++)
 		t->loaded[i].ops->destroy(t->loaded[i].skel);
-	int fds[] = { t->events_fd, t->tids_fd, t->cpus_fd, t->drops_fd };
-	for (size_t i = 0; i < 4; i++)
+	int fds[] = { t->events_fd, t->tids_fd, t->gen_fd, t->cpus_fd, t->drops_fd };
+	for (size_t i = 0; i < 5; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	btf__free(t->vmlinux_btf);
 	free(t);
 }
 
+/* After the change: BPF reads the generation before probe_tids, so it never caches a stale role. */
 int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role)
 {
-	if (bpf_map_update_elem(t->tids_fd, &tid, &role, BPF_ANY))
+	uint32_t zero = 0, gen = t->tids_gen + 1;
+
+	if (bpf_map_update_elem(t->tids_fd, &tid, &role, BPF_ANY) ||
+	    bpf_map_update_elem(t->gen_fd, &zero, &gen, BPF_ANY))
 		return -errno;
+	t->tids_gen = gen;
 	return 0;
 }
 
@@ -553,41 +592,131 @@ size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out)
 	return t->n_status;
 }
 
+/* The classic-tracepoint path's open slots (hash offcpu_start), as records without an end. */
+static size_t open_hash_slots(int fd, struct tc_event *out, size_t max)
+{
+	uint32_t key, next, *prev = NULL;
+	struct tc_offcpu_slot slot;
+	size_t n = 0;
+
+	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		/* start_ns == 0: the thread is on a CPU (the slot is kept for reuse) */
+		if (bpf_map_lookup_elem(fd, &key, &slot) || !slot.start_ns)
+			continue;
+		out[n] = (struct tc_event){
+			.start_ns = slot.start_ns,
+			.aux = slot.woken_ns > slot.start_ns ? slot.woken_ns - slot.start_ns : 0,
+			.cpu = slot.cpu,
+			.tid = key,
+			.arg = slot.state,
+			.other_pid = slot.top_pid,
+			.kind = TC_EV_OFFCPU,
+			.flags = slot.preempted ? TC_OFFCPU_PREEMPTED : 0,
+		};
+		memcpy(out[n].other_comm, slot.top_comm, TC_COMM_LEN);
+		n++;
+	}
+	return n;
+}
+
+/* The tp_btf path's open slots (task storage): its iterator writes them as records. */
+static size_t open_task_slots(struct bpf_program *iter, struct tc_event *out, size_t max)
+{
+	struct bpf_link *link = bpf_program__attach_iter(iter, NULL);
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	if (!link) {
+		log_warn("attach %s: %s; off-CPU intervals open at the end are lost",
+			 bpf_program__name(iter), strerror(errno));
+		return 0;
+	}
+	fd = bpf_iter_create(bpf_link__fd(link));
+	while (fd >= 0 && got < max * sizeof(*out) &&
+	       (r = read(fd, (char *)out + got, max * sizeof(*out) - got)) > 0)
+		got += (size_t)r;
+	if (fd < 0)
+		log_warn("run %s: %s", bpf_program__name(iter), strerror(errno));
+	else
+		close(fd);
+	bpf_link__destroy(link);
+	return got / sizeof(*out);
+}
+
+/* The longest runner cpu_state kept for e's interval (struct tc_sched_cpu), if it still has it. */
+static void merge_runner(const struct tc_sched_cpu *cs, int ncpu, struct tc_event *e)
+{
+	const struct tc_sched_waiter *w;
+
+	if (!cs || e->cpu >= (uint32_t)ncpu)
+		return;
+	w = &cs[e->cpu].waiters[e->tid % TC_SCHED_WAITERS];
+	if (w->tid != e->tid || w->start_ns != e->start_ns || !w->top_ns)
+		return;
+	e->other_pid = w->top_pid;
+	memcpy(e->other_comm, w->top_comm, TC_COMM_LEN);
+}
+
+/* Every CPU's tc_sched_cpu (cpu_state), or NULL. */
+static struct tc_sched_cpu *read_cpu_state(struct bpf_object *obj, int ncpu)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "cpu_state");
+	uint32_t zero = 0;
+	struct tc_sched_cpu *cs;
+
+	_Static_assert(sizeof(*cs) % 8 == 0, "per-CPU values are 8-byte aligned");
+	if (!m || ncpu <= 0 || bpf_map__value_size(m) != sizeof(*cs))
+		return NULL;
+	cs = calloc((size_t)ncpu, sizeof(*cs));
+	if (cs && bpf_map_lookup_elem(bpf_map__fd(m), &zero, cs)) {
+		free(cs);
+		cs = NULL;
+	}
+	return cs;
+}
+
+static size_t open_slots(struct bpf_object *obj, struct tc_event *out, size_t max)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "offcpu_start");
+	struct bpf_program *p;
+	size_t n = 0;
+
+	if (m && bpf_map__fd(m) >= 0)
+		n = open_hash_slots(bpf_map__fd(m), out, max);
+	bpf_object__for_each_program(p, obj)
+		if (is_iter(p) && bpf_program__fd(p) >= 0)
+			n += open_task_slots(p, out + n, max - n);
+	return n;
+}
+
 size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 			  void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
 {
+	const size_t max = 8192;	/* the slot maps' 4096 tids, twice over */
+	int ncpu = libbpf_num_possible_cpus();
+	struct tc_event *open = calloc(max, sizeof(*open));
 	size_t n = 0;
 
-	for (size_t i = 0; i < t->n_loaded; i++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(t->loaded[i].obj, "offcpu_start");
-		uint32_t key, next, *prev = NULL;
-		struct tc_offcpu_slot slot;
-		int fd;
+	for (size_t i = 0; i < t->n_loaded && open; i++) {
+		struct tc_sched_cpu *cs;
+		size_t got = open_slots(t->loaded[i].obj, open, max);
 
-		if (!m)
+		if (!got)
 			continue;
-		fd = bpf_map__fd(m);
-		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-			key = next;
-			prev = &key;
-			/* start_ns == 0: the thread is on a CPU (the slot is kept for reuse) */
-			if (bpf_map_lookup_elem(fd, &key, &slot) || !slot.start_ns ||
-			    slot.start_ns > now_ns)
+		cs = read_cpu_state(t->loaded[i].obj, ncpu);
+		for (size_t j = 0; j < got; j++) {
+			if (open[j].start_ns > now_ns)
 				continue;
-			struct tc_event e = {
-				.start_ns = slot.start_ns,
-				.dur_ns = now_ns - slot.start_ns,
-				.cpu = slot.cpu,
-				.tid = key,
-				.arg = slot.state,
-				.other_pid = slot.top_pid,
-				.kind = TC_EV_OFFCPU,
-				.flags = slot.preempted ? TC_OFFCPU_PREEMPTED : 0,
-			};
-			memcpy(e.other_comm, slot.top_comm, TC_COMM_LEN);
-			emit(ctx, &e);
+			open[j].dur_ns = now_ns - open[j].start_ns;
+			merge_runner(cs, ncpu, &open[j]);
+			emit(ctx, &open[j]);
 			n++;
 		}
+		free(cs);
 	}
+	free(open);
 	return n;
 }
