@@ -227,8 +227,20 @@ int BPF_PROG(tc_reclaim_end_btf)
 	return 0;
 }
 
+/*
+ * The tracefs record of exceptions:page_fault_user, spelled out: its BTF type
+ * is trace_event_raw_exceptions here but trace_event_raw_x86_exceptions on
+ * older kernels, and a CO-RE relocation against the wrong name fails the load.
+ */
+struct page_fault_record {
+	__u64 common;
+	unsigned long address;
+	unsigned long ip;
+	unsigned long error_code;
+};
+
 SEC("tp/exceptions/page_fault_user")
-int tc_page_fault_tp(struct trace_event_raw_exceptions *ctx)
+int tc_page_fault_tp(struct page_fault_record *ctx)
 {
 	page_fault(ctx->address, ctx->error_code);
 	return 0;
