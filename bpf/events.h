@@ -140,6 +140,7 @@ struct tc_sched_cpu {
 struct tc_fault_slot {
 	__u64 start_ns;
 	__u64 address;
+	__u64 ip;		/* the faulting user instruction */
 	__u32 tid;		/* 0: no fault open */
 	__u32 error_code;
 };

@@ -13,9 +13,12 @@
  * process's RSS counters (kmem:rss_stat) after the page was allocated and
  * zeroed or read in, just before the PTE is set: that is taken as its end, so
  * such a fault is an interval like the other concerns' and can be credited.
- * A fault that changes no counter (the zero page on a read, a NUMA hint, an
- * anon copy-on-write) stays an instant: it is closed as one by the thread's
- * next fault or system call on that CPU, or by user space at the end.
+ * The RSS change counts only while the thread is still in that fault: its
+ * user registers still hold the faulting ip, and no system call number (a
+ * system call or an exit after the fault returned has other ones). A fault
+ * that changes no counter (the zero page on a read, a NUMA hint, an anon
+ * copy-on-write) stays an instant: closed as one by the thread's next fault or
+ * RSS change on that CPU, or by user space at the end.
  */
 #include "common.bpf.h"
 
@@ -113,7 +116,8 @@ static __always_inline void fault_close(struct tc_fault_slot *f, __u64 end)
 	f->tid = 0;
 }
 
-static __always_inline void page_fault(unsigned long address, unsigned long error_code)
+static __always_inline void page_fault(unsigned long address, unsigned long error_code,
+				       unsigned long ip)
 {
 	__u32 tid = current_tid();
 	struct tc_fault_slot *f;
@@ -127,8 +131,25 @@ static __always_inline void page_fault(unsigned long address, unsigned long erro
 		fault_close(f, 0);
 	f->start_ns = bpf_ktime_get_ns();
 	f->address = address;
+	f->ip = ip;
 	f->error_code = (__u32)error_code;
 	f->tid = tid;
+}
+
+/*
+ * Is the current thread still in the fault f stamped? Its user registers then
+ * are the fault's: the faulting ip, and orig_ax -1 (an exception; a system
+ * call has its number there). Unknown (a kernel without bpf_task_pt_regs):
+ * no, the fault stays an instant.
+ */
+static __always_inline int still_in_fault(const struct tc_fault_slot *f)
+{
+	struct pt_regs *regs;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs))
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return regs && regs->ip == f->ip && regs->orig_ax == (unsigned long)-1;
 }
 
 /* The current thread changed an RSS counter: its open fault, if any, ends now. */
@@ -137,23 +158,14 @@ static __always_inline void rss_changed(void)
 	struct tc_fault_slot *f = fault_slot();
 
 	if (f && f->tid && f->tid == current_tid())
-		fault_close(f, bpf_ktime_get_ns());
-}
-
-/* A system call: whatever fault this thread was in ended before it (end unknown). */
-static __always_inline void syscall_entered(void)
-{
-	struct tc_fault_slot *f = fault_slot();
-
-	if (f && f->tid && f->tid == current_tid())
-		fault_close(f, 0);
+		fault_close(f, still_in_fault(f) ? bpf_ktime_get_ns() : 0);
 }
 
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(tc_page_fault_btf, unsigned long address, struct pt_regs *regs,
 	     unsigned long error_code)
 {
-	page_fault(address, error_code);
+	page_fault(address, error_code, regs->ip);
 	return 0;
 }
 
@@ -161,13 +173,6 @@ SEC("tp_btf/rss_stat")
 int BPF_PROG(tc_rss_stat_btf)
 {
 	rss_changed();
-	return 0;
-}
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(tc_sys_enter_btf)
-{
-	syscall_entered();
 	return 0;
 }
 
@@ -242,7 +247,7 @@ struct page_fault_record {
 SEC("tp/exceptions/page_fault_user")
 int tc_page_fault_tp(struct page_fault_record *ctx)
 {
-	page_fault(ctx->address, ctx->error_code);
+	page_fault(ctx->address, ctx->error_code, ctx->ip);
 	return 0;
 }
 
@@ -250,13 +255,6 @@ SEC("tp/kmem/rss_stat")
 int tc_rss_stat_tp(void *ctx)
 {
 	rss_changed();
-	return 0;
-}
-
-SEC("tp/raw_syscalls/sys_enter")
-int tc_sys_enter_tp(void *ctx)
-{
-	syscall_entered();
 	return 0;
 }
 

@@ -97,6 +97,29 @@ timed=$(field fault page_fault dur | awk '$1 > 0 { n++ } END { print n + 0 }')
 [ "$timed" -gt 1000 ] || fail "only $timed page faults with a duration (fresh pages change the RSS)"
 field fault page_fault dur | awk '$1 > 1000000000 { bad = 1 } END { exit bad }' ||
 	fail "implausible page-fault durations"
+# A read of a fresh page maps the zero page: no RSS change, so that fault stays an
+# instant, even though an munmap changes the RSS right after it returned.
+rec zero "$O/tests/tc-faults" 200
+python3 - "$TMP/zero.log" "$TMP/zero.txt" <<'PY' || fail "zero-page faults got the RSS change of a later munmap, or write faults no duration"
+import sys
+want = {}
+for line in open(sys.argv[1]):
+    kind, _, addr = line.partition(" ")
+    if kind in ("written", "read"):
+        want[int(addr, 16)] = kind
+timed = {"written": 0, "read": 0}
+seen = {"written": 0, "read": 0}
+for line in open(sys.argv[2]):
+    if not line.startswith("event kind=page_fault "):
+        continue
+    f = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+    kind = want.get(int(f["aux"]))
+    if kind:
+        seen[kind] += 1
+        timed[kind] += int(f["dur"]) > 0
+print("faults seen", seen, "timed", timed)
+sys.exit(not (seen["read"] >= 150 and timed["read"] == 0 and timed["written"] >= 150))
+PY
 
 # Children are followed: a grandchild's sleep is an off-CPU (blocked) interval.
 idle_jiffies() { awk '/^cpu / { print $5 }' /proc/stat; }
