@@ -149,6 +149,18 @@ int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n)
 	return 0;
 }
 
+int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events)
+{
+	int err;
+
+	err = grow((void **)&t->samples, &t->cap_samples, t->n_samples, n_samples,
+		   sizeof(*t->samples));
+	if (!err)
+		err = grow((void **)&t->events, &t->cap_events, t->n_events, n_events,
+			   sizeof(*t->events));
+	return err;
+}
+
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name)
 {
 	struct tc_irq_name *in;
