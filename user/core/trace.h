@@ -97,7 +97,7 @@ int trace__add_thread(struct tc_trace *t, uint32_t tid, uint32_t role, uint32_t 
 int trace__add_samples(struct tc_trace *t, const struct tc_sample *s, size_t n);
 int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);
 /*
- * Makes room for n_samples more samples and n_events more events, so that a
+ * Makes room for exactly n_samples more samples and n_events more events, so that a
  * decoder can write them in place (samples + n_samples, events + n_events)
  * and then count them; 0 or -ENOMEM. Room that is never written costs
  * address space only.

@@ -25,6 +25,7 @@ struct dec {
 	uint64_t n_samples, n_events, n_meta;
 	z_stream zs;
 	int zs_ready;
+	int zlib_wrapped; /* a version 1 file: zlib streams, not raw deflate */
 	uint8_t *raw;
 	size_t raw_cap;
 	char (*comms)[TC_COMM_LEN]; /* the block's comm table, NUL-padded */
@@ -369,7 +370,7 @@ static int inflate_raw(struct dec *d, const uint8_t *src, uint32_t comp_len, uin
 		d->raw_cap = raw_len;
 	}
 	if (!d->zs_ready) {
-		if (inflateInit(&d->zs) != Z_OK)
+		if (inflateInit2(&d->zs, d->zlib_wrapped ? MAX_WBITS : ZRAW_WBITS) != Z_OK)
 			return Z_MEM_ERROR;
 		d->zs_ready = 1;
 	} else if (inflateReset(&d->zs) != Z_OK) {
@@ -390,7 +391,7 @@ static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, u
 	if (zerr == Z_MEM_ERROR)
 		return -ENOMEM;
 	if (zerr == Z_STREAM_END && d->zs.avail_in)
-		return bfail(d, "bytes after the zlib stream");
+		return bfail(d, "bytes after the deflate stream");
 	if (zerr == Z_STREAM_END && d->zs.avail_out)
 		return bfail(d, "payload inflates to %lu bytes, raw_len says %" PRIu32,
 			     d->zs.total_out, raw_len);
@@ -399,7 +400,7 @@ static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, u
 	if (zerr == Z_BUF_ERROR && d->zs.avail_in && !d->zs.avail_out)
 		return bfail(d, "payload inflates to more than raw_len %" PRIu32, raw_len);
 	if (zerr == Z_BUF_ERROR)
-		return bfail(d, "zlib stream ends early");
+		return bfail(d, "deflate stream ends early");
 	return bfail(d, "zlib: %s", d->zs.msg ? d->zs.msg : "inflate failed");
 }
 
@@ -553,9 +554,9 @@ int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct t
 	if (memcmp(data, TC_TRACE_MAGIC, 8))
 		return fail(err, 0, "bad magic: not a tailcause trace");
 	version = (unsigned int)get_le(data + 8, 2);
-	if (version != TC_TRACE_VERSION)
-		return fail(err, 8, "unsupported version %u (this reader knows %d)", version,
-			    TC_TRACE_VERSION);
+	if (version < TC_TRACE_VERSION_ZLIB || version > TC_TRACE_VERSION)
+		return fail(err, 8, "unsupported version %u (this reader knows %d to %d)", version,
+			    TC_TRACE_VERSION_ZLIB, TC_TRACE_VERSION);
 	header_len = (unsigned int)get_le(data + 10, 2);
 	if (header_len < TC_TRACE_HEADER_LEN || header_len > len)
 		return fail(err, 10, "bad header length %u", header_len);
@@ -570,6 +571,7 @@ int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct t
 		return -ENOMEM;
 	d->out = out;
 	d->err = err;
+	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
 	presize(d, data, len, header_len);
 	ret = dec_blocks(d, data, len, header_len);
 	if (d->zs_ready)
