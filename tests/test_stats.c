@@ -130,6 +130,32 @@ static void test_stats_summarize_large_sort_matches_qsort(void **state)
 	free(ref);
 }
 
+/* Latencies of one run: a narrow range far from 0, sorted in the few passes its width needs. */
+static void test_stats_summarize_narrow_range_matches_qsort(void **state)
+{
+	enum { N = 5000 };
+	uint64_t *v = malloc(N * sizeof(*v)), *ref = malloc(N * sizeof(*ref)),
+		 x = 88172645463325252ull;
+	struct lat_summary s;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(ref);
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 18 bits that vary, above a base whose low digit is not 0 */
+		v[i] = ref[i] = (1ull << 40) + 12345 + (i % 7 ? x % 3000 : x % (1u << 18));
+	}
+	qsort(ref, N, sizeof(*ref), cmp_u64);
+	assert_int_equal(stats_summarize(v, N, &s), 0);
+	assert_memory_equal(v, ref, N * sizeof(*v));
+	assert_int_equal(s.p99, ref[N / 100 * 99 - 1]);
+	free(v);
+	free(ref);
+}
+
 /* 20 x 1e18 = 2e19 overflows a uint64_t sum; 1e12 +- 1 needs more than a naive double E[x^2]. */
 static void test_stats_summarize_large_values_no_overflow(void **state)
 {
@@ -231,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_stats_summarize_empty_is_einval),
 		cmocka_unit_test(test_stats_summarize_sorts_in_place),
 		cmocka_unit_test(test_stats_summarize_large_sort_matches_qsort),
+		cmocka_unit_test(test_stats_summarize_narrow_range_matches_qsort),
 		cmocka_unit_test(test_stats_summarize_large_values_no_overflow),
 		cmocka_unit_test(test_stats_percentile_nearest_rank),
 		cmocka_unit_test(test_stats_percentile_exact_rank_at_scale),
