@@ -473,7 +473,7 @@ static void test_codec_decode_version1_file(void **state)
 	assert_traces_equal(t, u);
 	trace__free(u);
 	/* and a raw-deflate block in a version 1 file is not zlib: rejected */
-	b.len = 0;
+	tc_buf_free(&b);
 	encode(t, &b);
 	b.data[8] = 1;
 	assert_rejected(&b, "zlib");
