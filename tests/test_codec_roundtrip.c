@@ -8,7 +8,6 @@
 #include <cmocka.h>
 
 #include "codec_fixture.h"
-#include "core/codec_internal.h" /* EVENT_MIN_LEN */
 
 /* --- round trips ----------------------------------------------------------------- */
 
@@ -428,112 +427,31 @@ static void test_codec_decode_empty_meta_block_accepted(void **state)
 
 /* --- varints --------------------------------------------------------------------- */
 
-/* Version 2 blocks are raw deflate: no zlib header, no adler32 for the reader to check. */
-static void test_codec_encode_blocks_raw_deflate(void **state)
+/* With bytes to spare after it, a varint of up to 3 bytes takes the unrolled path: same rules. */
+static void test_varint_fast_path_edges(void **state)
 {
-	struct tc_trace *t = small_trace();
-	struct tc_buf b = {0};
-	uint8_t raw[4096];
-	z_stream zs;
-	size_t nth, off;
-	uint32_t type;
+	static const uint64_t v[] = {0, 1, 127, 128, 255, 16383, 16384, (1u << 21) - 1, 1u << 21};
+	static const uint8_t overlong[][3] = {{0x80, 0x00, 0x7f}, {0xff, 0x80, 0x00}};
+	uint8_t buf[VARINT_MAX_LEN + 8];
+	const uint8_t *p;
+	uint64_t out;
+	size_t i, n;
 
 	(void)state;
-	encode(t, &b);
-	assert_int_equal(file_version(&b), 2);
-	for (nth = 0; (off = block_at(&b, nth, &type)); nth++) {
-		assert_int_equal(inflate_at(&b, off, raw, sizeof(raw)), get32(b.data + off + 4));
-		memset(&zs, 0, sizeof(zs));
-		assert_int_equal(inflateInit(&zs), Z_OK);
-		zs.next_in = b.data + off + TC_BLOCK_HEADER_LEN;
-		zs.avail_in = get32(b.data + off + 8);
-		zs.next_out = raw;
-		zs.avail_out = sizeof(raw);
-		assert_int_equal(inflate(&zs, Z_FINISH), Z_DATA_ERROR); /* not a zlib stream */
-		inflateEnd(&zs);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		memset(buf, 0x7f, sizeof(buf));
+		n = varint_put(buf, v[i]);
+		p = buf;
+		assert_int_equal(varint_get(&p, buf + sizeof(buf), &out), 0);
+		assert_int_equal(out, v[i]);
+		assert_ptr_equal(p, buf + n);
 	}
-	assert_true(nth > 5);
-	trace__free(t);
-	tc_buf_free(&b);
-}
-
-/* Files of format version 1 (zlib-wrapped blocks) read as before. */
-static void test_codec_decode_version1_file(void **state)
-{
-	struct tc_trace *t = small_trace(), *u;
-	struct tc_codec_error err;
-	struct tc_buf b = {0};
-
-	(void)state;
-	encode(t, &b);
-	to_version1(&b);
-	assert_int_equal(file_version(&b), 1);
-	assert_int_equal(decode(b.data, b.len, &u, &err), 0);
-	assert_int_equal(u->truncated, 0);
-	assert_traces_equal(t, u);
-	trace__free(u);
-	/* and a raw-deflate block in a version 1 file is not zlib: rejected */
-	tc_buf_free(&b);
-	encode(t, &b);
-	b.data[8] = 1;
-	assert_rejected(&b, "zlib");
-	trace__free(t);
-	tc_buf_free(&b);
-}
-
-/*
- * A trace of several blocks decodes into arrays sized once, before the first
- * block: to the END block's totals, or without END to what the blocks' raw
- * lengths can hold.
- */
-static void test_codec_decode_presized_before_first_block(void **state)
-{
-	struct tc_trace *t = trace__new(), *u;
-	struct tc_buf b = {0};
-	struct tc_sample s = {0};
-	struct tc_event e;
-	size_t i, nth, off, bound = 0, n = 3 * TC_BLOCK_RECORDS + 5;
-	uint32_t type;
-
-	(void)state;
-	assert_non_null(t);
-	for (i = 0; i < n; i++) {
-		s.t_start = 1000 * i;
-		s.t_end = s.t_start + 900;
-		e = mkev(TC_EV_TIMER, 1000 * i + 10, 50, 2, 0, 0, 0, "");
-		assert_int_equal(trace__add_samples(t, &s, 1), 0);
-		assert_int_equal(trace__add_events(t, &e, 1), 0);
+	for (i = 0; i < 2; i++) {
+		memcpy(buf, overlong[i], 3);
+		buf[3] = 0x01;
+		p = buf;
+		assert_int_equal(varint_get(&p, buf + 4, &out), -1);
 	}
-	b.len = 0;
-	assert_int_equal(codec_encode_header(&b, 1, 2), 0);
-	assert_int_equal(codec_encode_samples(&b, t->samples, n), 0);
-	assert_int_equal(codec_encode_events(&b, t->events, n), 0);
-	for (nth = 0; (off = block_at(&b, nth, &type)); nth++)
-		bound += type == TC_BLOCK_EVENTS ? get32(b.data + off + 4) / EVENT_MIN_LEN : 0;
-	assert_int_equal(count_blocks(&b, TC_BLOCK_EVENTS), 4);
-	assert_true(bound > n);
-	/* no END: sized to the bound, the records read */
-	assert_int_equal(decode(b.data, b.len, &u, NULL), 0);
-	assert_int_equal(u->truncated, 1);
-	assert_int_equal(u->n_events, n);
-	assert_int_equal(u->cap_events, bound);
-	trace__free(u);
-	/* END totals one above the records: sized to them before any block, then rejected */
-	assert_int_equal(codec_encode_end(&b, n + 1, n + 1), 0);
-	assert_int_equal(decode(b.data, b.len, &u, NULL), -EBADMSG);
-	assert_int_equal(u->cap_samples, n + 1);
-	assert_int_equal(u->cap_events, n + 1);
-	trace__free(u);
-	tc_buf_free(&b);
-	/* the true totals: exactly them */
-	encode(t, &b);
-	assert_int_equal(decode(b.data, b.len, &u, NULL), 0);
-	assert_traces_equal(t, u);
-	assert_int_equal(u->cap_samples, n);
-	assert_int_equal(u->cap_events, n);
-	trace__free(u);
-	trace__free(t);
-	tc_buf_free(&b);
 }
 
 static void test_varint_roundtrip_edges(void **state)
@@ -593,10 +511,8 @@ int main(void)
 		cmocka_unit_test(test_codec_decode_longer_header_skipped),
 		cmocka_unit_test(test_codec_decode_unknown_block_skipped),
 		cmocka_unit_test(test_codec_decode_empty_meta_block_accepted),
-		cmocka_unit_test(test_codec_encode_blocks_raw_deflate),
-		cmocka_unit_test(test_codec_decode_version1_file),
-		cmocka_unit_test(test_codec_decode_presized_before_first_block),
 		cmocka_unit_test(test_varint_roundtrip_edges),
+		cmocka_unit_test(test_varint_fast_path_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -90,5 +90,13 @@ struct tc_codec_error {
  */
 int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out,
 		 struct tc_codec_error *err);
+/*
+ * As codec_decode(), and after each block calls consumed(arg, off): the
+ * decoder reads data[0, off) no more, so the caller may release that part of
+ * the image (the pages of a mapped file). consumed may be NULL.
+ */
+int codec_decode_release(const uint8_t *data, size_t len, struct tc_trace *out,
+			 struct tc_codec_error *err, void (*consumed)(void *arg, size_t off),
+			 void *arg);
 
 #endif /* TAILCAUSE_CORE_TRACE_CODEC_H */

@@ -21,6 +21,8 @@
 struct dec {
 	struct tc_trace *out;
 	struct tc_codec_error *err;
+	void (*consumed)(void *arg, size_t off); /* see codec_decode_release() */
+	void *consumed_arg;
 	size_t block_no, block_off;
 	uint64_t n_samples, n_events, n_meta;
 	z_stream zs;
@@ -524,6 +526,8 @@ static int dec_blocks(struct dec *d, const uint8_t *data, size_t len, size_t off
 		if (err)
 			return err;
 		off += TC_BLOCK_HEADER_LEN + comp_len;
+		if (d->consumed)
+			d->consumed(d->consumed_arg, off);
 		if (type == TC_BLOCK_END) {
 			if (off != len)
 				return fail(d->err, off, "%zu bytes after the end block",
@@ -536,6 +540,13 @@ static int dec_blocks(struct dec *d, const uint8_t *data, size_t len, size_t off
 }
 
 int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_codec_error *err)
+{
+	return codec_decode_release(data, len, out, err, NULL, NULL);
+}
+
+int codec_decode_release(const uint8_t *data, size_t len, struct tc_trace *out,
+			 struct tc_codec_error *err, void (*consumed)(void *arg, size_t off),
+			 void *arg)
 {
 	unsigned int version, header_len;
 	struct dec *d;
@@ -571,6 +582,8 @@ int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct t
 		return -ENOMEM;
 	d->out = out;
 	d->err = err;
+	d->consumed = consumed;
+	d->consumed_arg = arg;
 	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
 	presize(d, data, len, header_len);
 	ret = dec_blocks(d, data, len, header_len);

@@ -190,6 +190,7 @@ struct image {
 	uint8_t *data;
 	size_t len;
 	int mapped;
+	size_t released; /* mapped pages before this offset are dropped */
 };
 
 static int read_whole(int fd, struct image *img)
@@ -262,6 +263,21 @@ static int image_open(const char *path, struct image *img)
 	return err;
 }
 
+/*
+ * Drops the mapped pages the decoder is done with, so the file's image does
+ * not add to the peak memory of a large report (they stay in the page cache).
+ */
+static void image_consumed(void *arg, size_t off)
+{
+	struct image *img = arg;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), end = off / page * page;
+
+	if (!img->mapped || end <= img->released)
+		return;
+	madvise(img->data + img->released, end - img->released, MADV_DONTNEED);
+	img->released = end;
+}
+
 static void image_close(struct image *img)
 {
 	if (img->mapped)
@@ -287,7 +303,7 @@ int trace_file_read(const char *path, struct tc_trace **out)
 		image_close(&img);
 		return -ENOMEM;
 	}
-	err = codec_decode(img.data, img.len, t, &cerr);
+	err = codec_decode_release(img.data, img.len, t, &cerr, image_consumed, &img);
 	image_close(&img);
 	if (err) {
 		if (err == -EBADMSG)
