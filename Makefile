@@ -133,6 +133,14 @@ $(O)/tests/test_json_out: tests/test_json_out.c $(O)/user/io/json_out.o
 	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(O)/user/io/json_out.o $(LDFLAGS) \
 		$(CMOCKA_LIBS) -lm -o $@
 
+# test_trace_file tests the trace file shell (user/io): it links that object and logs through
+# its own log_err().
+$(O)/tests/test_trace_file: tests/test_trace_file.c $(O)/user/io/trace_file.o $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(O)/user/io/trace_file.o $(CORE_LIB) \
+		$(LDFLAGS) $(CMOCKA_LIBS) -lz -lm -o $@
+
 # libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).
 FUZZ_RUNS ?= 10000000
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -Iuser

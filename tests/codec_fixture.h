@@ -141,16 +141,62 @@ static inline uint32_t get32(const uint8_t *p)
 	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Appends a block with a correct CRC around any payload: for hand-made files. */
+/* The version in a file's header: 1 wraps payloads in zlib, later ones are raw deflate. */
+static inline unsigned int file_version(const struct tc_buf *b)
+{
+	return b->len >= 10 ? (unsigned int)(b->data[8] | b->data[9] << 8) : TC_TRACE_VERSION;
+}
+
+/* Compresses raw into dst as the given file version does; returns the compressed length. */
+static inline uLongf pack(uint8_t *dst, uLongf cap, const void *raw, size_t raw_len,
+			  unsigned int version)
+{
+	z_stream zs;
+
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, version == 1 ? MAX_WBITS : -MAX_WBITS,
+				      8, Z_DEFAULT_STRATEGY),
+			 Z_OK);
+	zs.next_in = (Bytef *)raw;
+	zs.avail_in = (uInt)raw_len;
+	zs.next_out = dst;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	deflateEnd(&zs);
+	return zs.total_out;
+}
+
+/* Inflates len bytes at src into out (size cap) as the given file version does; the raw length. */
+static inline size_t unpack(const uint8_t *src, size_t len, uint8_t *out, size_t cap,
+			    unsigned int version)
+{
+	z_stream zs;
+
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(inflateInit2(&zs, version == 1 ? MAX_WBITS : -MAX_WBITS), Z_OK);
+	zs.next_in = (Bytef *)src;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	inflateEnd(&zs);
+	return zs.total_out;
+}
+
+/*
+ * Appends a block with a correct CRC around any payload: for hand-made files.
+ * The payload is compressed as the file's header version says.
+ */
 static inline void add_block(struct tc_buf *b, uint32_t type, const void *raw, size_t raw_len)
 {
 	uLongf comp_len = compressBound(raw_len);
+	unsigned int version = file_version(b);
 	uint8_t *h;
 
 	b->data = realloc(b->data, b->len + TC_BLOCK_HEADER_LEN + comp_len);
 	assert_non_null(b->data);
 	h = b->data + b->len;
-	assert_int_equal(compress2(h + TC_BLOCK_HEADER_LEN, &comp_len, raw, raw_len, 6), Z_OK);
+	comp_len = pack(h + TC_BLOCK_HEADER_LEN, comp_len, raw, raw_len, version);
 	put32(h, type);
 	put32(h + 4, (uint32_t)raw_len);
 	put32(h + 8, (uint32_t)comp_len);
@@ -207,12 +253,38 @@ static inline size_t count_blocks(const struct tc_buf *b, uint32_t want)
 /* Inflates the block whose header is at off into out (size cap); returns the raw length. */
 static inline size_t inflate_at(const struct tc_buf *b, size_t off, uint8_t *out, size_t cap)
 {
-	uLongf n = cap;
+	return unpack(b->data + off + TC_BLOCK_HEADER_LEN, get32(b->data + off + 8), out, cap,
+		      file_version(b));
+}
 
-	assert_int_equal(
-		uncompress(out, &n, b->data + off + TC_BLOCK_HEADER_LEN, get32(b->data + off + 8)),
-		Z_OK);
-	return n;
+/*
+ * Rewrites a well-formed file of the current version as version 1 wrote it:
+ * the same blocks, their payloads zlib streams instead of raw deflate.
+ */
+static inline void to_version1(struct tc_buf *b)
+{
+	struct tc_buf v1 = {0};
+	uint8_t *raw;
+	size_t off, nth, raw_len;
+	uint32_t type;
+
+	assert_int_equal(file_version(b), TC_TRACE_VERSION);
+	v1.data = malloc(TC_TRACE_HEADER_LEN);
+	assert_non_null(v1.data);
+	memcpy(v1.data, b->data, TC_TRACE_HEADER_LEN);
+	v1.len = TC_TRACE_HEADER_LEN;
+	v1.data[8] = 1;
+	v1.data[9] = 0;
+	for (nth = 0; (off = block_at(b, nth, &type)); nth++) {
+		raw_len = get32(b->data + off + 4);
+		raw = malloc(raw_len ? raw_len : 1);
+		assert_non_null(raw);
+		assert_int_equal(inflate_at(b, off, raw, raw_len ? raw_len : 1), raw_len);
+		add_block(&v1, type, raw, raw_len);
+		free(raw);
+	}
+	tc_buf_free(b);
+	*b = v1;
 }
 
 /* A file with just a header, for hand-made blocks. */

@@ -11,19 +11,20 @@
 
 /* --- truncation ------------------------------------------------------------------ */
 
-static void test_codec_decode_truncated_every_offset(void **state)
+/*
+ * Every cut of b, the file of t, decodes the records of the blocks that lie
+ * whole before it (sized, without END, from what the blocks' raw lengths can hold).
+ */
+static void assert_every_cut_keeps_whole_blocks(const struct tc_buf *b, const struct tc_trace *t)
 {
-	struct tc_trace *t = small_trace(), *u;
 	struct tc_codec_error err;
-	struct tc_buf b = {0};
+	struct tc_trace *u;
 	size_t cut, nth, off, end, want_s, want_e, want_c;
 	uint32_t type;
 	int rc;
 
-	(void)state;
-	chunked_file(&b, t);
-	for (cut = 0; cut <= b.len; cut++) {
-		rc = decode(b.data, cut, &u, &err);
+	for (cut = 0; cut <= b->len; cut++) {
+		rc = decode(b->data, cut, &u, &err);
 		if (cut < TC_TRACE_HEADER_LEN) {
 			assert_int_equal(rc, -EBADMSG);
 			assert_non_null(strstr(err.msg, "header"));
@@ -31,11 +32,11 @@ static void test_codec_decode_truncated_every_offset(void **state)
 			continue;
 		}
 		assert_int_equal(rc, 0);
-		assert_int_equal(u->truncated, cut < b.len);
+		assert_int_equal(u->truncated, cut < b->len);
 		/* exactly the records of the blocks that lie whole before the cut */
 		want_s = want_e = want_c = 0;
-		for (nth = 0; (off = block_at(&b, nth, &type)); nth++) {
-			end = off + TC_BLOCK_HEADER_LEN + get32(b.data + off + 8);
+		for (nth = 0; (off = block_at(b, nth, &type)); nth++) {
+			end = off + TC_BLOCK_HEADER_LEN + get32(b->data + off + 8);
 			if (end > cut)
 				break;
 			want_s += type == TC_BLOCK_SAMPLES;
@@ -55,6 +56,19 @@ static void test_codec_decode_truncated_every_offset(void **state)
 		assert_int_equal(u->mono_ns, t->mono_ns);
 		trace__free(u);
 	}
+}
+
+static void test_codec_decode_truncated_every_offset(void **state)
+{
+	struct tc_trace *t = small_trace();
+	struct tc_buf b = {0};
+
+	(void)state;
+	chunked_file(&b, t);
+	assert_every_cut_keeps_whole_blocks(&b, t);
+	/* and a version 1 file (zlib-wrapped blocks) the same */
+	to_version1(&b);
+	assert_every_cut_keeps_whole_blocks(&b, t);
 	trace__free(t);
 	tc_buf_free(&b);
 }
@@ -289,7 +303,7 @@ static void test_codec_decode_bad_version_rejected(void **state)
 	(void)state;
 	encode(t, &b);
 	b.data[8] = TC_TRACE_VERSION + 1;
-	assert_rejected(&b, "unsupported version 2");
+	assert_rejected(&b, "unsupported version 3");
 	b.data[8] = 0;
 	assert_rejected(&b, "unsupported version 0");
 	trace__free(t);

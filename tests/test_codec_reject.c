@@ -53,6 +53,13 @@ static void test_codec_decode_end_totals_mismatch_rejected(void **state)
 	assert_int_equal(codec_encode_samples(&b, t->samples, t->n_samples), 0);
 	assert_int_equal(codec_encode_end(&b, t->n_samples, 1), 0);
 	assert_rejected(&b, "end: totals");
+	/* totals below the records: the arrays, sized from them, grow; then rejected */
+	b.len = 0;
+	assert_int_equal(codec_encode_header(&b, 1, 2), 0);
+	assert_int_equal(codec_encode_samples(&b, t->samples, t->n_samples), 0);
+	assert_int_equal(codec_encode_events(&b, t->events, t->n_events), 0);
+	assert_int_equal(codec_encode_end(&b, 1, 1), 0);
+	assert_rejected(&b, "end: totals say 1 samples, 1 events; read 3 and 4");
 	trace__free(t);
 	tc_buf_free(&b);
 }
@@ -223,7 +230,7 @@ static void test_codec_decode_trailing_payload_bytes_rejected(void **state)
 	tc_buf_free(&b);
 }
 
-static void test_codec_decode_zlib_trailing_garbage_rejected(void **state)
+static void test_codec_decode_deflate_trailing_garbage_rejected(void **state)
 {
 	struct tc_buf b = {0};
 	uint8_t *h;
@@ -237,7 +244,7 @@ static void test_codec_decode_zlib_trailing_garbage_rejected(void **state)
 	h = b.data + TC_TRACE_HEADER_LEN;
 	put32(h + 8, get32(h + 8) + 1);
 	put32(h + 12, (uint32_t)crc32(0, h + 16, get32(h + 8)));
-	assert_rejected(&b, "bytes after the zlib stream");
+	assert_rejected(&b, "bytes after the deflate stream");
 	tc_buf_free(&b);
 }
 
@@ -386,7 +393,7 @@ int main(void)
 		cmocka_unit_test(test_codec_decode_sample_end_before_start_rejected),
 		cmocka_unit_test(test_codec_decode_bad_varint_rejected),
 		cmocka_unit_test(test_codec_decode_trailing_payload_bytes_rejected),
-		cmocka_unit_test(test_codec_decode_zlib_trailing_garbage_rejected),
+		cmocka_unit_test(test_codec_decode_deflate_trailing_garbage_rejected),
 		cmocka_unit_test(test_codec_decode_data_after_end_rejected),
 		cmocka_unit_test(test_codec_decode_malformed_tables_rejected),
 		cmocka_unit_test(test_codec_decode_malformed_counters_rejected),

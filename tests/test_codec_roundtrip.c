@@ -427,6 +427,33 @@ static void test_codec_decode_empty_meta_block_accepted(void **state)
 
 /* --- varints --------------------------------------------------------------------- */
 
+/* With bytes to spare after it, a varint of up to 3 bytes takes the unrolled path: same rules. */
+static void test_varint_fast_path_edges(void **state)
+{
+	static const uint64_t v[] = {0, 1, 127, 128, 255, 16383, 16384, (1u << 21) - 1, 1u << 21};
+	static const uint8_t overlong[][3] = {{0x80, 0x00, 0x7f}, {0xff, 0x80, 0x00}};
+	uint8_t buf[VARINT_MAX_LEN + 8];
+	const uint8_t *p;
+	uint64_t out;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		memset(buf, 0x7f, sizeof(buf));
+		n = varint_put(buf, v[i]);
+		p = buf;
+		assert_int_equal(varint_get(&p, buf + sizeof(buf), &out), 0);
+		assert_int_equal(out, v[i]);
+		assert_ptr_equal(p, buf + n);
+	}
+	for (i = 0; i < 2; i++) {
+		memcpy(buf, overlong[i], 3);
+		buf[3] = 0x01;
+		p = buf;
+		assert_int_equal(varint_get(&p, buf + 4, &out), -1);
+	}
+}
+
 static void test_varint_roundtrip_edges(void **state)
 {
 	static const uint64_t v[] = {0,	    1,		127,	    128,       16383,
@@ -485,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_codec_decode_unknown_block_skipped),
 		cmocka_unit_test(test_codec_decode_empty_meta_block_accepted),
 		cmocka_unit_test(test_varint_roundtrip_edges),
+		cmocka_unit_test(test_varint_fast_path_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

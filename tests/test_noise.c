@@ -10,9 +10,11 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/noise.h"
+#include "core/noise_acc.h"
 
 #define US	 1000ull
 #define MS	 1000000ull
@@ -282,6 +284,90 @@ static void test_noise_unsorted_is_einval(void **state)
 	trace__free(t);
 }
 
+/* The stretches as a comparison sort of all of them by (CPU, start) orders them, stably. */
+static int cmp_stretch_ref(const void *x, const void *y)
+{
+	const struct stretch *a = x, *b = y;
+
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->thread < b->thread ? -1 : a->thread > b->thread; /* the stable order */
+}
+
+/*
+ * Three threads whose page faults interleave on three CPUs: the stretches come
+ * out sorted by CPU and start, disjoint, and are those a comparison sort
+ * followed by the same clipping gives.
+ */
+static void assert_stretches_as_sorted(const uint32_t cpus[3])
+{
+	uint32_t tids[3] = {CMD_TID, CMD2_TID, CMD2_TID + 1};
+	struct tc_trace *t = trace__new();
+	struct noise_acc acc = {.t = t, .tids = tids, .n_tids = 3};
+	struct stretch *s, *ref;
+	size_t n, m = 0, i;
+	uint64_t x = 12345;
+
+	assert_non_null(t);
+	for (i = 0; i < 3000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		/* equal starts now and then, a thread sometimes moving CPU */
+		add(t, TC_EV_PAGE_FAULT, 10 * US * (i / 3), 0, cpus[(x >> 40) % 5 == 0 ? 2 : (x >> 50) % 2],
+		    tids[(x >> 33) % 3], 0);
+	}
+	assert_int_equal(noise_stretch_build(&acc, &s, &n), 0);
+	assert_true(n > 100);
+	/* the reference: every stretch from (thread, time)-ordered anchors, compared and clipped */
+	ref = malloc(3000 * sizeof(*ref));
+	assert_non_null(ref);
+	for (size_t th = 0; th < 3; th++) {
+		const struct tc_event *p = NULL;
+
+		for (i = 0; i < t->n_events; i++) {
+			const struct tc_event *q = &t->events[i];
+
+			if (q->tid != tids[th])
+				continue;
+			if (p && q->start_ns > p->start_ns)
+				ref[m++] = (struct stretch){p->start_ns, q->start_ns, th, q->cpu};
+			p = q;
+		}
+	}
+	qsort(ref, m, sizeof(*ref), cmp_stretch_ref);
+	for (size_t k = 0, j = 0; k < m; k++) {
+		if (j && ref[j - 1].cpu == ref[k].cpu && ref[k].start < ref[j - 1].end)
+			ref[k].start = ref[j - 1].end;
+		if (ref[k].start < ref[k].end)
+			ref[j++] = ref[k];
+		if (k + 1 == m)
+			m = j;
+	}
+	assert_int_equal(n, m);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(s[i].start, ref[i].start);
+		assert_int_equal(s[i].end, ref[i].end);
+		assert_int_equal(s[i].thread, ref[i].thread);
+		assert_int_equal(s[i].cpu, ref[i].cpu);
+	}
+	for (i = 1; i < n; i++)
+		assert_true(s[i - 1].cpu < s[i].cpu ||
+			    (s[i - 1].cpu == s[i].cpu && s[i - 1].end <= s[i].start));
+	free(ref);
+	free(s);
+	trace__free(t);
+}
+
+static void test_noise_stretches_sorted_without_comparison_sort(void **state)
+{
+	static const uint32_t counted[] = {1, 0, 3}, compared[] = {1, 0, 70000};
+
+	(void)state;
+	assert_stretches_as_sorted(counted);
+	assert_stretches_as_sorted(compared); /* a CPU number past the counting array */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_noise_timed_page_fault),
 		cmocka_unit_test(test_noise_empty_trace),
 		cmocka_unit_test(test_noise_unsorted_is_einval),
+		cmocka_unit_test(test_noise_stretches_sorted_without_comparison_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

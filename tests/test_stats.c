@@ -130,6 +130,93 @@ static void test_stats_summarize_large_sort_matches_qsort(void **state)
 	free(ref);
 }
 
+/* Latencies of one run: a narrow range far from 0, sorted in the few passes its width needs. */
+static void test_stats_summarize_narrow_range_matches_qsort(void **state)
+{
+	enum { N = 5000 };
+	uint64_t *v = malloc(N * sizeof(*v)), *ref = malloc(N * sizeof(*ref)),
+		 x = 88172645463325252ull;
+	struct lat_summary s;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(ref);
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 18 bits that vary, above a base whose low digit is not 0 */
+		v[i] = ref[i] = (1ull << 40) + 12345 + (i % 7 ? x % 3000 : x % (1u << 18));
+	}
+	qsort(ref, N, sizeof(*ref), cmp_u64);
+	assert_int_equal(stats_summarize(v, N, &s), 0);
+	assert_memory_equal(v, ref, N * sizeof(*v));
+	assert_int_equal(s.p99, ref[N / 100 * 99 - 1]);
+	free(v);
+	free(ref);
+}
+
+/* Samples as the analyzer holds them, for stats_summarize_spans(). */
+struct span_rec {
+	uint64_t t_start, t_end;
+	uint32_t cpu, tid;
+};
+
+/* stats_summarize_spans() reports what stats_summarize() does on a copy, for any spread. */
+static void test_stats_summarize_spans_matches_sorting(void **state)
+{
+	enum { N = 30011 };
+	static const uint64_t spreads[] = {0, 1, 7, 3000, 1u << 18, 1ull << 33, UINT64_MAX};
+	static const double ps[] = {0.001, 50.0, 98.5, 99.97, 100.0};
+	struct span_rec *r = malloc(N * sizeof(*r));
+	uint64_t *v = malloc(N * sizeof(*v)), x = 88172645463325252ull, pct;
+	struct lat_spans sp = {.base = r,
+			       .stride = sizeof(*r),
+			       .start_off = offsetof(struct span_rec, t_start),
+			       .end_off = offsetof(struct span_rec, t_end)};
+	struct lat_summary a, b;
+	size_t k, j, i, n;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(v);
+	for (k = 0; k < sizeof(spreads) / sizeof(spreads[0]); k++) {
+		for (n = 1; n <= N; n = n * 7 + 3) {
+			for (i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				r[i].t_start = 1000 + i;
+				/* a run's RTTs above a base, now and then an end before the start */
+				r[i].t_end = i % 97 == 5 ? 0 : r[i].t_start + 2500 +
+					     (spreads[k] < UINT64_MAX - 5000 ? x % (spreads[k] + 1)
+									     : x >> 1);
+				v[i] = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start : 0;
+			}
+			sp.n = n;
+			for (j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+				assert_int_equal(stats_summarize_spans(&sp, ps[j], &pct, &a), 0);
+				assert_int_equal(stats_summarize(v, n, &b), 0);
+				assert_int_equal(pct, stats_percentile(v, n, ps[j]));
+				assert_int_equal(a.n, b.n);
+				assert_int_equal(a.min, b.min);
+				assert_int_equal(a.max, b.max);
+				assert_int_equal(a.p50, b.p50);
+				assert_int_equal(a.p99, b.p99);
+				assert_int_equal(a.p999, b.p999);
+				assert_int_equal(a.p9999, b.p9999);
+				assert_int_equal(a.p99999, b.p99999);
+				assert_true(a.mean == b.mean);
+				assert_true(fabs(a.stdev - b.stdev) <= 1e-9 * (b.stdev + 1));
+			}
+		}
+	}
+	sp.n = 0;
+	assert_int_equal(stats_summarize_spans(&sp, 50.0, &pct, &a), -EINVAL);
+	free(r);
+	free(v);
+}
+
 /* 20 x 1e18 = 2e19 overflows a uint64_t sum; 1e12 +- 1 needs more than a naive double E[x^2]. */
 static void test_stats_summarize_large_values_no_overflow(void **state)
 {
@@ -231,6 +318,8 @@ int main(void)
 		cmocka_unit_test(test_stats_summarize_empty_is_einval),
 		cmocka_unit_test(test_stats_summarize_sorts_in_place),
 		cmocka_unit_test(test_stats_summarize_large_sort_matches_qsort),
+		cmocka_unit_test(test_stats_summarize_narrow_range_matches_qsort),
+		cmocka_unit_test(test_stats_summarize_spans_matches_sorting),
 		cmocka_unit_test(test_stats_summarize_large_values_no_overflow),
 		cmocka_unit_test(test_stats_percentile_nearest_rank),
 		cmocka_unit_test(test_stats_percentile_exact_rank_at_scale),

@@ -170,34 +170,27 @@ static int setup_filters(struct ctx *c)
 /* Fills a->stats and a->threshold_ns and allocates a->spikes; -EINVAL on unsorted samples. */
 static int compute_stats(struct tc_analysis *a, const struct tc_trace *t)
 {
+	struct lat_spans rtt = {.base = t->samples,
+				.n = t->n_samples,
+				.stride = sizeof(*t->samples),
+				.start_off = offsetof(struct tc_sample, t_start),
+				.end_off = offsetof(struct tc_sample, t_end)};
 	size_t n = t->n_samples, n_spikes = 0;
-	uint64_t *rtt;
-	int err = 0;
+	uint64_t pct;
+	int err;
 
-	rtt = malloc(n * sizeof(*rtt));
-	if (!rtt)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (i && t->samples[i].t_start < t->samples[i - 1].t_start) {
-			err = -EINVAL;
-			goto out_free_rtt;
-		}
-		rtt[i] = sample_rtt(&t->samples[i]);
-	}
-	err = stats_summarize(rtt, n, &a->stats);
+	for (size_t i = 1; i < n; i++)
+		if (t->samples[i].t_start < t->samples[i - 1].t_start)
+			return -EINVAL;
+	/* read in place: no copy of the RTTs, no sort */
+	err = stats_summarize_spans(&rtt, spike_rule_percentile(&a->rule), &pct, &a->stats);
 	if (err)
-		goto out_free_rtt;
-	a->threshold_ns = spike_rule_threshold(&a->rule, rtt, n, &a->stats);
+		return err;
+	a->threshold_ns = spike_rule_threshold(&a->rule, &a->stats, pct);
 	for (size_t i = 0; i < n; i++)
 		n_spikes += sample_rtt(&t->samples[i]) > a->threshold_ns;
 	a->spikes = calloc(n_spikes ? n_spikes : 1, sizeof(*a->spikes));
-	if (!a->spikes) {
-		err = -ENOMEM;
-		goto out_free_rtt;
-	}
-out_free_rtt:
-	free(rtt);
-	return err;
+	return a->spikes ? 0 : -ENOMEM;
 }
 
 static int is_mm(const struct tc_event *e)

@@ -5,7 +5,7 @@
  * little-endian helpers. Private to those two files; the public API is
  * trace_codec.h.
  *
- * Block payloads, before zlib (v = LEB128 varint, z = zigzag varint of the
+ * Block payloads, before deflate (v = LEB128 varint, z = zigzag varint of the
  * difference to the previous record's value in the same block, 0 for the first):
  *   META       key\0value\0 ... (at most META_MAX pairs in a file)
  *   THREADS    v count, count * {v tid, v role, v cpu}
@@ -42,6 +42,8 @@
 
 /* Level 1: on recorder-like events 4-5x faster than level 6, for ~15% more bytes. */
 #define ZLEVEL 1
+/* zlib's windowBits for raw deflate (no zlib header, no adler32): version 2 payloads */
+#define ZRAW_WBITS (-15)
 /* deflate emits at least 2 bits per 258-byte match: no stream expands further */
 #define ZLIB_MAX_RATIO 1032u
 /* Bounds on tables that the trace model searches linearly or only appends to. */

@@ -2,10 +2,10 @@
 /*
  * noise.c - per-interval noise of a traced command's threads (noise.h).
  *
- * Three passes over the sorted events, each linear (plus sorts):
+ * Three passes over the sorted events, each linear:
  *   1. anchors: the off-CPU intervals, page faults and compaction/reclaim of
  *      each thread, in time order per thread, give the stretches it is known
- *      to have run, and on which CPU;
+ *      to have run, and on which CPU (noise_stretch.c);
  *   2. per thread: off-CPU intervals (split into blocked and waiting), its
  *      own compaction/reclaim, page faults and migrations;
  *   3. CPU-wide intervals (hardirq, softirq, timer, IPI, NIC), swept against
@@ -28,23 +28,6 @@ static int cmp_u32(const void *x, const void *y)
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 
 	return a < b ? -1 : a > b;
-}
-
-static size_t thread_of(const struct noise_acc *acc, uint32_t tid)
-{
-	size_t lo = 0, hi = acc->n_tids;
-
-	while (tid && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (acc->tids[mid] == tid)
-			return mid;
-		if (acc->tids[mid] < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return SIZE_MAX;
 }
 
 static int collect_threads(struct noise_acc *acc)
@@ -244,114 +227,6 @@ static int add_instant(struct noise_acc *acc, size_t thread, const struct tc_eve
 	return part_add(acc, row, cause, 0, 1, 0);
 }
 
-/* ---- pass 1: where each thread is known to run ---------------------------------------- */
-
-struct anchor {
-	uint64_t start;
-	uint64_t end;
-	size_t thread;
-	uint32_t cpu;
-	uint32_t
-		off; /* an off-CPU interval: it resumes at end; else it runs through [start, end] */
-};
-
-struct stretch {
-	uint64_t start;
-	uint64_t end;
-	size_t thread;
-	uint32_t cpu;
-};
-
-static int cmp_anchor(const void *x, const void *y)
-{
-	const struct anchor *a = x, *b = y;
-
-	if (a->thread != b->thread)
-		return a->thread < b->thread ? -1 : 1;
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static int cmp_stretch(const void *x, const void *y)
-{
-	const struct stretch *a = x, *b = y;
-
-	if (a->cpu != b->cpu)
-		return a->cpu < b->cpu ? -1 : 1;
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static int is_anchor(const struct tc_event *e)
-{
-	return e->kind == TC_EV_OFFCPU || e->kind == TC_EV_PAGE_FAULT ||
-	       e->kind == TC_EV_COMPACTION || e->kind == TC_EV_RECLAIM;
-}
-
-static int collect_anchors(struct noise_acc *acc, struct anchor **out, size_t *n_out)
-{
-	const struct tc_trace *t = acc->t;
-	struct anchor *a = NULL;
-	size_t n = 0, cap = 0;
-
-	for (size_t i = 0; i < t->n_events; i++) {
-		const struct tc_event *e = &t->events[i];
-		size_t th = is_anchor(e) ? thread_of(acc, e->tid) : SIZE_MAX;
-
-		if (th == SIZE_MAX)
-			continue;
-		if (grow(&a, &cap, n + 1, sizeof(*a))) {
-			free(a);
-			return -ENOMEM;
-		}
-		a[n++] = (struct anchor){.start = e->start_ns,
-					 .end = sat_add(e->start_ns, e->dur_ns),
-					 .thread = th,
-					 .cpu = e->cpu,
-					 .off = e->kind == TC_EV_OFFCPU};
-	}
-	qsort(a, n, sizeof(*a), cmp_anchor);
-	*out = a;
-	*n_out = n;
-	return 0;
-}
-
-/*
- * Between consecutive anchors of a thread it ran, on the CPU of the later one;
- * the stretches are returned sorted by CPU and start and clipped to be disjoint.
- */
-static int build_stretches(struct noise_acc *acc, struct stretch **out, size_t *n_out)
-{
-	struct anchor *a;
-	struct stretch *s;
-	size_t n_a, n = 0, m = 0;
-	int err = collect_anchors(acc, &a, &n_a);
-
-	if (err)
-		return err;
-	s = malloc((n_a ? n_a : 1) * sizeof(*s));
-	if (!s) {
-		free(a);
-		return -ENOMEM;
-	}
-	for (size_t i = 1; i < n_a; i++) {
-		const struct anchor *p = &a[i - 1], *q = &a[i];
-		uint64_t from = p->off ? p->end : p->start;
-
-		if (p->thread == q->thread && q->start > from)
-			s[n++] = (struct stretch){from, q->start, q->thread, q->cpu};
-	}
-	free(a);
-	qsort(s, n, sizeof(*s), cmp_stretch);
-	for (size_t i = 0; i < n; i++) {
-		if (m && s[m - 1].cpu == s[i].cpu && s[i].start < s[m - 1].end)
-			s[i].start = s[m - 1].end;
-		if (s[i].start < s[i].end)
-			s[m++] = s[i];
-	}
-	*out = s;
-	*n_out = m;
-	return 0;
-}
-
 /* ---- pass 2: the threads' own intervals and instants ---------------------------------- */
 
 static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
@@ -397,7 +272,7 @@ static int thread_pass(struct noise_acc *acc)
 
 	for (size_t i = 0; i < t->n_events && !err; i++) {
 		const struct tc_event *e = &t->events[i];
-		size_t th = thread_of(acc, e->tid);
+		size_t th = noise_thread_of(acc, e->tid);
 
 		if (th == SIZE_MAX)
 			continue;
@@ -564,7 +439,7 @@ int noise__run(const struct tc_trace *t, const struct tc_noise_opts *o, struct t
 		acc.iv = o->interval_ns;
 	acc.pattern = o && o->nic_irq_pattern ? o->nic_irq_pattern : TC_NIC_IRQ_PATTERN_DEFAULT;
 	err = setup(&acc);
-	err = err ?: build_stretches(&acc, &st, &n_st);
+	err = err ?: noise_stretch_build(&acc, &st, &n_st);
 	for (size_t i = 0; !err && i < n_st; i++)
 		err = add_run(&acc, st[i].thread, st[i].cpu, st[i].start, st[i].end);
 	err = err ?: thread_pass(&acc);

@@ -6,6 +6,8 @@
 #ifndef TAILCAUSE_CORE_NOISE_ACC_H
 #define TAILCAUSE_CORE_NOISE_ACC_H
 
+#include <stdint.h>
+
 #include "noise.h"
 #include "u64map.h"
 
@@ -53,6 +55,38 @@ struct noise_acc {
 #define NOISE_MAX_THREADS (1u << 24)
 #define NOISE_MAX_CAUSES  (1u << 24)
 #define NOISE_MAX_BINS	  (1ull << 40)
+
+/* A stretch of time a thread is known to have run on a CPU. */
+struct stretch {
+	uint64_t start;
+	uint64_t end;
+	size_t thread;
+	uint32_t cpu;
+};
+
+/* The index of tid in acc->tids, or SIZE_MAX when it is not one of the threads. */
+static inline size_t noise_thread_of(const struct noise_acc *acc, uint32_t tid)
+{
+	size_t lo = 0, hi = acc->n_tids;
+
+	while (tid && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (acc->tids[mid] == tid)
+			return mid;
+		if (acc->tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * Pass 1 of noise.c (noise_stretch.c): the stretches the threads ran, sorted
+ * by CPU and start and clipped to be disjoint, in a new array; 0 or -ENOMEM.
+ */
+int noise_stretch_build(struct noise_acc *acc, struct stretch **out, size_t *n_out);
 
 /* Turns the accumulators into *out; 0 or -ENOMEM. Leaves acc to be freed by the caller. */
 int noise_acc_build(struct noise_acc *acc, struct tc_noise **out);

@@ -168,14 +168,19 @@ static uint64_t decimal_floor(long double x)
 	return clamp_floor(x + x * 1e-12L);
 }
 
-uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const uint64_t *sorted, size_t n,
-			      const struct lat_summary *st)
+double spike_rule_percentile(const struct tc_spike_rule *r)
+{
+	return r->mode == TC_SPIKE_PERCENTILE ? (double)r->value : 50.0;
+}
+
+uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const struct lat_summary *st,
+			      uint64_t pct)
 {
 	uint64_t twice;
 
 	switch (r->mode) {
 	case TC_SPIKE_PERCENTILE:
-		return stats_percentile(sorted, n, r->value);
+		return pct;
 	case TC_SPIKE_ABSOLUTE:
 		/* one-way above v <=> RTT above 2v <=> RTT above floor(2v), RTTs being integers */
 		return decimal_floor(2.0L * r->value);

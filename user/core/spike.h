@@ -15,9 +15,11 @@
 /* 1 if r is DEFAULT or a mode with a finite value in range (percentile in (0, 100]). */
 int spike_rule_valid(const struct tc_spike_rule *r);
 
-/* The RTT threshold of r over the ascending RTTs sorted[0..n), summarized in st. */
-uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const uint64_t *sorted, size_t n,
-			      const struct lat_summary *st);
+/* The percentile of the RTTs that r needs as pct in spike_rule_threshold() (50 when none). */
+double spike_rule_percentile(const struct tc_spike_rule *r);
+/* The RTT threshold of r over RTTs summarized in st, pct their spike_rule_percentile(r)-th. */
+uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const struct lat_summary *st,
+			      uint64_t pct);
 
 /*
  * An interval overlapping the window; the caller fills start..ctx and

@@ -31,6 +31,28 @@ struct lat_summary {
 int stats_summarize(uint64_t *v, size_t n, struct lat_summary *out);
 
 /*
+ * Latencies read in place: value i is end - start (0 when end < start) of
+ * the two uint64_t at start_off and end_off of record i, records of stride
+ * bytes from base (the t_start and t_end of struct tc_sample, say).
+ */
+struct lat_spans {
+	const void *base;
+	size_t n;
+	size_t stride;
+	size_t start_off;
+	size_t end_off;
+};
+
+/*
+ * Summarizes the spans' values as stats_summarize() does, with no copy and no
+ * sort: a few counting passes select the percentiles. *pct is the
+ * nearest-rank p-th percentile, for a caller's own threshold. 0, -EINVAL if
+ * there are no values, -ENOMEM.
+ */
+int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
+			  struct lat_summary *out);
+
+/*
  * Nearest-rank percentile of an ascending array: the smallest value with at
  * least p percent of the samples at or below it (p in (0, 100]). n > 0.
  */

@@ -149,6 +149,35 @@ int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n)
 	return 0;
 }
 
+/* Makes room for exactly `more` elements of `size` bytes after `used`, if it lacks any. */
+static int reserve(void **arr, size_t *cap, size_t used, size_t more, size_t size)
+{
+	void *p;
+
+	if (more > SIZE_MAX - used || used + more > SIZE_MAX / size)
+		return -ENOMEM;
+	if (used + more <= *cap)
+		return 0;
+	p = realloc(*arr, (used + more) * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = used + more;
+	return 0;
+}
+
+int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events)
+{
+	int err;
+
+	err = reserve((void **)&t->samples, &t->cap_samples, t->n_samples, n_samples,
+		      sizeof(*t->samples));
+	if (!err)
+		err = reserve((void **)&t->events, &t->cap_events, t->n_events, n_events,
+			      sizeof(*t->events));
+	return err;
+}
+
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name)
 {
 	struct tc_irq_name *in;

@@ -96,6 +96,13 @@ int trace__set_meta(struct tc_trace *t, const char *key, const char *val);
 int trace__add_thread(struct tc_trace *t, uint32_t tid, uint32_t role, uint32_t cpu);
 int trace__add_samples(struct tc_trace *t, const struct tc_sample *s, size_t n);
 int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);
+/*
+ * Makes room for exactly n_samples more samples and n_events more events, so that a
+ * decoder can write them in place (samples + n_samples, events + n_events)
+ * and then count them; 0 or -ENOMEM. Room that is never written costs
+ * address space only.
+ */
+int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events);
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name);
 /* Appends one counter; 0 or -ENOMEM. */
 int trace__add_counter(struct tc_trace *t, uint32_t kind, uint32_t key, uint32_t cpu,

@@ -7,8 +7,11 @@
  *   header  32 bytes: magic "\x89TCT\r\n\x1a\n", u16 version, u16 header_len,
  *           u32 flags (0), u64 mono_ns, u64 realtime_ns
  *   blocks  16-byte block header {u32 type, u32 raw_len, u32 comp_len,
- *           u32 crc32 of the compressed payload}, then comp_len bytes of zlib
- *           data that inflate to exactly raw_len bytes
+ *           u32 crc32 of the compressed payload}, then comp_len bytes of raw
+ *           deflate data (RFC 1951) that inflate to exactly raw_len bytes
+ * Version 1 differs only in the payload: a zlib stream (RFC 1950), whose
+ * adler32 the block's CRC32 already made redundant. Writers write version 2;
+ * the reader reads both.
  * Block payloads are varint/delta encoded records (see codec_internal.h); the
  * encoder is trace_encode.c, the decoder trace_decode.c. A file without an END
  * block, or ending inside a block, is truncated: it decodes up to its last
@@ -26,7 +29,8 @@
 #include "trace.h"
 
 #define TC_TRACE_MAGIC		"\x89TCT\r\n\x1a\n"
-#define TC_TRACE_VERSION	1
+#define TC_TRACE_VERSION	2	/* what writers write */
+#define TC_TRACE_VERSION_ZLIB	1	/* oldest the reader reads: zlib-wrapped payloads */
 #define TC_TRACE_HEADER_LEN	32
 #define TC_BLOCK_HEADER_LEN	16
 /* Largest raw payload a reader accepts; writers stay well below it. */
@@ -86,5 +90,13 @@ struct tc_codec_error {
  */
 int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out,
 		 struct tc_codec_error *err);
+/*
+ * As codec_decode(), and after each block calls consumed(arg, off): the
+ * decoder reads data[0, off) no more, so the caller may release that part of
+ * the image (the pages of a mapped file). consumed may be NULL.
+ */
+int codec_decode_release(const uint8_t *data, size_t len, struct tc_trace *out,
+			 struct tc_codec_error *err, void (*consumed)(void *arg, size_t off),
+			 void *arg);
 
 #endif /* TAILCAUSE_CORE_TRACE_CODEC_H */

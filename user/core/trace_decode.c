@@ -14,24 +14,24 @@
 
 #include "codec_internal.h"
 
-#define BATCH 1024 /* decoded records appended to the trace at a time */
-
-/* Decoder state. The trace model grows in BATCH-record steps from a scratch array. */
+/*
+ * Decoder state. Samples and events are written in place into the trace's
+ * arrays, sized once before the first block (presize()).
+ */
 struct dec {
 	struct tc_trace *out;
 	struct tc_codec_error *err;
+	void (*consumed)(void *arg, size_t off); /* see codec_decode_release() */
+	void *consumed_arg;
 	size_t block_no, block_off;
 	uint64_t n_samples, n_events, n_meta;
 	z_stream zs;
 	int zs_ready;
+	int zlib_wrapped; /* a version 1 file: zlib streams, not raw deflate */
 	uint8_t *raw;
 	size_t raw_cap;
-	uint32_t *comm_off;
+	char (*comms)[TC_COMM_LEN]; /* the block's comm table, NUL-padded */
 	size_t comm_cap;
-	union {
-		struct tc_event ev[BATCH];
-		struct tc_sample s[BATCH];
-	} batch;
 };
 
 /* A payload cursor. */
@@ -253,57 +253,56 @@ static int dec_counters(struct dec *d, struct rd *r)
 
 static int dec_samples(struct dec *d, struct rd *r)
 {
-	struct tc_sample *s = d->batch.s;
+	struct tc_sample *s;
 	uint64_t delta, dur, prev = 0;
-	size_t n, i, k = 0;
+	size_t n, i;
 	int err;
 
 	err = get_count(d, r, "samples", SAMPLE_MIN_LEN, &n);
-	for (i = 0; !err && i < n; i++) {
-		if (get_u64(r, &delta) || get_u64(r, &dur) || get_u32(r, &s[k].cpu) ||
-		    get_u32(r, &s[k].tid))
+	if (!err)
+		err = trace__reserve(d->out, n, 0);
+	if (err)
+		return err;
+	s = d->out->samples + d->out->n_samples;
+	for (i = 0; i < n; i++, s++) {
+		if (get_u64(r, &delta) || get_u64(r, &dur) || get_u32(r, &s->cpu) ||
+		    get_u32(r, &s->tid))
 			return bfail(d, "samples: record %zu malformed", i);
-		s[k].t_start = prev + (uint64_t)varint_unzigzag(delta);
-		if (dur > UINT64_MAX - s[k].t_start)
+		s->t_start = prev + (uint64_t)varint_unzigzag(delta);
+		if (dur > UINT64_MAX - s->t_start)
 			return bfail(d, "samples: record %zu ends before it starts", i);
-		s[k].t_end = s[k].t_start + dur;
-		prev = s[k].t_start;
-		if (++k == BATCH || i + 1 == n) {
-			err = trace__add_samples(d->out, s, k);
-			k = 0;
-		}
+		s->t_end = s->t_start + dur;
+		prev = s->t_start;
 	}
+	d->out->n_samples += n;
 	d->n_samples += n;
-	return err;
+	return 0;
 }
 
-/*
- * The comm table, as where each name starts in the payload (which is at most
- * TC_BLOCK_MAX_RAW bytes, so it fits 28 bits) shifted left by 4, or its length.
- */
-static int dec_comms(struct dec *d, struct rd *r, const uint8_t *base, size_t *n_comms)
+/* The comm table, each name NUL-padded to TC_COMM_LEN so an event copies it whole. */
+static int dec_comms(struct dec *d, struct rd *r, size_t *n_comms)
 {
 	const uint8_t *name;
 	size_t n, i, len;
-	uint32_t *p;
+	void *p;
 	int err;
 
-	_Static_assert(TC_BLOCK_MAX_RAW <= (1u << 28) && COMM_MAX < 16, "comm table packing");
 	err = get_count(d, r, "events: comm table", 1, &n);
 	if (err)
 		return err;
 	if (n > d->comm_cap) {
-		p = realloc(d->comm_off, n * sizeof(*p));
+		p = realloc(d->comms, n * sizeof(*d->comms));
 		if (!p)
 			return -ENOMEM;
-		d->comm_off = p;
+		d->comms = p;
 		d->comm_cap = n;
 	}
 	for (i = 0; i < n; i++) {
 		name = get_str(r, COMM_MAX, &len);
 		if (!name)
 			return bfail(d, "events: comm %zu malformed", i);
-		d->comm_off[i] = (uint32_t)(name - base) << 4 | (uint32_t)len;
+		memset(d->comms[i], 0, TC_COMM_LEN);
+		memcpy(d->comms[i], name, len);
 	}
 	*n_comms = n;
 	return 0;
@@ -311,19 +310,21 @@ static int dec_comms(struct dec *d, struct rd *r, const uint8_t *base, size_t *n
 
 static int dec_events(struct dec *d, struct rd *r)
 {
-	const uint8_t *base = r->p;
 	struct tc_event *e;
 	uint64_t delta, dur, aux, prev = 0;
-	size_t n = 0, i, k = 0, n_comms = 0;
+	size_t n = 0, i, n_comms = 0;
 	uint32_t ci;
 	int err;
 
-	err = dec_comms(d, r, base, &n_comms);
+	err = dec_comms(d, r, &n_comms);
 	if (!err)
 		err = get_count(d, r, "events", EVENT_MIN_LEN, &n);
-	for (i = 0; !err && i < n; i++) {
-		e = &d->batch.ev[k];
-		memset(e, 0, sizeof(*e));
+	if (!err)
+		err = trace__reserve(d->out, 0, n);
+	if (err)
+		return err;
+	e = d->out->events + d->out->n_events;
+	for (i = 0; i < n; i++, e++) {
 		/* any kind is kept: one above TC_EV_KIND_MAX is a later writer's */
 		if (get_u16(r, &e->kind) || get_u16(r, &e->flags) || get_u64(r, &delta) ||
 		    get_u64(r, &dur) || get_u64(r, &aux) || get_u32(r, &e->cpu) ||
@@ -333,19 +334,16 @@ static int dec_events(struct dec *d, struct rd *r)
 		if (ci >= n_comms)
 			return bfail(d, "events: record %zu: comm %" PRIu32 " of %zu", i, ci,
 				     n_comms);
-		memcpy(e->other_comm, base + (d->comm_off[ci] >> 4), d->comm_off[ci] & 15);
+		memcpy(e->other_comm, d->comms[ci], TC_COMM_LEN);
 		e->start_ns = prev + (uint64_t)varint_unzigzag(delta);
 		e->dur_ns = dur;
 		e->aux = aux;
+		e->pad = 0;
 		prev = e->start_ns;
-		if (++k == BATCH || i + 1 == n) {
-			err = trace__add_events(d->out, d->batch.ev, k);
-			k = 0;
-		}
 	}
-	if (!err)
-		d->n_events += n;
-	return err;
+	d->out->n_events += n;
+	d->n_events += n;
+	return 0;
 }
 
 static int dec_end(struct dec *d, struct rd *r)
@@ -362,35 +360,40 @@ static int dec_end(struct dec *d, struct rd *r)
 	return 0;
 }
 
-/* Inflates a block's payload into d->raw; it must come to exactly raw_len bytes. */
-static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
+/* Inflates comp_len bytes at src into d->raw, room for raw_len; returns zlib's status. */
+static int inflate_raw(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
 {
-	int zerr;
-
 	if (raw_len > d->raw_cap || !d->raw) {
 		uint8_t *p = realloc(d->raw, raw_len ? raw_len : 1);
 
 		if (!p)
-			return -ENOMEM;
+			return Z_MEM_ERROR;
 		d->raw = p;
 		d->raw_cap = raw_len;
 	}
 	if (!d->zs_ready) {
-		if (inflateInit(&d->zs) != Z_OK)
-			return -ENOMEM;
+		if (inflateInit2(&d->zs, d->zlib_wrapped ? MAX_WBITS : ZRAW_WBITS) != Z_OK)
+			return Z_MEM_ERROR;
 		d->zs_ready = 1;
 	} else if (inflateReset(&d->zs) != Z_OK) {
-		return bfail(d, "zlib reset failed");
+		return Z_STREAM_ERROR;
 	}
 	d->zs.next_in = (Bytef *)src;
 	d->zs.avail_in = comp_len;
 	d->zs.next_out = d->raw;
 	d->zs.avail_out = raw_len;
-	zerr = inflate(&d->zs, Z_FINISH);
+	return inflate(&d->zs, Z_FINISH);
+}
+
+/* Inflates a block's payload into d->raw; it must come to exactly raw_len bytes. */
+static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
+{
+	int zerr = inflate_raw(d, src, comp_len, raw_len);
+
 	if (zerr == Z_MEM_ERROR)
 		return -ENOMEM;
 	if (zerr == Z_STREAM_END && d->zs.avail_in)
-		return bfail(d, "bytes after the zlib stream");
+		return bfail(d, "bytes after the deflate stream");
 	if (zerr == Z_STREAM_END && d->zs.avail_out)
 		return bfail(d, "payload inflates to %lu bytes, raw_len says %" PRIu32,
 			     d->zs.total_out, raw_len);
@@ -399,8 +402,53 @@ static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, u
 	if (zerr == Z_BUF_ERROR && d->zs.avail_in && !d->zs.avail_out)
 		return bfail(d, "payload inflates to more than raw_len %" PRIu32, raw_len);
 	if (zerr == Z_BUF_ERROR)
-		return bfail(d, "zlib stream ends early");
+		return bfail(d, "deflate stream ends early");
 	return bfail(d, "zlib: %s", d->zs.msg ? d->zs.msg : "inflate failed");
+}
+
+/*
+ * Sizes the trace's sample and event arrays once, before decoding, so that
+ * no block reallocates them: to the END block's totals when the file has
+ * one, else (a truncated file) to the most records the blocks' raw lengths
+ * can hold, room that is never touched costing only address space. Reads
+ * block headers only, and inflates END; everything it skips or does not
+ * trust is checked by the decoding pass, and a failure here only means the
+ * arrays grow as they go.
+ */
+static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
+{
+	uint64_t max_s = 0, max_e = 0, end_s, end_e;
+	uint32_t type, raw_len, comp_len;
+	struct rd r;
+
+	while (len - off >= TC_BLOCK_HEADER_LEN) {
+		type = (uint32_t)get_le(data + off, 4);
+		raw_len = (uint32_t)get_le(data + off + 4, 4);
+		comp_len = (uint32_t)get_le(data + off + 8, 4);
+		if (raw_len > TC_BLOCK_MAX_RAW || comp_len > len - off - TC_BLOCK_HEADER_LEN)
+			break;
+		if (type == TC_BLOCK_SAMPLES)
+			max_s += raw_len / SAMPLE_MIN_LEN;
+		else if (type == TC_BLOCK_EVENTS)
+			max_e += raw_len / EVENT_MIN_LEN;
+		if (type == TC_BLOCK_END &&
+		    inflate_raw(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len) ==
+			    Z_STREAM_END) {
+			r.p = d->raw;
+			r.end = d->raw + raw_len - d->zs.avail_out;
+			if (!get_u64(&r, &end_s) && !get_u64(&r, &end_e) && end_s <= max_s &&
+			    end_e <= max_e) {
+				max_s = end_s;
+				max_e = end_e;
+			}
+			break;
+		}
+		off += TC_BLOCK_HEADER_LEN + comp_len;
+	}
+	if (max_s > SIZE_MAX / sizeof(struct tc_sample) ||
+	    max_e > SIZE_MAX / sizeof(struct tc_event))
+		return;
+	trace__reserve(d->out, (size_t)max_s, (size_t)max_e);
 }
 
 static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint32_t comp_len,
@@ -478,6 +526,8 @@ static int dec_blocks(struct dec *d, const uint8_t *data, size_t len, size_t off
 		if (err)
 			return err;
 		off += TC_BLOCK_HEADER_LEN + comp_len;
+		if (d->consumed)
+			d->consumed(d->consumed_arg, off);
 		if (type == TC_BLOCK_END) {
 			if (off != len)
 				return fail(d->err, off, "%zu bytes after the end block",
@@ -490,6 +540,13 @@ static int dec_blocks(struct dec *d, const uint8_t *data, size_t len, size_t off
 }
 
 int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_codec_error *err)
+{
+	return codec_decode_release(data, len, out, err, NULL, NULL);
+}
+
+int codec_decode_release(const uint8_t *data, size_t len, struct tc_trace *out,
+			 struct tc_codec_error *err, void (*consumed)(void *arg, size_t off),
+			 void *arg)
 {
 	unsigned int version, header_len;
 	struct dec *d;
@@ -508,9 +565,9 @@ int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct t
 	if (memcmp(data, TC_TRACE_MAGIC, 8))
 		return fail(err, 0, "bad magic: not a tailcause trace");
 	version = (unsigned int)get_le(data + 8, 2);
-	if (version != TC_TRACE_VERSION)
-		return fail(err, 8, "unsupported version %u (this reader knows %d)", version,
-			    TC_TRACE_VERSION);
+	if (version < TC_TRACE_VERSION_ZLIB || version > TC_TRACE_VERSION)
+		return fail(err, 8, "unsupported version %u (this reader knows %d to %d)", version,
+			    TC_TRACE_VERSION_ZLIB, TC_TRACE_VERSION);
 	header_len = (unsigned int)get_le(data + 10, 2);
 	if (header_len < TC_TRACE_HEADER_LEN || header_len > len)
 		return fail(err, 10, "bad header length %u", header_len);
@@ -525,10 +582,14 @@ int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct t
 		return -ENOMEM;
 	d->out = out;
 	d->err = err;
+	d->consumed = consumed;
+	d->consumed_arg = arg;
+	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
+	presize(d, data, len, header_len);
 	ret = dec_blocks(d, data, len, header_len);
 	if (d->zs_ready)
 		inflateEnd(&d->zs);
-	free(d->comm_off);
+	free(d->comms);
 	free(d->raw);
 	free(d);
 	return ret;

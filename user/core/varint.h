@@ -27,23 +27,13 @@ static inline size_t varint_put(uint8_t *p, uint64_t v)
 	return n;
 }
 
-/*
- * Reads a varint from *p, never past end, and advances *p. Returns 0, or -1
- * when the data ends inside the varint, the value does not fit 64 bits or the
- * encoding is not the shortest one (so each value has exactly one form).
- */
-static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+/* varint_get() past its fast path: any length, every byte bounds-checked. */
+static inline int varint_get_slow(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	const uint8_t *q = *p;
 	uint64_t r = 0;
 	unsigned int shift;
 
-	/* one-byte fast path: most deltas, CPUs and flags */
-	if (q < end && *q < 0x80) {
-		*v = *q;
-		*p = q + 1;
-		return 0;
-	}
 	for (shift = 0; shift < 64; shift += 7) {
 		uint8_t b;
 
@@ -61,6 +51,44 @@ static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 		}
 	}
 	return -1;
+}
+
+/*
+ * Reads a varint from *p, never past end, and advances *p. Returns 0, or -1
+ * when the data ends inside the varint, the value does not fit 64 bits or the
+ * encoding is not the shortest one (so each value has exactly one form).
+ */
+static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *q = *p;
+
+	/*
+	 * Fast path, unrolled: values of up to 3 bytes (21 bits: deltas, durations,
+	 * CPUs, tids, flags) with 3 bytes left. A last byte of 0 is an overlong form.
+	 */
+	if (end - q >= 3) {
+		if (q[0] < 0x80) {
+			*v = q[0];
+			*p = q + 1;
+			return 0;
+		}
+		if (q[1] < 0x80) {
+			if (!q[1])
+				return -1;
+			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+			*p = q + 2;
+			return 0;
+		}
+		if (q[2] < 0x80) {
+			if (!q[2])
+				return -1;
+			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 |
+			     (uint64_t)q[2] << 14;
+			*p = q + 3;
+			return 0;
+		}
+	}
+	return varint_get_slow(p, end, v);
 }
 
 /* Maps a signed value to unsigned so small magnitudes stay short: 0,-1,1,-2 -> 0,1,2,3. */

@@ -60,7 +60,10 @@ static int write_pending(struct recorder *r)
 
 	r->last_write_ns = probe_now_ns();
 	if (r->n_pending && !r->write_err) {
+		/* the main thread writes META meanwhile: one writer at a time */
+		pthread_mutex_lock(&r->lock);
 		err = trace_writer__events(r->writer, r->pending, r->n_pending);
+		pthread_mutex_unlock(&r->lock);
 		if (err)
 			r->write_err = err;
 	}
@@ -415,7 +418,12 @@ static int record(struct recorder *r)
 	err = start_drain(r);
 	err = err ?: follow_workload(r);
 	err = err ?: store_run_facts(r);
-	err = err ?: trace_writer__meta(r->writer, r->trace);
+	if (!err) {
+		/* the drain thread is running and may be writing events */
+		pthread_mutex_lock(&r->lock);
+		err = trace_writer__meta(r->writer, r->trace);
+		pthread_mutex_unlock(&r->lock);
+	}
 	r->start_ns = probe_now_ns();
 	if (!err)
 		err = run_workload(r, samples, &done);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,15 +185,20 @@ void trace_writer__abort(struct trace_writer *w)
 	free(w);
 }
 
-static int read_whole(const char *path, uint8_t **data, size_t *len)
+/* A file's bytes: mapped when it is a regular file, else read into a buffer. */
+struct image {
+	uint8_t *data;
+	size_t len;
+	int mapped;
+	size_t released; /* mapped pages before this offset are dropped */
+};
+
+static int read_whole(int fd, struct image *img)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t cap = 1 << 16, n = 0;
 	uint8_t *buf = NULL;
 	int err = 0;
 
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		if (n == cap || !buf) {
 			uint8_t *nb = realloc(buf, cap *= 2);
@@ -215,36 +221,90 @@ static int read_whole(const char *path, uint8_t **data, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
 	if (err) {
 		free(buf);
 		return err;
 	}
-	*data = buf;
-	*len = n;
+	img->data = buf;
+	img->len = n;
 	return 0;
+}
+
+/*
+ * Maps a regular file read-only: the decoder reads the page cache in place, so a
+ * large trace costs no copy and no freshly zeroed memory for its image. Pipes and
+ * the like are read into memory. A recorder only ever appends to a file, and
+ * writes a new one to replace it, so the mapped length stays valid.
+ */
+static int image_open(const char *path, struct image *img)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *p;
+	int err;
+
+	memset(img, 0, sizeof(*img));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+			img->data = p;
+			img->len = (size_t)st.st_size;
+			img->mapped = 1;
+			close(fd);
+			return 0;
+		}
+	}
+	err = read_whole(fd, img);
+	close(fd);
+	return err;
+}
+
+/*
+ * Drops the mapped pages the decoder is done with, so the file's image does
+ * not add to the peak memory of a large report (they stay in the page cache).
+ */
+static void image_consumed(void *arg, size_t off)
+{
+	struct image *img = arg;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), end = off / page * page;
+
+	if (!img->mapped || end <= img->released)
+		return;
+	madvise(img->data + img->released, end - img->released, MADV_DONTNEED);
+	img->released = end;
+}
+
+static void image_close(struct image *img)
+{
+	if (img->mapped)
+		munmap(img->data, img->len);
+	else
+		free(img->data);
 }
 
 int trace_file_read(const char *path, struct tc_trace **out)
 {
 	struct tc_codec_error cerr = { 0 };
 	struct tc_trace *t;
-	uint8_t *data = NULL;
-	size_t len = 0;
+	struct image img;
 	int err;
 
-	err = read_whole(path, &data, &len);
+	err = image_open(path, &img);
 	if (err) {
 		log_err("read %s: %s", path, strerror(-err));
 		return err;
 	}
 	t = trace__new();
 	if (!t) {
-		free(data);
+		image_close(&img);
 		return -ENOMEM;
 	}
-	err = codec_decode(data, len, t, &cerr);
-	free(data);
+	err = codec_decode_release(img.data, img.len, t, &cerr, image_consumed, &img);
+	image_close(&img);
 	if (err) {
 		if (err == -EBADMSG)
 			log_err("read %s: not a valid tailcause trace: %s", path, cerr.msg);

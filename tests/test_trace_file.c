@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_trace_file.c - the trace file shell (user/io/trace_file.c): what the
+ * writer leaves on disk reads back through the mapped path, whole, cut short or
+ * still .partial, and through the read path from a pipe.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codec_fixture.h"
+#include "io/trace_file.h"
+
+/* The shell reports through log_err(): keep the last line for the tests. */
+static char logged[512];
+
+void log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(logged, sizeof(logged), fmt, ap);
+	va_end(ap);
+}
+
+static char dir[] = "/tmp/tc-test-trace-file-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[64];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* Writes t as the recorder does: header, META and THREADS, events in two goes, then the rest. */
+static struct trace_writer *write_trace(const char *path, const struct tc_trace *t, int finish)
+{
+	struct trace_writer *w = trace_writer__open(path, 1, t->mono_ns, t->realtime_ns);
+
+	assert_non_null(w);
+	assert_int_equal(trace_writer__meta(w, t), 0);
+	assert_int_equal(trace_writer__events(w, t->events, 2), 0);
+	assert_int_equal(trace_writer__events(w, t->events + 2, t->n_events - 2), 0);
+	if (!finish)
+		return w; /* still recording: only <path>.partial exists */
+	assert_int_equal(trace_writer__finish(w, t), 0);
+	return NULL;
+}
+
+static size_t slurp(const char *path, uint8_t *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, cap);
+	assert_true(n > 0 && (size_t)n < cap);
+	close(fd);
+	return (size_t)n;
+}
+
+static void spill(const char *path, const uint8_t *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+static void test_trace_file_read_mapped_whole(void **state)
+{
+	struct tc_trace *t = small_trace(), *u = NULL;
+	char path[128];
+
+	(void)state;
+	path_of(path, sizeof(path), "whole.tct");
+	write_trace(path, t, 1);
+	assert_int_equal(trace_file_read(path, &u), 0);
+	assert_int_equal(u->truncated, 0);
+	assert_int_equal(u->n_events, t->n_events);
+	assert_memory_equal(u->events, t->events, t->n_events * sizeof(*t->events));
+	assert_memory_equal(u->samples, t->samples, t->n_samples * sizeof(*t->samples));
+	trace__free(u);
+	trace__free(t);
+}
+
+/* A file cut anywhere past its header reads as truncated, with the blocks that lie whole. */
+static void test_trace_file_read_mapped_cut_short(void **state)
+{
+	struct tc_trace *t = small_trace(), *u;
+	static uint8_t buf[1 << 16];
+	char path[128], cut_path[128];
+	size_t len, cut;
+
+	(void)state;
+	path_of(path, sizeof(path), "cut.tct");
+	path_of(cut_path, sizeof(cut_path), "cut-short.tct");
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	for (cut = TC_TRACE_HEADER_LEN; cut < len; cut++) {
+		spill(cut_path, buf, cut);
+		u = NULL;
+		assert_int_equal(trace_file_read(cut_path, &u), 0);
+		assert_int_equal(u->truncated, 1);
+		assert_true(u->n_events <= t->n_events);
+		if (u->n_events)
+			assert_memory_equal(u->events, t->events, u->n_events * sizeof(*u->events));
+		trace__free(u);
+	}
+	/* shorter than a header, or empty: not a trace */
+	spill(cut_path, buf, 5);
+	assert_int_equal(trace_file_read(cut_path, &u), -EBADMSG);
+	assert_non_null(strstr(logged, "not a valid tailcause trace"));
+	spill(cut_path, buf, 0);
+	assert_int_equal(trace_file_read(cut_path, &u), -EBADMSG);
+	path_of(cut_path, sizeof(cut_path), "missing.tct");
+	assert_int_equal(trace_file_read(cut_path, &u), -ENOENT);
+	trace__free(t);
+}
+
+/* A recording still in progress (or killed) reads up to its last whole block. */
+static void test_trace_file_read_partial(void **state)
+{
+	struct tc_trace *t = small_trace(), *u = NULL;
+	char path[128], partial[160];
+	struct trace_writer *w;
+
+	(void)state;
+	path_of(path, sizeof(path), "live.tct");
+	w = write_trace(path, t, 0);
+	snprintf(partial, sizeof(partial), "%s.partial", path);
+	assert_int_equal(trace_file_read(partial, &u), 0);
+	assert_int_equal(u->truncated, 1);
+	assert_int_equal(u->n_events, t->n_events);
+	assert_int_equal(u->n_samples, 0); /* written by finish */
+	trace__free(u);
+	trace_writer__abort(w);
+	trace__free(t);
+}
+
+/* What cannot be mapped (a pipe) is read. */
+static void test_trace_file_read_pipe(void **state)
+{
+	struct tc_trace *t = small_trace(), *u = NULL;
+	static uint8_t buf[1 << 16];
+	char path[128], fd_path[64];
+	int fds[2];
+	size_t len;
+
+	(void)state;
+	path_of(path, sizeof(path), "piped.tct");
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	assert_true(len < 65536); /* fits the pipe's buffer: no writer thread needed */
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], buf, len), (ssize_t)len);
+	close(fds[1]);
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fds[0]);
+	assert_int_equal(trace_file_read(fd_path, &u), 0);
+	assert_int_equal(u->truncated, 0);
+	assert_traces_equal(t, u);
+	close(fds[0]);
+	trace__free(u);
+	trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trace_file_read_mapped_whole),
+		cmocka_unit_test(test_trace_file_read_mapped_cut_short),
+		cmocka_unit_test(test_trace_file_read_partial),
+		cmocka_unit_test(test_trace_file_read_pipe),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
