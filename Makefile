@@ -33,7 +33,7 @@ msg = @printf '  %-5s %s\n' "$(1)" "$(2)";
 MAKEFLAGS += --no-print-directory
 endif
 
-PKGS := libbpf libelf zlib libibverbs
+PKGS := libbpf libelf zlib libdeflate libibverbs
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
@@ -49,7 +49,7 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-# core/ is pure: libc, zlib and bpf/events.h only (checked by check-core).
+# core/ is pure: libc, zlib, libdeflate and bpf/events.h only (checked by check-core).
 CORE_CFLAGS := $(CFLAGS)
 USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
@@ -115,7 +115,7 @@ $(O)/tests/%: tests/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(CORE_LIB) $(LDFLAGS) \
-		$(CMOCKA_LIBS) -lz -lm -o $@
+		$(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
 
 # test_audit_{irq,host,nic} run the checks of user/audit on fixture trees: they link them, and
 # libibverbs (test_audit_join tests core/ only and takes the rule above).
@@ -139,7 +139,7 @@ $(O)/tests/test_trace_file: tests/test_trace_file.c $(O)/user/io/trace_file.o $(
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(O)/user/io/trace_file.o $(CORE_LIB) \
-		$(LDFLAGS) $(CMOCKA_LIBS) -lz -lm -o $@
+		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
 
 # libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).
 FUZZ_RUNS ?= 10000000
@@ -147,7 +147,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURC
 $(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(wildcard user/core/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) -lz -lm -o $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) -ldeflate -lz -lm -o $@
 
 fuzz: $(O)/fuzz/fuzz_trace
 	$(Q)sh tests/fuzz/run.sh $(O) $(FUZZ_RUNS)

@@ -11,12 +11,12 @@
  *           deflate data (RFC 1951) that inflate to exactly raw_len bytes
  * Version 1 differs only in the payload: a zlib stream (RFC 1950), whose
  * adler32 the block's CRC32 already made redundant. Writers write version 2;
- * the reader reads both.
+ * the reader reads both (with libdeflate; the writer uses zlib).
  * Block payloads are varint/delta encoded records (see codec_internal.h); the
  * encoder is trace_encode.c, the decoder trace_decode.c. A file without an END
  * block, or ending inside a block, is truncated: it decodes up to its last
  * whole block with tc_trace.truncated set. Anything else that does not check
- * out (magic, version, lengths, CRC, zlib, record bounds) is rejected. Block
+ * out (magic, version, lengths, CRC, deflate, record bounds) is rejected. Block
  * types above the reader's are skipped and event kinds above TC_EV_KIND_MAX
  * kept, so an older reader still reads a newer writer's files.
  */

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
+#include <zlib.h> /* compressBound: what the writer's deflate can produce */
 
 #include "codec_internal.h"
 
@@ -25,9 +26,9 @@ struct dec {
 	void *consumed_arg;
 	size_t block_no, block_off;
 	uint64_t n_samples, n_events, n_meta;
-	z_stream zs;
-	int zs_ready;
+	struct libdeflate_decompressor *inflater;
 	int zlib_wrapped; /* a version 1 file: zlib streams, not raw deflate */
+	size_t in_used, out_len; /* of the last inflate_raw() */
 	uint8_t *raw;
 	size_t raw_cap;
 	char (*comms)[TC_COMM_LEN]; /* the block's comm table, NUL-padded */
@@ -360,50 +361,47 @@ static int dec_end(struct dec *d, struct rd *r)
 	return 0;
 }
 
-/* Inflates comp_len bytes at src into d->raw, room for raw_len; returns zlib's status. */
+/*
+ * Inflates comp_len bytes at src into d->raw, room for raw_len: libdeflate's
+ * result, -ENOMEM, with d->in_used and d->out_len set on success.
+ */
 static int inflate_raw(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
 {
 	if (raw_len > d->raw_cap || !d->raw) {
 		uint8_t *p = realloc(d->raw, raw_len ? raw_len : 1);
 
 		if (!p)
-			return Z_MEM_ERROR;
+			return -ENOMEM;
 		d->raw = p;
 		d->raw_cap = raw_len;
 	}
-	if (!d->zs_ready) {
-		if (inflateInit2(&d->zs, d->zlib_wrapped ? MAX_WBITS : ZRAW_WBITS) != Z_OK)
-			return Z_MEM_ERROR;
-		d->zs_ready = 1;
-	} else if (inflateReset(&d->zs) != Z_OK) {
-		return Z_STREAM_ERROR;
-	}
-	d->zs.next_in = (Bytef *)src;
-	d->zs.avail_in = comp_len;
-	d->zs.next_out = d->raw;
-	d->zs.avail_out = raw_len;
-	return inflate(&d->zs, Z_FINISH);
+	if (!d->inflater && !(d->inflater = libdeflate_alloc_decompressor()))
+		return -ENOMEM;
+	if (d->zlib_wrapped)
+		return libdeflate_zlib_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
+						     &d->in_used, &d->out_len);
+	return libdeflate_deflate_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
+						&d->in_used, &d->out_len);
 }
 
 /* Inflates a block's payload into d->raw; it must come to exactly raw_len bytes. */
 static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
 {
-	int zerr = inflate_raw(d, src, comp_len, raw_len);
+	int res = inflate_raw(d, src, comp_len, raw_len);
 
-	if (zerr == Z_MEM_ERROR)
-		return -ENOMEM;
-	if (zerr == Z_STREAM_END && d->zs.avail_in)
-		return bfail(d, "bytes after the deflate stream");
-	if (zerr == Z_STREAM_END && d->zs.avail_out)
-		return bfail(d, "payload inflates to %lu bytes, raw_len says %" PRIu32,
-			     d->zs.total_out, raw_len);
-	if (zerr == Z_STREAM_END)
-		return 0;
-	if (zerr == Z_BUF_ERROR && d->zs.avail_in && !d->zs.avail_out)
+	if (res == -ENOMEM)
+		return res;
+	if (res == LIBDEFLATE_INSUFFICIENT_SPACE)
 		return bfail(d, "payload inflates to more than raw_len %" PRIu32, raw_len);
-	if (zerr == Z_BUF_ERROR)
-		return bfail(d, "deflate stream ends early");
-	return bfail(d, "zlib: %s", d->zs.msg ? d->zs.msg : "inflate failed");
+	if (res != LIBDEFLATE_SUCCESS)
+		return bfail(d, "%s stream corrupt or cut short",
+			     d->zlib_wrapped ? "zlib" : "deflate");
+	if (d->in_used != comp_len)
+		return bfail(d, "bytes after the deflate stream");
+	if (d->out_len != raw_len)
+		return bfail(d, "payload inflates to %zu bytes, raw_len says %" PRIu32, d->out_len,
+			     raw_len);
+	return 0;
 }
 
 /*
@@ -433,9 +431,9 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 			max_e += raw_len / EVENT_MIN_LEN;
 		if (type == TC_BLOCK_END &&
 		    inflate_raw(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len) ==
-			    Z_STREAM_END) {
+			    LIBDEFLATE_SUCCESS) {
 			r.p = d->raw;
-			r.end = d->raw + raw_len - d->zs.avail_out;
+			r.end = d->raw + d->out_len;
 			if (!get_u64(&r, &end_s) && !get_u64(&r, &end_e) && end_s <= max_s &&
 			    end_e <= max_e) {
 				max_s = end_s;
@@ -520,7 +518,7 @@ static int dec_blocks(struct dec *d, const uint8_t *data, size_t len, size_t off
 				     comp_len, raw_len);
 		if (comp_len > len - off - TC_BLOCK_HEADER_LEN)
 			break; /* cut inside the payload */
-		if (crc32(0, h + TC_BLOCK_HEADER_LEN, comp_len) != crc)
+		if (libdeflate_crc32(0, h + TC_BLOCK_HEADER_LEN, comp_len) != crc)
 			return bfail(d, "crc32 mismatch");
 		err = dec_block(d, type, h + TC_BLOCK_HEADER_LEN, comp_len, raw_len);
 		if (err)
@@ -587,8 +585,7 @@ int codec_decode_release(const uint8_t *data, size_t len, struct tc_trace *out,
 	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
 	presize(d, data, len, header_len);
 	ret = dec_blocks(d, data, len, header_len);
-	if (d->zs_ready)
-		inflateEnd(&d->zs);
+	libdeflate_free_decompressor(d->inflater);
 	free(d->comms);
 	free(d->raw);
 	free(d);
