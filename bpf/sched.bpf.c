@@ -267,32 +267,34 @@ static __always_inline struct task_state *state_of_interest(struct task_struct *
 }
 
 /*
- * The run queue p is on, through its CFS run queue (every task has one, whatever
- * its class). Not the `runqueues` ksym: per-CPU data has no kallsyms entry without
- * CONFIG_KALLSYMS_ALL (this host), and a program using it then fails to load.
+ * The clock of the run queue p is on (0: unknown), through its CFS run queue (every
+ * task has one, whatever its class). At sched_switch prev and next are on this CPU's,
+ * its clock as of this __schedule's update. Not the `runqueues` ksym: per-CPU data has
+ * no kallsyms entry without CONFIG_KALLSYMS_ALL (this host), and a program using it
+ * then fails to load.
  */
-static __always_inline struct rq *rq_of(struct task_struct *p)
+static __always_inline __u64 rq_clock_of(struct task_struct *p)
 {
 	struct cfs_rq *cfs_rq;
+	struct rq *rq;
 
 	if (!bpf_core_field_exists(p->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
-		return NULL;
+		return 0;
 	cfs_rq = p->se.cfs_rq;
-	return cfs_rq ? cfs_rq->rq : NULL;
+	rq = cfs_rq ? cfs_rq->rq : NULL;
+	return rq ? rq->clock : 0;
 }
 
 /*
- * tp_btf with sched_info, at p's switch-out: its run queue's clock (updated at the
- * start of this __schedule) and its sched_info.run_delay, for woken_from_sched_info.
+ * tp_btf with sched_info, at p's switch-out: its run queue's clock (clock, updated at
+ * the start of this __schedule) and its sched_info.run_delay, for woken_from_sched_info.
  */
-static __always_inline void stamp_sched_info(struct tc_offcpu_slot *slot, struct task_struct *p)
+static __always_inline void stamp_sched_info(struct tc_offcpu_slot *slot, struct task_struct *p,
+					     __u64 clock)
 {
-	struct rq *rq;
-
-	if (!cfg_sched_info || !bpf_core_field_exists(p->sched_info.run_delay))
+	if (!bpf_core_field_exists(p->sched_info.run_delay))
 		return;
-	rq = rq_of(p);
-	slot->rq_clock = rq ? rq->clock : 0;
+	slot->rq_clock = clock;
 	slot->run_delay = p->sched_info.run_delay;
 }
 
@@ -312,12 +314,11 @@ static __always_inline void stamp_sched_info(struct tc_offcpu_slot *slot, struct
  * stays 0 by definition.
  */
 static __always_inline void woken_from_sched_info(struct tc_offcpu_slot *slot,
-						  struct task_struct *p, __u64 now)
+						  struct task_struct *p, __u64 clock, __u64 now)
 {
-	__u64 queued, gained, asleep, off, wait, clock;
-	struct rq *rq;
+	__u64 queued, gained, asleep, off, wait;
 
-	if (!cfg_sched_info || !bpf_core_field_exists(p->sched_info.last_queued) ||
+	if (!bpf_core_field_exists(p->sched_info.last_queued) ||
 	    !slot->start_ns || slot->preempted || !slot->rq_clock || now <= slot->start_ns)
 		return;
 	queued = p->sched_info.last_queued;
@@ -327,8 +328,6 @@ static __always_inline void woken_from_sched_info(struct tc_offcpu_slot *slot,
 	asleep = queued - gained - slot->rq_clock;
 	off = now - slot->start_ns;
 	wait = off > asleep ? off - asleep : 0;
-	rq = rq_of(p);
-	clock = rq ? rq->clock : 0;
 	if ((__s64)(clock - queued) > 0 && clock - queued + gained > wait)
 		wait = clock - queued + gained;
 	if (wait < off)
@@ -338,9 +337,9 @@ static __always_inline void woken_from_sched_info(struct tc_offcpu_slot *slot,
 static __always_inline void on_switch_btf(int preempt, struct task_struct *prev, __u32 prev_state,
 					  struct task_struct *next)
 {
+	__u64 now = 0, clock = 0;
 	struct task_state *ts;
 	struct tc_sched_cpu *cs;
-	__u64 now = 0;
 
 	cs = account_switch(&now, prev->pid, prev->comm, 1);
 	ts = state_of_interest(prev);
@@ -348,12 +347,16 @@ static __always_inline void on_switch_btf(int preempt, struct task_struct *prev,
 		now = now ?: bpf_ktime_get_ns();
 		switch_out(cs, &ts->slot, now, prev->pid, preempt, prev_state, next->pid,
 			   next->comm, 1);
-		stamp_sched_info(&ts->slot, prev);
+		if (cfg_sched_info) {
+			clock = rq_clock_of(prev);
+			stamp_sched_info(&ts->slot, prev, clock);
+		}
 	}
 	ts = state_of_interest(next);
 	if (ts) {
 		now = now ?: bpf_ktime_get_ns();
-		woken_from_sched_info(&ts->slot, next, now);
+		if (cfg_sched_info)
+			woken_from_sched_info(&ts->slot, next, clock ?: rq_clock_of(next), now);
 		switch_in(cs, &ts->slot, now, next->pid);
 	}
 }
@@ -495,7 +498,8 @@ int tc_sched_open_iter(struct bpf_iter__task *ctx)
 	ts = bpf_task_storage_get(&task_state, task, NULL, 0);
 	if (!ts || !ts->role || !ts->slot.start_ns)
 		return 0;
-	woken_from_sched_info(&ts->slot, task, bpf_ktime_get_ns());
+	if (cfg_sched_info)
+		woken_from_sched_info(&ts->slot, task, rq_clock_of(task), bpf_ktime_get_ns());
 	e.start_ns = ts->slot.start_ns;
 	e.aux = ts->slot.woken_ns > e.start_ns ? ts->slot.woken_ns - e.start_ns : 0;
 	e.cpu = ts->slot.cpu;
