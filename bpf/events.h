@@ -102,7 +102,9 @@ struct tc_event {
  */
 struct tc_offcpu_slot {
 	__u64 start_ns;
-	__u64 woken_ns;		/* when sched_wakeup made it runnable again (0: not yet) */
+	__u64 woken_ns;		/* when it was runnable again (0: unknown, or preempted) */
+	__u64 rq_clock;		/* tp_btf with sched_info: its run queue's clock when it left */
+	__u64 run_delay;	/* and its sched_info.run_delay then */
 	__u32 cpu;
 	__u32 state;
 	__u32 top_pid;		/* the task switched to when it left */

@@ -134,6 +134,32 @@ else
 	echo "note: the CPUs were never idle for long (busy machine); C-state check not conclusive"
 fi
 
+# Blocked and preempted off-CPU time told apart (aux = ns from the switch-out until the
+# thread was runnable again): a 0.2 s sleep is a blocked interval whose aux is about its
+# length; two hogs sharing CPU A preempt each other, and a preempted interval has aux 0.
+# Both paths: tp_btf (the wake-up from the kernel's sched_info where it has one) and the
+# classic tracepoints (a sched_wakeup program).
+split_check() { # split_check NAME
+	grep "^event kind=offcpu " "$TMP/$1.txt" | awk '
+		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+		f["flags"] % 2 == 0 && f["dur"] >= 190000000 && f["dur"] < 1000000000 &&
+			f["aux"] >= 190000000 && f["aux"] <= f["dur"] { slept++ }
+		f["flags"] % 2 == 0 && f["aux"] > f["dur"] { bad++ }
+		f["flags"] % 2 == 1 { pre++; if (f["aux"] != 0) bad++ }
+		END {
+			printf "%d blocked sleeps with aux ~ their length, %d preempted, %d bad aux\n",
+				slept, pre, bad
+			exit !(slept >= 1 && pre >= 10 && bad == 0)
+		}' || fail "$1: blocked/preempted split wrong (aux) in the off-CPU records"
+}
+split_cmd="sleep 0.2; taskset -c $A $O/tests/tc-spin tcsplit1 1 & taskset -c $A $O/tests/tc-spin tcsplit2 1; wait"
+rec split sh -c "$split_cmd"
+split_check split
+TAILCAUSE_FORCE_FALLBACK=1 rec split_tp sh -c "$split_cmd"
+grep -q 'tracer.sched.tc_sched_switch=attached tp/sched/sched_switch' "$TMP/split_tp.txt" ||
+	fail "TAILCAUSE_FORCE_FALLBACK=1 did not record on classic tracepoints"
+split_check split_tp
+
 # Compaction: ask the kernel to compact all zones.
 if [ -w /proc/sys/vm/compact_memory ]; then
 	rec compact sh -c 'echo 1 > /proc/sys/vm/compact_memory'

@@ -9,7 +9,8 @@
 # peer that is not tailcause, -n mismatch, RLIMIT_MEMLOCK), a traced
 # `tailcause run --probe verbs` (plain, and with a CPU hog that the report must
 # blame: the TSC-to-CLOCK_MONOTONIC mapping end to end), the rxe driver's
-# fentry programs attaching, record in server mode, and `run` picking verbs by
+# fentry programs attaching, a sleep recorded on tp_btf as blocked (its wake-up
+# from sched_info), record in server mode, and `run` picking verbs by
 # itself where an RDMA port is active.
 #
 # Usage: tests/system/test_vm.sh BUILD_DIR   (host; needs root)
@@ -159,6 +160,19 @@ if [ "${2:-}" = --in-guest ]; then
 		kill "$hog" 2>/dev/null || :; wait "$hog" 2>/dev/null || :
 	else
 		: >"$T/out"; bad "run with a CPU hog: $1/tests/tc-spin not built"
+	fi
+	# tp_btf on this older kernel: no wake-up program, the wake-up read from its sched_info
+	# at switch-in; a 0.2 s sleep is a blocked interval whose aux is about its length.
+	if run_rc 0 "$TC" record -o "$T/sl.tct" --no-progress -- sleep 0.2 &&
+		run_rc 0 "$TC" dump "$T/sl.tct" &&
+		has 'tracer.sched.tc_sched_switch=attached tp_btf/sched_switch' &&
+		! grep -q 'tc_sched_wakeup=' "$T/out" &&
+		grep '^event kind=offcpu ' "$T/out" | tr ' ' '\n' | grep -E '^(dur|aux|flags)=' |
+		paste - - - | awk -F'[=\t]' '$6 % 2 == 0 && $2 >= 190000000 && $4 >= 190000000 &&
+			$4 <= $2 { n++ } END { exit !(n > 0) }'; then
+		ok "record -- sleep 0.2 on tp_btf: blocked, aux from sched_info"
+	else
+		bad "record -- sleep 0.2 on tp_btf: blocked, aux from sched_info"
 	fi
 	# Classic tracepoints only: on this older kernel the records' BTF types differ
 	# from the build host's, and every concern must still load.

@@ -16,6 +16,7 @@
 #include "tracer.h"
 
 struct bpf_object;
+struct btf;
 
 struct concern_ops {
 	const char *name;
@@ -23,16 +24,20 @@ struct concern_ops {
 	int optional;
 	/* Opens the skeleton into *skel; returns its bpf_object or NULL with errno set. */
 	struct bpf_object *(*open)(void **skel);
-	/* Sets the concern's read-only knobs (cfg_*) before load. */
-	void (*configure)(void *skel, const struct tracer_cfg *cfg);
+	/*
+	 * Sets the concern's read-only knobs (cfg_*) once its programs are chosen, before
+	 * load; it may leave out a program this kernel makes unnecessary. vmlinux_btf is
+	 * the kernel's BTF, NULL if it has none.
+	 */
+	void (*configure)(void *skel, const struct tracer_cfg *cfg, const struct btf *vmlinux_btf);
 	/* Loads the object; 0 or a negative errno. */
 	int (*load)(void *skel);
 	void (*destroy)(void *skel);
 };
 
 /*
- * Defines <cname>_concern for the skeleton <cname>_bpf. extra(skel, cfg) sets the
- * concern's own knobs; every concern has cfg_wakeup_bytes (common.bpf.h).
+ * Defines <cname>_concern for the skeleton <cname>_bpf. extra(skel, cfg, vmlinux_btf)
+ * sets the concern's own knobs; every concern has cfg_wakeup_bytes (common.bpf.h).
  */
 #define TC_DEFINE_CONCERN(cname, is_optional, extra)                                   \
 	static struct bpf_object *cname##_open(void **skel)                             \
@@ -44,12 +49,13 @@ struct concern_ops {
 		*skel = s;                                                             \
 		return s->obj;                                                         \
 	}                                                                              \
-	static void cname##_configure(void *skel, const struct tracer_cfg *cfg)          \
+	static void cname##_configure(void *skel, const struct tracer_cfg *cfg,          \
+				      const struct btf *vmlinux_btf)                   \
 	{                                                                              \
 		struct cname##_bpf *s = skel;                                           \
                                                                                        \
 		s->rodata->cfg_wakeup_bytes = cfg->ringbuf_bytes / 2;                  \
-		extra(s, cfg);                                                         \
+		extra(s, cfg, vmlinux_btf);                                            \
 	}                                                                              \
 	static int cname##_load(void *skel)                                             \
 	{                                                                              \
@@ -69,7 +75,7 @@ struct concern_ops {
 	}
 
 /* For concerns without knobs of their own. */
-#define TC_NO_EXTRA(s, cfg) ((void)(s), (void)(cfg))
+#define TC_NO_EXTRA(s, cfg, btf) ((void)(s), (void)(cfg), (void)(btf))
 
 extern const struct concern_ops sched_concern;
 extern const struct concern_ops irq_concern;

@@ -5,11 +5,12 @@
 #include "bpf/ipi.skel.h"
 #include "concern.h"
 
-static void ipi_knobs(struct ipi_bpf *s, const struct tracer_cfg *cfg)
+static void ipi_knobs(struct ipi_bpf *s, const struct tracer_cfg *cfg, const struct btf *btf)
 {
 	int n = libbpf_num_possible_cpus();
 
 	(void)cfg;
+	(void)btf;
 	s->rodata->cfg_nr_cpus = n > 0 ? (__u32)n : 1;
 }
 

@@ -99,11 +99,11 @@ static int open_concern(struct tracer *t, const struct concern_ops *ops,
 		log_err("open %s object: %s", ops->name, strerror(-err));
 		return err;
 	}
-	ops->configure(l->skel, cfg);
 	err = reuse_shared_maps(t, l->obj);
 	if (err)
 		goto out_destroy;
 	tracer_select_programs(t, ops->name, l->obj, fallback);
+	ops->configure(l->skel, cfg, t->vmlinux_btf);
 	tracer_select_task_storage(l->obj);
 	if (!tracer_n_autoload(l->obj)) {
 		err = -ENOENT;	/* nothing this kernel can run: the status rows say why */
