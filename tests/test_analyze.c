@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_analyze.c - spike attribution on synthetic traces with known answers
- * (analyze_fixture.h): overlap, nesting, sharing, candidates, instants.
+ * (analyze_fixture.h): overlap, nesting, sharing, candidates. What particular
+ * kinds of event weigh: test_analyze_kinds.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -463,137 +464,6 @@ static void test_analyze_blocked_parent_does_not_absorb_nested_hardirq(void **st
 	trace__free(t);
 }
 
-static void test_analyze_instants_are_listed_but_never_credited(void **state)
-{
-	struct tc_trace *t = new_trace();
-	struct tc_analysis *a;
-	const struct tc_spike *sp;
-
-	(void)state;
-	set_rtt(t, K, 5000);
-	add_preempt(t, t0(t, K) + 1000, 3000, "stress");
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K), 0, 6); /* at t_start */
-	add_irq(t, TC_EV_HARDIRQ, PROBE_CPU, t0(t, K) + 2000, 0, 30); /* inside the preemption */
-	add_event(t, TC_EV_NIC, PEER_CPU, 0, t0(t, K) + 4999, 0, TC_NIC_HEALTH);
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K) - 1, 0, 6);    /* before */
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K) + 5000, 0, 6); /* at t_end */
-	add_irq(t, TC_EV_HARDIRQ, OTHER_CPU, t0(t, K) + 3000, 0, 30); /* irrelevant CPU */
-
-	a = run(t);
-
-	sp = &a->spikes[0];
-	assert_string_equal(cause_name(a, sp->primary), "preemption:stress");
-	assert_int_equal(sp->n_contrib, 4);
-	assert_string_equal(cause_name(a, contrib(a, sp, 0)->cause), "page-fault");
-	assert_string_equal(cause_name(a, contrib(a, sp, 1)->cause), "preemption:stress");
-	assert_string_equal(cause_name(a, contrib(a, sp, 2)->cause), "hardirq:eth0");
-	assert_string_equal(cause_name(a, contrib(a, sp, 3)->cause), "nic-event:devlink_health");
-	for (size_t i = 0; i < 4; i++) {
-		if (i == 1)
-			continue;
-		assert_int_equal(contrib(a, sp, i)->nested, 0);
-		assert_int_equal(contrib(a, sp, i)->overlap_ns, 0);
-		assert_int_equal(contrib(a, sp, i)->attributed_ns, 0);
-	}
-	assert_int_equal(contrib(a, sp, 1)->attributed_ns, 3000);
-	assert_int_equal(a->causes[find_cause(a, "page-fault")].excess_ns, 0);
-	assert_excess_adds_up(a);
-	analysis__free(a);
-	trace__free(t);
-}
-
-static void test_analyze_page_fault_is_candidate_of_an_empty_spike(void **state)
-{
-	struct tc_trace *t = new_trace();
-	struct tc_analysis *a;
-	uint32_t pf;
-
-	(void)state;
-	set_rtt(t, K, 5000);
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K) + 100, 0, 6);
-	/* Not a probe thread's fault: shown (probe CPU) but no candidate. */
-	set_rtt(t, K + 10, 5000);
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, 555, t0(t, K + 10) + 100, 0, 6);
-	/* A spike with a candidate keeps it. */
-	set_rtt(t, K + 20, 5000);
-	add_offcpu(t, t0(t, K + 20) + 1000, 1000, 0, 777, "sshd");
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K + 20) + 100, 0, 6);
-
-	a = run(t);
-
-	pf = find_cause(a, "page-fault");
-	assert_int_equal(a->causes[pf].cls, TC_CAUSE_PAGE_FAULT);
-	assert_int_equal(a->spikes[0].primary, 0);
-	assert_int_equal(a->spikes[0].candidate, pf);
-	assert_int_equal(a->spikes[0].n_contrib, 1);
-	assert_int_equal(a->spikes[1].n_contrib, 1);
-	assert_int_equal(a->spikes[1].candidate, TC_NO_CAUSE);
-	assert_int_equal(a->spikes[2].candidate, find_cause(a, "blocked, then sshd ran"));
-	assert_int_equal(a->causes[pf].excess_ns, 0);
-	assert_int_equal(a->causes[pf].spikes, 0);
-	analysis__free(a);
-	trace__free(t);
-}
-
-static void test_analyze_page_fault_interval_is_credited(void **state)
-{
-	struct tc_trace *t = new_trace();
-	struct tc_analysis *a;
-	const struct tc_spike *sp;
-	uint32_t pf;
-
-	(void)state;
-	/* Fresh-page faults of the probe thread fill the spike; a tick nests in one. */
-	set_rtt(t, K, 5000);
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K) + 200, 2000, 6);
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K) + 2300, 2000, 6);
-	add_irq(t, TC_EV_TIMER, PROBE_CPU, t0(t, K) + 2500, 300, 0);
-	/* One that ended before the spike is not its cause. */
-	set_rtt(t, K + 10, 5000);
-	add_event(t, TC_EV_PAGE_FAULT, PROBE_CPU, PROBE_TID, t0(t, K + 10) - 4000, 4000, 6);
-
-	a = run(t);
-
-	pf = find_cause(a, "page-fault");
-	sp = &a->spikes[0];
-	assert_int_equal(sp->primary, pf);
-	assert_int_equal(sp->n_contrib, 3);
-	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 2000);
-	assert_int_equal(contrib(a, sp, 1)->attributed_ns, 2000);
-	assert_int_equal(contrib(a, sp, 2)->nested, 1);
-	assert_int_equal(a->causes[pf].excess_ns, 4000);
-	assert_int_equal(a->causes[pf].spikes, 1);
-	assert_int_not_equal(a->spikes[1].primary, pf);
-	assert_excess_adds_up(a);
-	analysis__free(a);
-	trace__free(t);
-}
-
-static void test_analyze_ipi_is_credited_from_its_send(void **state)
-{
-	struct tc_trace *t = new_trace();
-	struct tc_analysis *a;
-	const struct tc_spike *sp;
-	uint32_t ipi;
-
-	(void)state;
-	/* A vCPU stopped 3 us for the delivery, then the handler ran 1 us. */
-	set_rtt(t, K, 5000);
-	add_irq(t, TC_EV_IPI, PROBE_CPU, t0(t, K) + 3500, 1000, TC_IPI_CALL_FUNCTION_SINGLE);
-	t->events[t->n_events - 1].aux = t0(t, K) + 500;
-
-	a = run(t);
-
-	ipi = find_cause(a, "ipi:call_function_single");
-	sp = &a->spikes[0];
-	assert_int_equal(sp->primary, ipi);
-	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 4000);
-	assert_int_equal(a->causes[ipi].excess_ns, 4000);
-	assert_excess_adds_up(a);
-	analysis__free(a);
-	trace__free(t);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -615,10 +485,6 @@ int main(void)
 		cmocka_unit_test(test_analyze_long_interval_attributes_every_spike),
 		cmocka_unit_test(test_analyze_causes_dedup_by_name),
 		cmocka_unit_test(test_analyze_blocked_parent_does_not_absorb_nested_hardirq),
-		cmocka_unit_test(test_analyze_instants_are_listed_but_never_credited),
-		cmocka_unit_test(test_analyze_page_fault_is_candidate_of_an_empty_spike),
-		cmocka_unit_test(test_analyze_page_fault_interval_is_credited),
-		cmocka_unit_test(test_analyze_ipi_is_credited_from_its_send),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
