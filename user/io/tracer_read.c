@@ -17,6 +17,16 @@
 #include "log.h"
 #include "tracer_internal.h"
 
+/* The map called name in whichever loaded concern has it, or NULL. */
+static struct bpf_map *loaded_map(const struct tracer *t, const char *name)
+{
+	struct bpf_map *m = NULL;
+
+	for (size_t i = 0; i < t->n_loaded && !m; i++)
+		m = bpf_object__find_map_by_name(t->loaded[i].obj, name);
+	return m;
+}
+
 int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu)
 {
 	int possible = libbpf_num_possible_cpus();
@@ -45,11 +55,9 @@ int tracer__read_irq_counts(const struct tracer *t,
 {
 	int possible = libbpf_num_possible_cpus(), err = 0;
 	uint32_t key, next, *prev = NULL;
-	struct bpf_map *m = NULL;
+	struct bpf_map *m = loaded_map(t, "irq_count");
 	uint64_t *vals;
 
-	for (size_t i = 0; i < t->n_loaded && !m; i++)
-		m = bpf_object__find_map_by_name(t->loaded[i].obj, "irq_count");
 	if (!m)
 		return 0;
 	if (possible <= 0)
@@ -74,13 +82,11 @@ size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const stru
 			    void *ctx)
 {
 	int possible = libbpf_num_possible_cpus();
+	struct bpf_map *m = loaded_map(t, "fault_open");
 	struct tc_fault_slot *slots;
-	struct bpf_map *m = NULL;
 	uint32_t zero = 0;
 	size_t n = 0;
 
-	for (size_t i = 0; i < t->n_loaded && !m; i++)
-		m = bpf_object__find_map_by_name(t->loaded[i].obj, "fault_open");
 	if (!m || possible <= 0 || !(slots = calloc((size_t)possible, sizeof(*slots))))
 		return 0;
 	if (bpf_map_lookup_elem(bpf_map__fd(m), &zero, slots) == 0) {
@@ -103,7 +109,6 @@ size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const stru
 	free(slots);
 	return n;
 }
-
 
 /* The classic-tracepoint path's open slots (hash offcpu_start), as records without an end. */
 static size_t open_hash_slots(int fd, struct tc_event *out, size_t max)
