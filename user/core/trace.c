@@ -149,6 +149,13 @@ int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n)
 	return 0;
 }
 
+static void (*prefault)(void *p, size_t bytes);
+
+void trace__set_prefault(void (*fn)(void *p, size_t bytes))
+{
+	prefault = fn;
+}
+
 /* Makes room for exactly `more` elements of `size` bytes after `used`, if it lacks any. */
 static int reserve(void **arr, size_t *cap, size_t used, size_t more, size_t size)
 {
@@ -162,6 +169,8 @@ static int reserve(void **arr, size_t *cap, size_t used, size_t more, size_t siz
 	if (!p)
 		return -ENOMEM;
 	*arr = p;
+	if (prefault)
+		prefault((char *)p + used * size, more * size);
 	*cap = used + more;
 	return 0;
 }

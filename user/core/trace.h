@@ -103,6 +103,12 @@ int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);
  * address space only.
  */
 int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events);
+/*
+ * Sets a function called on the room trace__reserve() adds, before anything is
+ * written there (NULL: none). The I/O layer sets it (user/io/bigmem.c: huge
+ * pages, faulted in by one call), so core stays free of system calls.
+ */
+void trace__set_prefault(void (*fn)(void *p, size_t bytes));
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name);
 /* Appends one counter; 0 or -ENOMEM. */
 int trace__add_counter(struct tc_trace *t, uint32_t kind, uint32_t key, uint32_t cpu,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bigmem.h"
 #include "core/trace_codec.h"
 #include "log.h"
 #include "trace_file.h"
@@ -303,6 +304,7 @@ int trace_file_read(const char *path, struct tc_trace **out)
 		image_close(&img);
 		return -ENOMEM;
 	}
+	trace__set_prefault(bigmem_prefault);
 	err = codec_decode_release(img.data, img.len, t, &cerr, image_consumed, &img);
 	image_close(&img);
 	if (err) {
