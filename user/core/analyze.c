@@ -385,8 +385,7 @@ static int name_items(struct ctx *c)
 			if (cause_table_index(&c->causes, name, cls, &it->cause))
 				return -ENOMEM;
 		} else if (it->cause == TC_NO_CAUSE) {
-			cls = causes_name_event(c->t, e, c->pattern, name, sizeof(name));
-			if (cause_table_index(&c->causes, name, cls, &it->cause))
+			if (cause_table_event(&c->causes, c->t, e, c->pattern, &it->cause))
 				return -ENOMEM;
 			c->act.items[it->slot].cause = it->cause;
 		}
