@@ -133,12 +133,13 @@ $(O)/tests/test_json_out: tests/test_json_out.c $(O)/user/io/json_out.o
 	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(O)/user/io/json_out.o $(LDFLAGS) \
 		$(CMOCKA_LIBS) -lm -o $@
 
-# test_trace_file tests the trace file shell (user/io): it links that object and logs through
-# its own log_err().
-$(O)/tests/test_trace_file: tests/test_trace_file.c $(O)/user/io/trace_file.o $(CORE_LIB)
+# test_trace_file tests the trace file shell (user/io): it links that object and the huge-page
+# arrays it reads into (bigmem.o), and logs through its own log_err().
+TRACE_FILE_OBJS := $(O)/user/io/trace_file.o $(O)/user/io/bigmem.o
+$(O)/tests/test_trace_file: tests/test_trace_file.c $(TRACE_FILE_OBJS) $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(O)/user/io/trace_file.o $(CORE_LIB) \
+	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
 
 # libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).

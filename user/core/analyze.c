@@ -75,6 +75,7 @@ struct ctx {
 
 	struct cause_table causes;
 	size_t cap_contribs;
+	size_t cap_spikes;
 };
 
 static uint64_t sample_rtt(const struct tc_sample *s)
@@ -141,6 +142,11 @@ static void mark_cpu(struct ctx *c, uint32_t cpu, uint8_t flag)
 		c->wide_sample_cpu = 1;
 }
 
+/*
+ * The probe threads and their CPUs, and the CPUs samples were timed on. One
+ * pass over the samples marks their CPUs and checks their order: -EINVAL when
+ * they are not sorted.
+ */
 static int setup_filters(struct ctx *c)
 {
 	const struct tc_trace *t = c->t;
@@ -151,6 +157,11 @@ static int setup_filters(struct ctx *c)
 	c->cpu_map = calloc(c->n_cpu_map, 1);
 	if (!c->probe_tids || !c->cpu_map)
 		return -ENOMEM;
+	for (size_t i = 0; i < t->n_samples; i++) {
+		if (i && t->samples[i].t_start < t->samples[i - 1].t_start)
+			return -EINVAL;
+		mark_cpu(c, t->samples[i].cpu, CPU_SAMPLE);
+	}
 	for (size_t i = 0; i < t->n_threads; i++) {
 		if (t->threads[i].role != TC_THREAD_PROBE)
 			continue;
@@ -160,14 +171,12 @@ static int setup_filters(struct ctx *c)
 	}
 	qsort(c->probe_tids, n, sizeof(uint32_t), cmp_u32);
 	c->n_probe_tids = n;
-	for (size_t i = 0; i < t->n_samples; i++)
-		mark_cpu(c, t->samples[i].cpu, CPU_SAMPLE);
 	return idle_latency__load(&c->lat, t);
 }
 
 /* ---- statistics ------------------------------------------------------------------------ */
 
-/* Fills a->stats and a->threshold_ns and allocates a->spikes; -EINVAL on unsorted samples. */
+/* Fills a->stats and a->threshold_ns (setup_filters() checked the samples' order). */
 static int compute_stats(struct tc_analysis *a, const struct tc_trace *t)
 {
 	struct lat_spans rtt = {.base = t->samples,
@@ -175,22 +184,15 @@ static int compute_stats(struct tc_analysis *a, const struct tc_trace *t)
 				.stride = sizeof(*t->samples),
 				.start_off = offsetof(struct tc_sample, t_start),
 				.end_off = offsetof(struct tc_sample, t_end)};
-	size_t n = t->n_samples, n_spikes = 0;
 	uint64_t pct;
 	int err;
 
-	for (size_t i = 1; i < n; i++)
-		if (t->samples[i].t_start < t->samples[i - 1].t_start)
-			return -EINVAL;
 	/* read in place: no copy of the RTTs, no sort */
 	err = stats_summarize_spans(&rtt, spike_rule_percentile(&a->rule), &pct, &a->stats);
 	if (err)
 		return err;
 	a->threshold_ns = spike_rule_threshold(&a->rule, &a->stats, pct);
-	for (size_t i = 0; i < n; i++)
-		n_spikes += sample_rtt(&t->samples[i]) > a->threshold_ns;
-	a->spikes = calloc(n_spikes ? n_spikes : 1, sizeof(*a->spikes));
-	return a->spikes ? 0 : -ENOMEM;
+	return 0;
 }
 
 static int is_mm(const struct tc_event *e)
@@ -198,16 +200,42 @@ static int is_mm(const struct tc_event *e)
 	return e->kind == TC_EV_COMPACTION || e->kind == TC_EV_RECLAIM;
 }
 
-/* Brings the active set up to the window [ws, we). */
+/*
+ * Events in start order from *next on: the events the sweep did not reach
+ * must be too. 1 or 0.
+ */
+static int events_sorted(const struct tc_trace *t, size_t next)
+{
+	for (size_t i = next ? next : 1; i < t->n_events; i++)
+		if (t->events[i].start_ns < t->events[i - 1].start_ns)
+			return 0;
+	return 1;
+}
+
+/*
+ * Brings the active set up to the window [ws, we), checking on the way that
+ * the events it passes are in start order; 0, -EINVAL or -ENOMEM.
+ */
 static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 {
 	const struct tc_trace *t = c->t;
+	size_t i = *next;
 
 	/* A span starts at or after its event: events starting by we hold every span that may. */
-	for (; *next < t->n_events && t->events[*next].start_ns < we; (*next)++) {
-		const struct tc_event *e = &t->events[*next];
-		struct active x = {.ev = *next, .cpu = e->cpu, .cause = TC_NO_CAUSE};
+	for (; i < t->n_events && t->events[i].start_ns < we; i++) {
+		const struct tc_event *e = &t->events[i];
+		struct active x = {.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
 
+		if (i && e->start_ns < e[-1].start_ns)
+			return -EINVAL;
+
+		/*
+		 * Most events lie between spikes: skip them before weighing. A span
+		 * ends by start + dur, and its until by one more (an idle exit of
+		 * unknown latency is an instant at the event's end).
+		 */
+		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1) <= ws)
+			continue;
 		context_span(&c->lat, e, &x.start, &x.end);
 		/*
 		 * Spikes come in t_start order: an interval that ends by ws, or an
@@ -220,9 +248,12 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		x.mm = x.end > x.start && is_mm(e);
 		if (!x.mm && !maybe_relevant(c, e, x.probe_rel))
 			continue;
-		if (active_set_push(&c->act, &x))
+		if (active_set_push(&c->act, &x)) {
+			*next = i;
 			return -ENOMEM;
+		}
 	}
+	*next = i;
 	while (c->act.n && c->act.items[0].until <= ws)
 		active_set_pop(&c->act);
 	return 0;
@@ -354,8 +385,7 @@ static int name_items(struct ctx *c)
 			if (cause_table_index(&c->causes, name, cls, &it->cause))
 				return -ENOMEM;
 		} else if (it->cause == TC_NO_CAUSE) {
-			cls = causes_name_event(c->t, e, c->pattern, name, sizeof(name));
-			if (cause_table_index(&c->causes, name, cls, &it->cause))
+			if (cause_table_event(&c->causes, c->t, e, c->pattern, &it->cause))
 				return -ENOMEM;
 			c->act.items[it->slot].cause = it->cause;
 		}
@@ -434,6 +464,7 @@ static int attribute_spike(struct ctx *c, struct tc_spike *sp, const struct tc_s
 	return 0;
 }
 
+/* Attributes each spike in sample order; 0, -EINVAL (events not sorted) or -ENOMEM. */
 static int sweep(struct ctx *c)
 {
 	const struct tc_trace *t = c->t;
@@ -449,6 +480,8 @@ static int sweep(struct ctx *c)
 		if (rtt <= a->threshold_ns)
 			continue;
 		err = advance(c, &next, s->t_start, s->t_end);
+		if (!err && grow(&a->spikes, &c->cap_spikes, a->n_spikes + 1, sizeof(*a->spikes)))
+			err = -ENOMEM;
 		if (err)
 			return err;
 		sp = &a->spikes[a->n_spikes++];
@@ -459,18 +492,10 @@ static int sweep(struct ctx *c)
 		if (err)
 			return err;
 	}
-	return 0;
+	return events_sorted(t, next) ? 0 : -EINVAL;
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */
-
-static int events_sorted(const struct tc_trace *t)
-{
-	for (size_t i = 1; i < t->n_events; i++)
-		if (t->events[i].start_ns < t->events[i - 1].start_ns)
-			return 0;
-	return 1;
-}
 
 static void ctx_free(struct ctx *c)
 {
@@ -491,7 +516,7 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	uint32_t unattributed;
 	int err;
 
-	if (!t || !out || !t->n_samples || (t->n_events && !t->events) || !events_sorted(t))
+	if (!t || !out || !t->n_samples || (t->n_events && !t->events))
 		return -EINVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)

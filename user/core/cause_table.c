@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* cause_table.c - the causes of an analysis, found by name. */
+/* cause_table.c - the causes of an analysis, found by name and by event. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,9 +63,97 @@ int cause_table_index(struct cause_table *c, const char *name, enum tc_cause_cla
 	return 0;
 }
 
+/*
+ * What an event's context-free name depends on (causes.h): its kind, flags
+ * (preempted, RPS), arg (IRQ number, vector...), other_pid (the recorder's own
+ * thread is `self`) and other_comm. Naming formats a string and looks it up
+ * by name; the analyzer names ~5 intervals per spike, mostly the same few
+ * causes, so the result is kept by these fields.
+ */
+struct cause_memo {
+	uint64_t w[4]; /* arg | other_pid << 32, kind | flags << 16, other_comm */
+	uint32_t cause;
+	uint32_t used;
+};
+
+_Static_assert(sizeof(((struct tc_event *)0)->other_comm) == 2 * sizeof(uint64_t), "comm size");
+
+static void memo_key(const struct tc_event *e, uint64_t *w)
+{
+	w[0] = (uint64_t)e->arg | (uint64_t)e->other_pid << 32;
+	w[1] = (uint64_t)e->kind | (uint64_t)e->flags << 16;
+	memcpy(&w[2], e->other_comm, 2 * sizeof(*w));
+}
+
+static size_t memo_hash(const uint64_t *w)
+{
+	uint64_t h = w[0] * 0x9e3779b97f4a7c15ull ^ w[1] * 0xc2b2ae3d27d4eb4full ^
+		     w[2] * 0x165667b19e3779f9ull ^ w[3] * 0xff51afd7ed558ccdull;
+
+	return (size_t)(h ^ h >> 29);
+}
+
+/* The slot holding w, or the empty slot where it goes. */
+static struct cause_memo *memo_slot(struct cause_memo *m, size_t size, const uint64_t *w)
+{
+	size_t p;
+
+	for (p = memo_hash(w) & (size - 1); m[p].used; p = (p + 1) & (size - 1))
+		if (!memcmp(m[p].w, w, sizeof(m[p].w)))
+			break;
+	return &m[p];
+}
+
+static int memo_grow(struct cause_table *c)
+{
+	size_t size = c->memo_size ? c->memo_size * 2 : 256;
+	struct cause_memo *m = calloc(size, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->memo_size; i++)
+		if (c->memo[i].used)
+			*memo_slot(m, size, c->memo[i].w) = c->memo[i];
+	free(c->memo);
+	c->memo = m;
+	c->memo_size = size;
+	return 0;
+}
+
+int cause_table_event(struct cause_table *c, const struct tc_trace *t, const struct tc_event *e,
+		      const char *nic_pattern, uint32_t *out)
+{
+	char name[TC_CAUSE_NAME_LEN];
+	enum tc_cause_class cls;
+	struct cause_memo *slot;
+	uint64_t w[4];
+	int err;
+
+	if ((c->memo_used + 1) * 2 > c->memo_size && memo_grow(c))
+		return -ENOMEM;
+	memo_key(e, w);
+	slot = memo_slot(c->memo, c->memo_size, w);
+	if (slot->used) {
+		*out = slot->cause;
+		return 0;
+	}
+	cls = causes_name_event(t, e, nic_pattern, name, sizeof(name));
+	err = cause_table_index(c, name, cls, out);
+	if (err)
+		return err;
+	memcpy(slot->w, w, sizeof(w));
+	slot->cause = *out;
+	slot->used = 1;
+	c->memo_used++;
+	return 0;
+}
+
 void cause_table__free(struct cause_table *c)
 {
 	free(c->hash);
 	c->hash = NULL;
 	c->hash_size = 0;
+	free(c->memo);
+	c->memo = NULL;
+	c->memo_size = c->memo_used = 0;
 }

@@ -250,10 +250,57 @@ static int cmp_point(const void *x, const void *y)
 	return a->t < b->t ? -1 : a->t > b->t;
 }
 
+/*
+ * A window holds a handful of items, sorted several times per spike: there an
+ * insertion sort beats qsort()'s generic moves and indirect calls. It is
+ * stable, as glibc's qsort() (a merge sort) is, so ties keep their order and
+ * the result is the same.
+ */
+#define SMALL_SORT 16
+
+static inline void sort_items(struct spike_item *v, size_t n,
+			      int (*cmp)(const void *, const void *))
+{
+	if (n > SMALL_SORT) {
+		qsort(v, n, sizeof(*v), cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct spike_item x;
+		size_t j = i;
+
+		if (cmp(&v[i - 1], &v[i]) <= 0)
+			continue;
+		x = v[i];
+		do {
+			v[j] = v[j - 1];
+			j--;
+		} while (j && cmp(&v[j - 1], &x) > 0);
+		v[j] = x;
+	}
+}
+
+static void sort_points(struct spike_point *v, size_t n)
+{
+	if (n > SMALL_SORT) {
+		qsort(v, n, sizeof(*v), cmp_point);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct spike_point x = v[i];
+		size_t j = i;
+
+		while (j && v[j - 1].t > x.t) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
 void spike_window_sort(struct spike_window *w)
 {
-	if (w->n_items > 1)
-		qsort(w->items, w->n_items, sizeof(*w->items), cmp_event);
+	sort_items(w->items, w->n_items, cmp_event);
 }
 
 static int is_instant(const struct spike_item *it)
@@ -272,8 +319,7 @@ static void mark_nested(struct spike_window *w)
 {
 	uint64_t max_end = 0; /* 0: no parent yet, every interval ends after 0 */
 
-	if (w->n_items > 1)
-		qsort(w->items, w->n_items, sizeof(*w->items), cmp_nesting);
+	sort_items(w->items, w->n_items, cmp_nesting);
 	for (size_t i = 0; i < w->n_items; i++) {
 		struct spike_item *it = &w->items[i];
 
@@ -331,7 +377,7 @@ static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
 		w->points[np++] = (struct spike_point){it->end < we ? it->end : we, i, 1};
 	}
 	if (np > 2)
-		qsort(w->points, np, sizeof(*w->points), cmp_point);
+		sort_points(w->points, np);
 	for (size_t p = 0; p < np; p++) {
 		const struct spike_point *pt = &w->points[p];
 		struct spike_item *it = &w->items[pt->item];
@@ -392,7 +438,7 @@ static int beats(uint64_t att, long double share, uint32_t best, uint64_t best_a
 		 long double best_share)
 {
 	if (!(share > 0.0L))
-		return 0;	/* only nested items, counted in a parent */
+		return 0; /* only nested items, counted in a parent */
 	return best == TC_NO_CAUSE || att > best_att || (att == best_att && share > best_share);
 }
 
@@ -408,8 +454,7 @@ void spike_window_decide(struct spike_window *w, struct tc_spike *sp)
 	long double best_share = 0.0L, bx_share = 0.0L;
 
 	/* By cause: each run of items sums to one cause's part in the spike. */
-	if (w->n_items > 1)
-		qsort(w->items, w->n_items, sizeof(*w->items), cmp_cause);
+	sort_items(w->items, w->n_items, cmp_cause);
 	for (size_t i = 0, j; i < w->n_items; i = j) {
 		uint32_t cause = w->items[i].cause;
 		long double share = 0.0L;

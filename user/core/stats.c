@@ -233,15 +233,20 @@ static void narrow(struct sel *sel, unsigned int k, const size_t *hist, unsigned
  * 2^shift wide: each further pass counts, per window (a bucket holding some
  * rank), the values inside it by their next SEL_BITS bits, until a bucket is
  * one value wide. A run's latencies need one such pass, 64-bit values at
- * most 3. hist holds SEL_MAX windows.
+ * most 3. hist holds SEL_MAX windows; min and max bound the values.
+ *
+ * Windows are buckets of one width, aligned on min: while (max - min) / width
+ * fits SEL_BITS (always in the first such pass), win_of (SEL_BUCKETS entries)
+ * maps a value's bucket to its window in one lookup, not one test per window.
  */
 static void refine(const struct lat_spans *s, struct sel *sel, unsigned int k, size_t *hist,
-		   unsigned int shift)
+		   unsigned int shift, uint64_t min, uint64_t max, uint8_t *win_of)
 {
 	uint64_t lo[SEL_MAX], width;
-	unsigned int nw, w, i;
+	unsigned int nw, w, i, wbits;
 
 	while (shift) {
+		wbits = shift;
 		width = 1ull << shift;
 		shift = shift > SEL_BITS ? shift - SEL_BITS : 0;
 		nw = 0;
@@ -253,12 +258,26 @@ static void refine(const struct lat_spans *s, struct sel *sel, unsigned int k, s
 			sel[i].win = w;
 		}
 		memset(hist, 0, (size_t)nw * SEL_BUCKETS * sizeof(*hist));
-		for (size_t j = 0; j < s->n; j++) {
-			uint64_t x = span_at(s, j);
-
+		if ((max - min) >> wbits < SEL_BUCKETS) {
+			memset(win_of, SEL_MAX, SEL_BUCKETS);
 			for (w = 0; w < nw; w++)
-				if (x - lo[w] < width && x >= lo[w])
+				win_of[(lo[w] - min) >> wbits] = (uint8_t)w;
+			for (size_t j = 0; j < s->n; j++) {
+				uint64_t x = span_at(s, j);
+
+				w = win_of[(x - min) >> wbits];
+				if (w < SEL_MAX)
 					hist[(size_t)w * SEL_BUCKETS + ((x - lo[w]) >> shift)]++;
+			}
+		} else {
+			for (size_t j = 0; j < s->n; j++) {
+				uint64_t x = span_at(s, j);
+
+				for (w = 0; w < nw; w++)
+					if (x - lo[w] < width && x >= lo[w])
+						hist[(size_t)w * SEL_BUCKETS +
+						     ((x - lo[w]) >> shift)]++;
+			}
 		}
 		narrow(sel, k, hist, shift);
 	}
@@ -269,22 +288,36 @@ int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 {
 	static const double ps[SEL_MAX - 1] = {50.0, 99.0, 99.9, 99.99, 99.999};
 	long double sum = 0.0L, sq = 0.0L, mean;
-	uint64_t min = UINT64_MAX, max = 0, x;
+	uint64_t min = UINT64_MAX, max = 0, x, isum = 0;
 	struct sel sel[SEL_MAX];
 	size_t *hist, n = s ? s->n : 0;
 	unsigned int i, bits = 0, shift;
+	uint8_t *win_of;
+	int wrapped = 0;
 
 	if (!n || !s->base || !out || !pct)
 		return -EINVAL;
-	hist = malloc((size_t)SEL_MAX * SEL_BUCKETS * sizeof(*hist));
+	hist = malloc((size_t)SEL_MAX * SEL_BUCKETS * sizeof(*hist) + SEL_BUCKETS);
 	if (!hist)
 		return -ENOMEM;
-	/* Two passes for the moments, as stats_summarize(): the mean, then deviations from it. */
+	win_of = (uint8_t *)(hist + (size_t)SEL_MAX * SEL_BUCKETS);
+	/*
+	 * Two passes for the moments, as stats_summarize(): the mean, then
+	 * deviations from it. The sum is taken in integers: a long double holds
+	 * every integer below 2^64 exactly, so it is the same sum, unless it wraps
+	 * (a total above 2^64 ns, 584 years): then in long double, as there.
+	 */
 	for (size_t j = 0; j < n; j++) {
 		x = span_at(s, j);
 		min = x < min ? x : min;
 		max = x > max ? x : max;
-		sum += (long double)x;
+		wrapped |= __builtin_add_overflow(isum, x, &isum);
+	}
+	sum = (long double)isum;
+	if (wrapped) {
+		sum = 0.0L;
+		for (size_t j = 0; j < n; j++)
+			sum += (long double)span_at(s, j);
 	}
 	mean = sum / (long double)n;
 	/* the second pass also counts the values by their top SEL_BITS bits above min */
@@ -307,7 +340,7 @@ int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 		sel[i].win = 0;
 	}
 	narrow(sel, SEL_MAX, hist, shift);
-	refine(s, sel, SEL_MAX, hist, shift);
+	refine(s, sel, SEL_MAX, hist, shift, min, max, win_of);
 	free(hist);
 
 	memset(out, 0, sizeof(*out));

@@ -577,11 +577,27 @@ static void sort_records(void *base, size_t n, size_t size, size_t key_off)
 		stable_inplace(&c, n);
 }
 
+/*
+ * Sorts unless the records are in order already, as a decoded synthetic trace
+ * is: inlined with constant sizes, the test costs a third of the instructions
+ * of the same test in the generic insertion sort.
+ */
+static inline void sort_unordered(void *base, size_t n, size_t size, size_t key_off)
+{
+	const struct sort_ctx c = {.base = base, .size = size, .key_off = key_off};
+	size_t i = 1;
+
+	while (i < n && key(&c, i - 1) <= key(&c, i))
+		i++;
+	if (i < n)
+		sort_records(base, n, size, key_off);
+}
+
 void trace__sort(struct tc_trace *t)
 {
 	_Static_assert(sizeof(struct tc_event) <= SORT_MAX_SIZE, "SORT_MAX_SIZE too small");
-	sort_records(t->events, t->n_events, sizeof(*t->events),
-		     offsetof(struct tc_event, start_ns));
-	sort_records(t->samples, t->n_samples, sizeof(*t->samples),
-		     offsetof(struct tc_sample, t_start));
+	sort_unordered(t->events, t->n_events, sizeof(*t->events),
+		       offsetof(struct tc_event, start_ns));
+	sort_unordered(t->samples, t->n_samples, sizeof(*t->samples),
+		       offsetof(struct tc_sample, t_start));
 }
