@@ -160,8 +160,15 @@ unit-test: $(TESTS) check-core
 system-test: $(BIN)
 
 # Small programs that cause host events on purpose for the system tests.
-TEST_TOOLS := $(O)/tests/tc-spin $(O)/tests/tc-ipi $(O)/tests/tc-bench $(O)/tests/tc-faults
+TEST_TOOLS := $(O)/tests/tc-spin $(O)/tests/tc-ipi $(O)/tests/tc-bench $(O)/tests/tc-faults \
+	$(O)/tests/tc-storm
 $(O)/tests/tc-%: tests/system/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
+
+# The per-event benchmark's context-switch storm, also a test's: the off-CPU records' overrun.
+$(O)/tests/tc-storm: bench/storm.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@

@@ -23,6 +23,33 @@ lost=$(awk '$2 == "kind=lost" { sub("aux=", "", $8); n += $8 } END { print n + 0
 expect_exit 0 "$TC" report "$TMP/storm.tct"
 grep -qi 'lost' "$TMP/out" || fail "report does not mention the lost events"
 
+# Overrun of the off-CPU records: a context-switch storm, the smallest ring buffer, the
+# recorder stopped for a second. Every switch back in of a storm thread (2 a round trip) is
+# a record or a counted drop, the records of the end included, and the drops are placed in
+# time.
+N=400000
+"$TC" record -o "$TMP/switches.tct" --ringbuf 4K --no-progress -- \
+	"$O/tests/tc-storm" -c "$A" -n $N >"$TMP/switches.log" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 100 ] && [ ! -e "$TMP/switches.tct.partial" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+kill -STOP "$pid"
+sleep 1
+kill -CONT "$pid"
+wait "$pid" || { cat "$TMP/switches.log"; fail "record of the switch storm failed"; }
+"$TC" dump "$TMP/switches.tct" >"$TMP/switches.txt"
+drops=$(sed -n 's/^# .* drops \([0-9]*\)$/\1/p' "$TMP/switches.txt")
+[ "${drops:-0}" -gt 0 ] || fail "no drops counted with the recorder stopped under a switch storm"
+lost=$(awk '$2 == "kind=lost" { sub("aux=", "", $8); n += $8 } END { print n + 0 }' "$TMP/switches.txt")
+[ "$lost" = "$drops" ] || fail "switch storm: lost windows add up to $lost, drop counters to $drops"
+offcpu=$(grep -c '^event kind=offcpu ' "$TMP/switches.txt")
+# the storm's CPU only; its other records lost (timer, IRQs) may add a little on top
+drops=$(awk -v c="cpu=$A" '$2 == "kind=lost" && $5 == c { sub("aux=", "", $8); n += $8 }
+	END { print n + 0 }' "$TMP/switches.txt")
+[ $((offcpu + drops)) -ge $((2 * N)) ] && [ $((offcpu + drops)) -le $((2 * N + N / 200)) ] ||
+	fail "switch storm: $offcpu off-CPU records + $drops drops on CPU $A for $((2 * N)) switches"
+
 # kill -9 mid-run: the .partial file reads up to its last whole block, flagged truncated.
 "$TC" record -o "$TMP/killed.tct" -n 50M --cpu "$cpus" --drain-ms 50 --no-progress >/dev/null 2>&1 &
 pid=$!
