@@ -78,7 +78,7 @@ struct noise_acc {
 struct stretch {
 	uint64_t start;
 	uint64_t end;
-	size_t thread;
+	uint32_t thread; /* below NOISE_MAX_THREADS: 24 bytes, not 32, on arrays of millions */
 	uint32_t cpu;
 };
 

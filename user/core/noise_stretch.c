@@ -101,7 +101,7 @@ static size_t walk(const struct noise_acc *acc, struct last_anchor *last, struct
 			continue;
 		l = &last[th];
 		if (l->seen && e->start_ns > l->from)
-			s[n++] = (struct stretch){l->from, e->start_ns, th, e->cpu};
+			s[n++] = (struct stretch){l->from, e->start_ns, (uint32_t)th, e->cpu};
 		l->from = e->kind == TC_EV_OFFCPU ? sat_add(e->start_ns, e->dur_ns) : e->start_ns;
 		l->seen = 1;
 	}
