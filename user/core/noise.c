@@ -65,7 +65,14 @@ static int collect_threads(struct noise_acc *acc)
 		n = m;
 	}
 	acc->n_tids = n;
-	return n > NOISE_MAX_THREADS ? -E2BIG : 0;
+	if (n > NOISE_MAX_THREADS)
+		return -E2BIG;
+	acc->tcache = malloc((n ? n : 1) * sizeof(*acc->tcache));
+	if (!acc->tcache)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		acc->tcache[i] = (struct noise_tcache){.bin = UINT64_MAX, .part_row = SIZE_MAX};
+	return 0;
 }
 
 /* ---- accumulators --------------------------------------------------------------------- */
@@ -110,13 +117,37 @@ static int cause_of(struct noise_acc *acc, enum tc_noise_group g, enum tc_cause_
 	return 0;
 }
 
+/* cause_of() for a fixed name, remembered in acc->fixed[f] after the first time. */
+static int fixed_cause(struct noise_acc *acc, enum noise_fixed f, enum tc_noise_group g,
+		       enum tc_cause_class cls, const char *name, uint32_t *out)
+{
+	int err;
+
+	if (acc->fixed[f]) {
+		*out = acc->fixed[f] - 1;
+		return 0;
+	}
+	err = cause_of(acc, g, cls, name, out);
+	if (!err)
+		acc->fixed[f] = *out + 1;
+	return err;
+}
+
 static int row_of(struct noise_acc *acc, size_t thread, uint64_t bin, size_t *out)
 {
 	uint64_t key = (uint64_t)thread << 40 | bin;
+	struct noise_tcache *tc = &acc->tcache[thread];
 	struct noise_racc *r;
 
-	if (u64map_get(&acc->rowmap, key, out))
+	if (tc->bin == bin) {
+		*out = tc->row;
 		return 0;
+	}
+	if (u64map_get(&acc->rowmap, key, out)) {
+		tc->bin = bin;
+		tc->row = *out;
+		return 0;
+	}
 	if (grow(&acc->rows, &acc->cap_rows, acc->n_rows + 1, sizeof(*acc->rows)))
 		return -ENOMEM;
 	r = &acc->rows[acc->n_rows];
@@ -124,7 +155,11 @@ static int row_of(struct noise_acc *acc, size_t thread, uint64_t bin, size_t *ou
 	r->thread = thread;
 	r->bin = bin;
 	*out = acc->n_rows++;
-	return u64map_put(&acc->rowmap, key, *out);
+	if (u64map_put(&acc->rowmap, key, *out))
+		return -ENOMEM;
+	tc->bin = bin;
+	tc->row = *out;
+	return 0;
 }
 
 /* Adds (sub == 0) or takes away ns from the cause in the row; count is added either way. */
@@ -132,10 +167,13 @@ static int part_add(struct noise_acc *acc, size_t row, uint32_t cause, uint64_t 
 		    int sub)
 {
 	uint64_t key = (uint64_t)row << 24 | cause;
+	struct noise_tcache *tc = &acc->tcache[acc->rows[row].thread];
 	struct noise_pacc *p;
 	size_t i;
 
-	if (!u64map_get(&acc->partmap, key, &i)) {
+	if (tc->part_row == row && tc->part_cause == cause) {
+		i = tc->part;
+	} else if (!u64map_get(&acc->partmap, key, &i)) {
 		if (grow(&acc->parts, &acc->cap_parts, acc->n_parts + 1, sizeof(*acc->parts)))
 			return -ENOMEM;
 		i = acc->n_parts++;
@@ -143,6 +181,9 @@ static int part_add(struct noise_acc *acc, size_t row, uint32_t cause, uint64_t 
 		if (u64map_put(&acc->partmap, key, i))
 			return -ENOMEM;
 	}
+	tc->part_row = row;
+	tc->part_cause = cause;
+	tc->part = i;
 	p = &acc->parts[i];
 	if (sub)
 		p->ns = p->ns > ns ? p->ns - ns : 0;
@@ -217,7 +258,8 @@ static int add_instant(struct noise_acc *acc, size_t thread, const struct tc_eve
 		return 0;
 	}
 	acc->rows[row].faults++;
-	err = cause_of(acc, TC_NOISE_FAULT, TC_CAUSE_PAGE_FAULT, "page-fault", &cause);
+	err = fixed_cause(acc, NOISE_FIXED_FAULT, TC_NOISE_FAULT, TC_CAUSE_PAGE_FAULT, "page-fault",
+			  &cause);
 	if (err)
 		return err;
 	/* A fault with its end took that long; one without is counted, not timed. */
@@ -252,13 +294,15 @@ static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e
 	}
 	if (!e->aux || woken >= end)
 		woken = end;
-	err = cause_of(acc, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED, "blocked", &cause);
+	err = fixed_cause(acc, NOISE_FIXED_BLOCKED, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED, "blocked",
+			  &cause);
 	err = err ?: add_span(acc, th, cause, s, woken, 1, 0);
 	if (err || woken >= end)
 		return err;
 	as_preempted.flags |= TC_OFFCPU_PREEMPTED;
 	if (!e->other_pid)
-		err = cause_of(acc, TC_NOISE_OFFCPU, TC_CAUSE_IDLE_EXIT, "idle-exit", &cause);
+		err = fixed_cause(acc, NOISE_FIXED_IDLE, TC_NOISE_OFFCPU, TC_CAUSE_IDLE_EXIT,
+				  "idle-exit", &cause);
 	else
 		err = name_event(acc, TC_NOISE_OFFCPU, &as_preempted, &cause);
 	return err ?: add_span(acc, th, cause, woken, end, 1, 0);
@@ -267,13 +311,18 @@ static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e
 static int thread_pass(struct noise_acc *acc)
 {
 	const struct tc_trace *t = acc->t;
-	uint32_t cause;
+	uint32_t cause, last_tid = 0;
+	size_t th = SIZE_MAX; /* tid 0's */
 	int err = 0;
 
 	for (size_t i = 0; i < t->n_events && !err; i++) {
 		const struct tc_event *e = &t->events[i];
-		size_t th = noise_thread_of(acc, e->tid);
 
+		/* a thread's events come in bursts: look the tid up when it changes */
+		if (e->tid != last_tid) {
+			last_tid = e->tid;
+			th = noise_thread_of(acc, e->tid);
+		}
 		if (th == SIZE_MAX)
 			continue;
 		switch (e->kind) {
@@ -417,6 +466,7 @@ static int setup(struct noise_acc *acc)
 static void acc_free(struct noise_acc *acc)
 {
 	free(acc->tids);
+	free(acc->tcache);
 	u64map__free(&acc->rowmap);
 	u64map__free(&acc->partmap);
 	u64map__free(&acc->causemap);

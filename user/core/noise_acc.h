@@ -30,6 +30,22 @@ struct noise_pacc {
 	uint64_t count;
 };
 
+/*
+ * The last row and part a thread touched: its events mostly land in the same
+ * interval and cause as its previous one, so the hash maps are asked only
+ * when that changes.
+ */
+struct noise_tcache {
+	uint64_t bin; /* UINT64_MAX: none yet */
+	size_t row;
+	size_t part_row; /* SIZE_MAX: none yet */
+	size_t part;
+	uint32_t part_cause;
+};
+
+/* The causes with a fixed name, looked up once. */
+enum noise_fixed { NOISE_FIXED_FAULT, NOISE_FIXED_BLOCKED, NOISE_FIXED_IDLE, NOISE_FIXED_N };
+
 struct noise_acc {
 	const struct tc_trace *t;
 	const char *pattern;
@@ -38,6 +54,8 @@ struct noise_acc {
 
 	uint32_t *tids; /* the threads, sorted */
 	size_t n_tids;
+	struct noise_tcache *tcache; /* by thread */
+	uint32_t fixed[NOISE_FIXED_N]; /* cause index + 1, 0 until first used */
 
 	struct u64map rowmap;	 /* thread << 40 | bin -> rows[] */
 	struct u64map partmap;	 /* row << 24 | cause -> parts[] */
@@ -60,7 +78,7 @@ struct noise_acc {
 struct stretch {
 	uint64_t start;
 	uint64_t end;
-	size_t thread;
+	uint32_t thread; /* below NOISE_MAX_THREADS: 24 bytes, not 32, on arrays of millions */
 	uint32_t cpu;
 };
 
