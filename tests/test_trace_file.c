@@ -226,7 +226,8 @@ static void test_bigmem_prefault_populates_large(void **state)
 	(void)state;
 	if (madvise(probe, page, MADV_POPULATE_WRITE)) {
 		munmap(probe, page);
-		print_message("skipped: no MADV_POPULATE_WRITE before Linux 5.14 (a no-op there)\n");
+		print_message(
+			"skipped: no MADV_POPULATE_WRITE before Linux 5.14 (a no-op there)\n");
 		skip();
 	}
 	munmap(probe, page);
