@@ -117,20 +117,9 @@ int plot_columns(const struct tc_sample *s, size_t n, size_t cols, struct plot_c
 struct hist *plot_rtt_hist(const struct tc_sample *s, size_t n)
 {
 	struct hist *h = hist__new();
-	uint64_t v, min = UINT64_MAX, max = 0;
 
-	if (!h || !n)
-		return h;
-	/* hist__add() once per sample, with its tests for the first value, costs twice this */
-	for (size_t i = 0; i < n; i++) {
-		v = s[i].t_end > s[i].t_start ? s[i].t_end - s[i].t_start : 0;
-		min = v < min ? v : min;
-		max = v > max ? v : max;
-		h->counts[hist_bucket(v)]++;
-	}
-	h->total = n;
-	h->min = min;
-	h->max = max;
+	for (size_t i = 0; h && i < n; i++)
+		hist__add(h, s[i].t_end > s[i].t_start ? s[i].t_end - s[i].t_start : 0, 1);
 	return h;
 }
 
