@@ -17,8 +17,13 @@
  *
  * Prints one line of key=value pairs, e.g.
  *   storm mode=pipe cpu=0 round_trips=300000 elapsed_ns=1496000000 ns_per_rt=4986.7 rate=200534
- *         cpu_ns=1490000000
- * (cpu_ns: user + system time of both threads, getrusage)
+ *         cpu_ns=1490000000 switches=600012 switches_resumed=600009 switches_before=1
+ * (cpu_ns: user + system time of both threads; switches: their context switches, voluntary
+ * and involuntary (getrusage), each one an off-CPU interval of a thread; switches_resumed:
+ * those each thread had made when it last counted them while running, so all of them ended
+ * with the thread switched back in (the end, when one thread's exit hands the CPU to the
+ * other, is not among them); switches_before: how many were before main() ran, from the fork
+ * to the exec)
  * Runs -n round trips, or until -d seconds passed, whichever comes first.
  */
 #include <errno.h>
@@ -49,6 +54,7 @@ struct storm {
 	atomic_int stop;
 	atomic_int ready;
 	uint64_t done;		/* round trips completed by the ping thread */
+	long pong_switches;	/* the pong thread's, counted as it returns */
 };
 
 static uint64_t now_ns(void)
@@ -91,31 +97,47 @@ static void pace(const struct storm *s, uint64_t start, uint64_t i)
 		__builtin_ia32_pause();
 }
 
+/* This thread's context switches so far, voluntary and involuntary. */
+static long thread_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+static void pong_loop(struct storm *s)
+{
+	char c;
+
+	if (s->mode == MODE_FAULT) {
+		if (read(s->ab[0], &c, 1) < 0)	/* parked until the end */
+			die("read pipe", errno);
+		return;
+	}
+	if (s->mode == MODE_YIELD) {
+		while (!atomic_load_explicit(&s->stop, memory_order_relaxed))
+			sched_yield();
+		return;
+	}
+	for (;;) {
+		if (read(s->ab[0], &c, 1) != 1 || c == 'q')
+			return;
+		if (write(s->ba[1], &c, 1) != 1)
+			die("write pipe", errno);
+	}
+}
+
 static void *pong_main(void *arg)
 {
 	struct storm *s = arg;
-	char c;
 	int err = pin(s->cpu);
 
 	if (err)
 		die("pin pong thread", err);
 	atomic_fetch_add(&s->ready, 1);
-	if (s->mode == MODE_FAULT) {
-		if (read(s->ab[0], &c, 1) < 0)	/* parked until the end */
-			die("read pipe", errno);
-		return NULL;
-	}
-	if (s->mode == MODE_YIELD) {
-		while (!atomic_load_explicit(&s->stop, memory_order_relaxed))
-			sched_yield();
-		return NULL;
-	}
-	for (;;) {
-		if (read(s->ab[0], &c, 1) != 1 || c == 'q')
-			return NULL;
-		if (write(s->ba[1], &c, 1) != 1)
-			die("write pipe", errno);
-	}
+	pong_loop(s);
+	s->pong_switches = thread_switches();
+	return NULL;
 }
 
 static volatile char *fault_region(void)
@@ -170,12 +192,15 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct storm s = { .mode = MODE_PIPE, .n = 300000 };
-	struct rusage ru;
+	struct rusage ru, ru0;
 	double secs = 0;
 	uint64_t t0, t1;
+	long ping_switches;
 	pthread_t pong;
 	int opt, err;
 
+	if (getrusage(RUSAGE_SELF, &ru0))
+		memset(&ru0, 0, sizeof(ru0));
 	while ((opt = getopt(argc, argv, "m:c:n:d:r:")) != -1) {
 		switch (opt) {
 		case 'm':
@@ -221,6 +246,7 @@ int main(int argc, char **argv)
 		s.deadline_ns = t0 + (uint64_t)(secs * 1e9);
 	ping_loop(&s);
 	t1 = now_ns();
+	ping_switches = thread_switches();
 	atomic_store(&s.stop, 1);
 	if (s.mode != MODE_YIELD && write(s.ab[1], "q", 1) != 1)
 		die("write pipe", errno);
@@ -228,10 +254,12 @@ int main(int argc, char **argv)
 	if (getrusage(RUSAGE_SELF, &ru))
 		memset(&ru, 0, sizeof(ru));
 	printf("storm mode=%s cpu=%d round_trips=%llu elapsed_ns=%llu ns_per_rt=%.1f rate=%.0f"
-	       " cpu_ns=%llu\n",
+	       " cpu_ns=%llu switches=%ld switches_resumed=%ld switches_before=%ld\n",
 	       s.mode == MODE_PIPE ? "pipe" : s.mode == MODE_YIELD ? "yield" : "fault", s.cpu, (unsigned long long)s.done,
 	       (unsigned long long)(t1 - t0), s.done ? (double)(t1 - t0) / (double)s.done : 0.0,
 	       t1 > t0 ? (double)s.done * 1e9 / (double)(t1 - t0) : 0.0,
-	       (unsigned long long)(tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime)));
+	       (unsigned long long)(tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime)),
+	       ru.ru_nvcsw + ru.ru_nivcsw, ping_switches + s.pong_switches,
+	       ru0.ru_nvcsw + ru0.ru_nivcsw);
 	return 0;
 }

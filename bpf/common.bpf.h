@@ -50,10 +50,10 @@ struct {
 	__type(value, __u32);
 } probe_cpus SEC(".maps");
 
-/* Records the ring buffer had no room for, per CPU. Never silent. */
+/* Records the ring buffer had no room for, per CPU and kind (TC_EV_*). Never silent. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, TC_DROP_KINDS);
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
@@ -86,22 +86,22 @@ static __always_inline int tid_of_interest(__u32 tid)
 	return bpf_map_lookup_elem(&probe_tids, &tid) != NULL;
 }
 
-/* A record of a thread or CPU of interest was lost on this CPU. */
-static __always_inline void drop_count(void)
+/* A record of kind (TC_EV_*) of a thread or CPU of interest was lost on this CPU. */
+static __always_inline void drop_count(__u32 kind)
 {
-	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&drops, &zero);
+	__u64 *n = bpf_map_lookup_elem(&drops, &kind);
 
 	if (n)
 		*n += 1;
 }
 
-static __always_inline struct tc_event *event_reserve(void)
+/* Room for one record of kind, or NULL: then the loss is counted. */
+static __always_inline struct tc_event *event_reserve(__u32 kind)
 {
 	struct tc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e)
-		drop_count();
+		drop_count(kind);
 	return e;
 }
 
@@ -142,7 +142,7 @@ static __always_inline void interval_end(void *starts, __u32 key, __u16 kind, __
 	start = bpf_map_lookup_elem(starts, &key);
 	if (!start || !*start)
 		return;
-	e = event_reserve();
+	e = event_reserve(kind);
 	if (e) {
 		__builtin_memset(e, 0, sizeof(*e));
 		e->start_ns = *start;

@@ -33,12 +33,19 @@
 #define TC_EV_CPU_FREQ	14	/* instant: a probe CPU changed frequency to arg kHz */
 #define TC_EV_NAPI	15	/* instant: a NAPI poll on a probe CPU, arg = work, aux = budget */
 #define TC_EV_LOST	16	/* written by the recorder, not BPF: aux records of cpu were lost
-				 * to ring-buffer overrun between start and start + dur */
+				 * to ring-buffer overrun between start and start + dur;
+				 * flags = their kind (0: not known, older traces) */
 #define TC_EV_KIND_MAX	16
+
+/* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
+#define TC_DROP_KINDS	(TC_EV_KIND_MAX + 1)
 
 /* tc_event.flags for TC_EV_OFFCPU */
 #define TC_OFFCPU_PREEMPTED	0x1	/* switched out while runnable (prev_state == running) */
 #define TC_OFFCPU_MIGRATED	0x2	/* switched back in on another CPU */
+#define TC_OFFCPU_UNENDED	0x4	/* an instant: its switch back in was never reported (the
+					 * task that ran instead is one this kernel does not
+					 * trace), seen only when it left its CPU again */
 
 /* tc_event.arg for TC_EV_IPI */
 #define TC_IPI_RESCHEDULE	1

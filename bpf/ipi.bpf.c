@@ -91,7 +91,7 @@ static __always_inline void vec_exit(__u32 slot)
 	v = bpf_map_lookup_elem(&vector_start, &slot);
 	if (!v || !v->start)
 		return;
-	e = event_reserve();
+	e = event_reserve(slot == SLOT_TIMER ? TC_EV_TIMER : TC_EV_IPI);
 	if (e) {
 		__builtin_memset(e, 0, sizeof(*e));
 		e->start_ns = v->start;
@@ -161,7 +161,7 @@ static __always_inline void vector_moved(__u32 irq, __u32 cpu, __u32 prev_cpu)
 
 	if (cpu == prev_cpu)
 		return;
-	e = event_reserve();
+	e = event_reserve(TC_EV_IRQ_MOVE);
 	if (!e)
 		return;
 	__builtin_memset(e, 0, sizeof(*e));

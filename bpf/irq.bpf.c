@@ -55,7 +55,7 @@ static __always_inline void count_irq(__u32 irq)
 
 static __always_inline void emit(__u16 kind, __u64 start_ns, __u32 cpu, __u32 arg)
 {
-	struct tc_event *e = event_reserve();
+	struct tc_event *e = event_reserve(kind);
 
 	if (!e)
 		return;

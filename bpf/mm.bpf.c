@@ -54,7 +54,7 @@ static __always_inline __u32 current_tid(void)
 static __always_inline void emit(__u16 kind, __u64 start, __u64 dur, __u32 tid, __u32 arg,
 				 __u64 aux)
 {
-	struct tc_event *e = event_reserve();
+	struct tc_event *e = event_reserve(kind);
 
 	if (!e)
 		return;

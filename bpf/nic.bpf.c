@@ -11,7 +11,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 static __always_inline void emit(__u32 cpu, __u16 kind, __u32 arg, __u64 aux)
 {
-	struct tc_event *e = event_reserve();
+	struct tc_event *e = event_reserve(kind);
 
 	if (!e)
 		return;

@@ -29,7 +29,7 @@ struct {
 
 static __always_inline void emit(__u16 kind, __u64 start, __u64 dur, __u32 cpu, __u32 arg)
 {
-	struct tc_event *e = event_reserve();
+	struct tc_event *e = event_reserve(kind);
 
 	if (!e)
 		return;

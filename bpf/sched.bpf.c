@@ -95,6 +95,35 @@ static __always_inline void account_runner(struct tc_sched_cpu *cs, __u64 now, _
 	}
 }
 
+/* The interval of slot, ended at end on cpu; flags adds to what the slot says. */
+static __always_inline void emit_offcpu(const struct tc_offcpu_slot *slot,
+					const struct tc_sched_waiter *w, __u64 end, __u32 tid,
+					__u32 cpu, __u16 flags)
+{
+	struct tc_event *e = event_reserve(TC_EV_OFFCPU);
+
+	if (!e)
+		return;
+	e->start_ns = slot->start_ns;
+	e->dur_ns = end - slot->start_ns;
+	e->aux = slot->woken_ns > slot->start_ns ? slot->woken_ns - slot->start_ns : 0;
+	e->cpu = slot->cpu;
+	e->tid = tid;
+	e->arg = slot->state;
+	e->kind = TC_EV_OFFCPU;
+	e->flags = flags | (slot->preempted ? TC_OFFCPU_PREEMPTED : 0) |
+		   (cpu != slot->cpu ? TC_OFFCPU_MIGRATED : 0);
+	e->pad = 0;
+	if (w) {
+		e->other_pid = w->top_pid;
+		__builtin_memcpy(e->other_comm, w->top_comm, TC_COMM_LEN);
+	} else {
+		e->other_pid = slot->top_pid;
+		__builtin_memcpy(e->other_comm, slot->top_comm, TC_COMM_LEN);
+	}
+	event_submit(e);
+}
+
 /*
  * The slot is filled in place on every switch-out and marked idle
  * (start_ns = 0) on switch-in, never deleted: an insert and a delete per
@@ -104,6 +133,13 @@ static __always_inline void switch_out(struct tc_sched_cpu *cs, struct tc_offcpu
 				       __u64 now, __u32 tid, int preempted, __u32 state,
 				       __u32 next_pid, const char *next_comm, int btf)
 {
+	/*
+	 * Still open: the switch back in was never reported. Some hosts hide a task
+	 * of their own from sched_switch (seen here: the sandbox's agent is switched
+	 * to, never from). The interval is kept as an instant, its end unknown.
+	 */
+	if (slot->start_ns)
+		emit_offcpu(slot, NULL, slot->start_ns, tid, slot->cpu, TC_OFFCPU_UNENDED);
 	slot->start_ns = now;
 	slot->woken_ns = 0;
 	slot->cpu = bpf_get_smp_processor_id();
@@ -145,34 +181,6 @@ waiter_of(struct tc_sched_cpu *cs, const struct tc_offcpu_slot *slot, __u32 tid,
 	return w;
 }
 
-static __always_inline void emit_offcpu(const struct tc_offcpu_slot *slot,
-					const struct tc_sched_waiter *w, __u64 now, __u32 tid,
-					__u32 cpu)
-{
-	struct tc_event *e = event_reserve();
-
-	if (!e)
-		return;
-	e->start_ns = slot->start_ns;
-	e->dur_ns = now - slot->start_ns;
-	e->aux = slot->woken_ns > slot->start_ns ? slot->woken_ns - slot->start_ns : 0;
-	e->cpu = slot->cpu;
-	e->tid = tid;
-	e->arg = slot->state;
-	e->kind = TC_EV_OFFCPU;
-	e->flags = (slot->preempted ? TC_OFFCPU_PREEMPTED : 0) |
-		   (cpu != slot->cpu ? TC_OFFCPU_MIGRATED : 0);
-	e->pad = 0;
-	if (w) {
-		e->other_pid = w->top_pid;
-		__builtin_memcpy(e->other_comm, w->top_comm, TC_COMM_LEN);
-	} else {
-		e->other_pid = slot->top_pid;
-		__builtin_memcpy(e->other_comm, slot->top_comm, TC_COMM_LEN);
-	}
-	event_submit(e);
-}
-
 static __always_inline void switch_in(struct tc_sched_cpu *cs, struct tc_offcpu_slot *slot,
 				      __u64 now, __u32 tid)
 {
@@ -184,7 +192,7 @@ static __always_inline void switch_in(struct tc_sched_cpu *cs, struct tc_offcpu_
 	if (!slot || !slot->start_ns)
 		return;
 	w = waiter_of(cs, slot, tid, cpu);
-	emit_offcpu(slot, w, now, tid, cpu);
+	emit_offcpu(slot, w, now, tid, cpu, 0);
 	if (cs && slot->cpu == cpu)
 		cs->waiters[tid % TC_SCHED_WAITERS].start_ns = 0;
 	slot->start_ns = 0;
@@ -253,7 +261,7 @@ static __always_inline struct task_state *state_of_interest(struct task_struct *
 	ts = bpf_task_storage_get(&task_state, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ts) {
 		if (tid_of_interest(p->pid))
-			drop_count();
+			drop_count(TC_EV_OFFCPU);
 		return NULL;
 	}
 	gen = cur ? *cur : 0;
@@ -373,7 +381,7 @@ static __always_inline void on_migrate(__u32 tid, __u32 from, __u32 to)
 
 	if (!tid_of_interest(tid))
 		return;
-	e = event_reserve();
+	e = event_reserve(TC_EV_MIGRATE);
 	if (!e)
 		return;
 	__builtin_memset(e, 0, sizeof(*e));

@@ -41,7 +41,8 @@ struct recorder {
 	size_t bad_records;
 	int write_err;
 
-	uint64_t *drops_seen;		/* per CPU, at the last drain: increases become TC_EV_LOST */
+	uint64_t *drops_seen;		/* per CPU and kind (tracer__read_drops), at the last
+					 * drain: increases become TC_EV_LOST windows */
 	uint64_t *drops_now;
 	size_t n_cpu;
 	uint64_t last_drain_ns;
@@ -114,30 +115,32 @@ static void print_progress(struct recorder *r, int final)
 }
 
 /*
- * Turns ring-buffer drops since the last drain into TC_EV_LOST windows, so the
- * report can say which time ranges may be missing events, not just how many.
+ * Turns ring-buffer drops since the last drain into TC_EV_LOST windows, one per
+ * CPU and kind, so the report can say which time ranges may be missing which
+ * events, not just how many.
  */
 static void note_drops(struct recorder *r)
 {
 	uint64_t now = probe_now_ns();
 
-	if (!r->drops_now || tracer__read_drops(r->tracer, r->drops_now, r->n_cpu))
+	if (tracer__read_drops(r->tracer, r->drops_now, r->n_cpu))
 		return;
-	for (size_t c = 0; c < r->n_cpu; c++) {
-		uint64_t lost = r->drops_now[c] - r->drops_seen[c];
+	for (size_t i = 0; i < r->n_cpu * TC_DROP_KINDS; i++) {
+		uint64_t lost = r->drops_now[i] - r->drops_seen[i];
 		struct tc_event e = {
 			.start_ns = r->last_drain_ns,
 			.dur_ns = now - r->last_drain_ns,
 			.aux = lost,
-			.cpu = (uint32_t)c,
+			.cpu = (uint32_t)(i / TC_DROP_KINDS),
 			.arg = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost,
 			.kind = TC_EV_LOST,
+			.flags = (uint16_t)(i % TC_DROP_KINDS),
 		};
 
-		if (r->drops_now[c] <= r->drops_seen[c])
+		if (r->drops_now[i] <= r->drops_seen[i])
 			continue;
 		keep_event(r, &e);
-		r->drops_seen[c] = r->drops_now[c];
+		r->drops_seen[i] = r->drops_now[i];
 	}
 	r->last_drain_ns = now;
 }
@@ -335,23 +338,27 @@ static int add_irq_count(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n)
 	return trace__add_counter(ctx, TC_COUNTER_IRQ, irq, cpu, n);
 }
 
-static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done)
+/*
+ * The tracers are stopped and the ring drained: the intervals still open end
+ * at end_ns, and the drop totals are the readings the lost windows were made
+ * from, so the windows add up to them exactly.
+ */
+static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, uint64_t end_ns)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *drops = NULL;
 	int err;
 
-	tracer__flush_open(r->tracer, probe_now_ns(), emit_open, r);
+	tracer__flush_open(r->tracer, end_ns, emit_open, r);
 	tracer__flush_faults(r->tracer, emit_open, r);
 	err = write_pending(r) ?: r->write_err;
 	if (err)
 		return err;
-	if (ncpu > 0 && (drops = calloc((size_t)ncpu, sizeof(*drops)))) {
-		if (tracer__read_drops(r->tracer, drops, (size_t)ncpu) == 0)
-			for (int c = 0; c < ncpu && !err; c++)
-				if (drops[c])
-					err = trace__set_drops(r->trace, (uint32_t)c, drops[c]);
-		free(drops);
+	for (size_t c = 0; c < r->n_cpu && !err; c++) {
+		uint64_t lost = 0;
+
+		for (size_t k = 0; k < TC_DROP_KINDS; k++)
+			lost += r->drops_seen[c * TC_DROP_KINDS + k];
+		if (lost)
+			err = trace__set_drops(r->trace, (uint32_t)c, lost);
 	}
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
@@ -407,6 +414,7 @@ static int record(struct recorder *r)
 {
 	const struct recorder_opts *o = r->o;
 	struct tc_sample *samples;
+	uint64_t end_ns;
 	size_t done = 0;
 	int err;
 
@@ -428,15 +436,23 @@ static int record(struct recorder *r)
 	if (!err)
 		err = run_workload(r, samples, &done);
 	atomic_store(&r->stop, 1);
-	if (r->drain_thr) {
+	if (r->drain_thr)
 		pthread_join(r->drain_thr, NULL);
+	/*
+	 * The trace ends here. Stop the programs first, then drain: a record or a
+	 * drop after the last drain would be missing from the trace, or counted
+	 * without a window to place it in.
+	 */
+	end_ns = probe_now_ns();
+	tracer__stop(r->tracer);
+	if (r->rb) {
 		ring_buffer__consume(r->rb);
 		note_drops(r);
 	}
 	if (o->progress)
 		print_progress(r, 1);
 	if (!err)
-		err = finish_trace(r, samples, done);
+		err = finish_trace(r, samples, done, end_ns);
 	free(samples);
 	return err;
 }
@@ -482,10 +498,14 @@ int recorder_run(const struct recorder_opts *o)
 		err = o->probe->open(&o->probe_opts, &r.probe);
 	if (err)
 		goto out_free;
-	if (libbpf_num_possible_cpus() > 0) {
+	if (libbpf_num_possible_cpus() > 0)
 		r.n_cpu = (size_t)libbpf_num_possible_cpus();
-		r.drops_seen = calloc(r.n_cpu, sizeof(*r.drops_seen));
-		r.drops_now = calloc(r.n_cpu, sizeof(*r.drops_now));
+	r.drops_seen = calloc((r.n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r.drops_seen));
+	r.drops_now = calloc((r.n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r.drops_now));
+	if (!r.drops_seen || !r.drops_now) {
+		err = -ENOMEM;
+		log_err("allocate drop counters: %s", strerror(ENOMEM));
+		goto out_free;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);

@@ -51,7 +51,9 @@ static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 
 	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->aux && e->aux < e->dur_ns && n > 0 &&
 	    (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", NS_US(e->aux));
+		n += snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", NS_US(e->aux));
+	if ((e->flags & TC_OFFCPU_UNENDED) && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; its return was not reported: end unknown");
 }
 
 /* "ipi:call_function_single on cpu 3, sent 8.0 us before it ran" (RPS: "RPS kick ..."). */

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -194,7 +196,7 @@ static int create_shared_maps(struct tracer *t, size_t ringbuf_bytes)
 	t->tids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "probe_tids", 4, 4, 4096, NULL);
 	t->gen_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe_tids_gen", 4, 4, 1, NULL);
 	t->cpus_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe_cpus", 4, 4, TC_MAX_CPUS, NULL);
-	t->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8, 1, NULL);
+	t->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8, TC_DROP_KINDS, NULL);
 	if (t->events_fd < 0 || t->tids_fd < 0 || t->gen_fd < 0 || t->cpus_fd < 0 ||
 	    t->drops_fd < 0) {
 		int err = -errno;
@@ -232,12 +234,29 @@ out_free:
 	return NULL;
 }
 
+void tracer__stop(struct tracer *t)
+{
+	if (!t || !t->n_links)
+		return;
+	for (size_t i = 0; i < t->n_links; i++)
+		bpf_link__destroy(t->links[i]);
+	t->n_links = 0;
+	/*
+	 * A detached program may still be running on another CPU: its tracepoint
+	 * unregisters without waiting. Tracepoint programs run with preemption off,
+	 * so an RCU grace period (what MEMBARRIER_CMD_GLOBAL waits for) sees them
+	 * all return. Where that command is refused (nohz_full), a tracepoint
+	 * program's few microseconds are long over after a millisecond.
+	 */
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(1000);
+}
+
 void tracer__free(struct tracer *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n_links; i++)
-		bpf_link__destroy(t->links[i]);
+	tracer__stop(t);
 	for (size_t i = 0; i < t->n_loaded; i++)
 		t->loaded[i].ops->destroy(t->loaded[i].skel);
 	int fds[] = { t->events_fd, t->tids_fd, t->gen_fd, t->cpus_fd, t->drops_fd };

@@ -34,6 +34,11 @@ struct tracer;
  */
 struct tracer *tracer__new(const struct tracer_cfg *cfg);
 void tracer__free(struct tracer *t);
+/*
+ * Detaches every program and returns once none is still running: nothing more
+ * reaches the ring buffer or the drop counters. The maps stay readable.
+ */
+void tracer__stop(struct tracer *t);
 
 /* Traces thread tid (its off-CPU time) as role TC_ROLE_*; 0 or -errno. */
 int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role);
@@ -50,7 +55,10 @@ int tracer__ringbuf_fd(const struct tracer *t);
 int tracer__read_irq_counts(const struct tracer *t,
 			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n), void *ctx);
 
-/* Reads per-CPU ring-buffer drops into drops[0..ncpu); 0 or -errno. */
+/*
+ * Reads the ring-buffer drops of each CPU and record kind into
+ * drops[cpu * TC_DROP_KINDS + kind], cpu < ncpu; 0 or -errno.
+ */
 int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu);
 
 /* The status of every program; *out stays valid until tracer__free(). */

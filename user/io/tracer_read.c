@@ -30,24 +30,24 @@ static struct bpf_map *loaded_map(const struct tracer *t, const char *name)
 int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu)
 {
 	int possible = libbpf_num_possible_cpus();
-	uint32_t zero = 0;
 	uint64_t *vals;
+	int err = 0;
 
 	if (possible <= 0)
 		return possible ? possible : -EINVAL;
-	vals = calloc(possible, sizeof(*vals));
+	vals = calloc((size_t)possible, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(t->drops_fd, &zero, vals)) {
-		int err = -errno;
-
-		free(vals);
-		return err;
+	for (uint32_t kind = 0; kind < TC_DROP_KINDS && !err; kind++) {
+		if (bpf_map_lookup_elem(t->drops_fd, &kind, vals)) {
+			err = -errno;
+			break;
+		}
+		for (size_t c = 0; c < ncpu; c++)
+			drops[c * TC_DROP_KINDS + kind] = c < (size_t)possible ? vals[c] : 0;
 	}
-	for (size_t i = 0; i < ncpu; i++)
-		drops[i] = i < (size_t)possible ? vals[i] : 0;
 	free(vals);
-	return 0;
+	return err;
 }
 
 int tracer__read_irq_counts(const struct tracer *t,
