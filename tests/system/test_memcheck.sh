@@ -10,9 +10,9 @@ command -v valgrind >/dev/null || skip "valgrind not installed"
 sanitized && skip "built with SAN=1: AddressSanitizer checks this build instead of valgrind"
 vg() { valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite "$@"; }
 
-trace=$(ls tests/fuzz/corpus/*.tct | head -1)
+trace=tests/fixtures/probe-2k.tct
 expect_exit 0 vg "$TC" report "$trace"
-expect_exit 0 vg "$TC" report tests/fuzz/corpus/command.tct
+expect_exit 0 vg "$TC" report tests/fixtures/command.tct
 for f in json openmetrics perfetto html; do
 	expect_exit 0 vg "$TC" report "$trace" --format "$f" -o "$TMP/r.$f"
 done

@@ -1,4 +1,5 @@
 #!/bin/sh
+# timeout: 2400 (a fresh machine builds the guest image first: debootstrap, then TCG boots)
 # The verbs probe on a real verbs device: soft-RoCE (rxe0) in a qemu VM that
 # boots Debian's kernel (scripts/vmlab), all checks in ONE boot because a boot
 # costs ~11 s under TCG. The host's build/tailcause runs in the guest as it is

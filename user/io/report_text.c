@@ -126,10 +126,13 @@ static void print_lost(FILE *out, const struct tc_trace *t)
 			continue;
 		}
 		shown++;
+		/* flags: the kind lost (0 in traces from before they were told apart) */
 		fprintf(out,
-			"  lost        %" PRIu64 " records on cpu %u between +%.3f s and +%.3f s:"
+			"  lost        %" PRIu64 " %s%srecords on cpu %u between +%.3f s and +%.3f s:"
 			" spikes there may lack their cause\n",
-			(uint64_t)e->aux, e->cpu, (double)((int64_t)(e->start_ns - t->mono_ns)) / 1e9,
+			(uint64_t)e->aux, e->flags ? report_kind_name(e->flags) : "",
+			e->flags ? " " : "", e->cpu,
+			(double)((int64_t)(e->start_ns - t->mono_ns)) / 1e9,
 			(double)((int64_t)(e->start_ns + e->dur_ns - t->mono_ns)) / 1e9);
 	}
 	if (more)
