@@ -3,13 +3,18 @@
 #   make            build build/tailcause (BPF objects, skeletons, user space)
 #   make run        install deps, build, record a short run and print the report (root)
 #   make test       install deps, build, run unit tests and system tests
+#   make check      what needs no root and installs nothing, in seconds: the unit tests,
+#                   the golden renderer tests, the layer check, the format check;
+#                   T=PATTERN runs only the tests whose name has PATTERN (make check T=spike)
+#   make golden     rewrite tests/golden/ from the fixture traces (after an intended change)
+#   make lint       the layer check, the format check and cppcheck (CI runs it)
 #   make bench      install deps, build, run the benchmarks in bench/
 #   make lab        attribution accuracy lab: inject known causes, score the report (root)
 #   make test-vm    the verbs tests on soft-RoCE in a qemu VM (scripts/vmlab; root)
 #   make bench-parity  tailcause's verbs probe vs perftest's ib_write_lat, in the VM
 #   make vmlinux    regenerate vmlinux/<arch>/vmlinux.h from this kernel's BTF
 #   make install    install the binary under $(PREFIX)/bin (PREFIX=/usr/local)
-#   make fmt        clang-format the sources
+#   make fmt        clang-format the sources (make check-fmt: fail where they are not)
 #   V=1 shows full commands; O=DIR builds elsewhere; WERROR=0 drops -Werror.
 
 O ?= build
@@ -49,28 +54,35 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-# core/ is pure: libc, zlib, libdeflate and bpf/events.h only (checked by check-core).
-CORE_CFLAGS := $(CFLAGS)
-USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser
+# Includes name their layer ("core/trace.h", "bpf/events.h"). lib/ and core/ build without
+# any package's headers: libc only (core: zlib, libdeflate); scripts/check-layers.sh checks.
+PURE_CFLAGS := $(CFLAGS) -Iuser -I.
+USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser -I.
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
 	-Ibpf -MMD -MP
 
+# The layers, lowest first (STYLE.md): lib <- core <- {probe, tracefile, audit} <-
+# {record, report} <- cmd <- tailcause.c.
+LIB_SRCS := $(wildcard user/lib/*.c)
 CORE_SRCS := $(wildcard user/core/*.c)
-USER_SRCS := $(wildcard user/*.c user/io/*.c user/probe/*.c user/audit/*.c)
+USER_SRCS := $(wildcard user/probe/*.c user/tracefile/*.c user/audit/*.c user/record/*.c \
+	user/record/bpf/*.c user/report/*.c user/cmd/*.c user/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
 USER_OBJS := $(USER_SRCS:%.c=$(O)/%.o)
 BPF_OBJS := $(BPF_SRCS:%.c=$(O)/%.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.skel.h)
 TESTS := $(TEST_SRCS:tests/%.c=$(O)/tests/%)
-AUDIT_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/audit/*.c))
+AUDIT_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/audit/*.c)) $(O)/user/report/audit_print.o
+LIB_LIB := $(O)/libtclib.a
 CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
 
-.PHONY: fuzz all run test unit-test system-test bench vmlinux install fmt clean deps check-core \
-	test-vm bench-parity lab
+.PHONY: fuzz all run test check unit-test system-test bench vmlinux install fmt check-fmt clean \
+	deps check-layers cppcheck lint golden test-vm bench-parity lab
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
@@ -95,7 +107,12 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 $(O)/user/core/%.o: user/core/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CORE_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(PURE_CFLAGS) -c $< -o $@
+
+$(O)/user/lib/%.o: user/lib/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PURE_CFLAGS) -c $< -o $@
 
 $(O)/user/%.o: user/%.c | $(SKELS)
 	$(call msg,CC,$@)
@@ -106,45 +123,43 @@ $(CORE_LIB): $(CORE_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(USER_OBJS) $(CORE_LIB)
+$(LIB_LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(USER_OBJS) $(CORE_LIB) $(LIB_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $(USER_OBJS) $(CORE_LIB) $(PKG_LIBS) -lpthread -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $(USER_OBJS) $(CORE_LIB) $(LIB_LIB) $(PKG_LIBS) -lpthread -lm -o $@
 
 # --- tests ------------------------------------------------------------------------
-$(O)/tests/%: tests/%.c $(CORE_LIB)
+$(O)/tests/%: tests/%.c $(CORE_LIB) $(LIB_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(CORE_LIB) $(LDFLAGS) \
+	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(CORE_LIB) $(LIB_LIB) $(LDFLAGS) \
 		$(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
 
-# test_audit_{irq,host,nic} run the checks of user/audit on fixture trees: they link them, and
-# libibverbs (test_audit_join tests core/ only and takes the rule above).
+# test_audit_{irq,host,nic} run the checks of user/audit on fixture trees and print them: they
+# link them, the audit's renderer (report/audit_print.o) and libibverbs (test_audit_join tests
+# core/ only and takes the rule above).
 AUDIT_TESTS := $(addprefix $(O)/tests/,test_audit_irq test_audit_host test_audit_nic)
-$(AUDIT_TESTS): $(O)/tests/%: tests/%.c $(AUDIT_OBJS) $(CORE_LIB)
+$(AUDIT_TESTS): $(O)/tests/%: tests/%.c $(AUDIT_OBJS) $(CORE_LIB) $(LIB_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(AUDIT_OBJS) $(CORE_LIB) $(LDFLAGS) \
-		$(CMOCKA_LIBS) $(PKG_LIBS) -lm -o $@
+	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(AUDIT_OBJS) $(CORE_LIB) $(LIB_LIB) \
+		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lm -o $@
 
-# test_json_out tests the reports' JSON writer, a shell (user/io): it links that object.
-$(O)/tests/test_json_out: tests/test_json_out.c $(O)/user/io/json_out.o
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(O)/user/io/json_out.o $(LDFLAGS) \
-		$(CMOCKA_LIBS) -lm -o $@
-
-# test_trace_file tests the trace file shell (user/io): it links that object and the huge-page
-# arrays it reads into (bigmem.o), and logs through its own log_err().
-TRACE_FILE_OBJS := $(O)/user/io/trace_file.o $(O)/user/io/bigmem.o
+# test_trace_file tests the trace file layer (user/tracefile): it links its objects, and logs
+# through its own log_err() (the one of lib/ is not linked in).
+TRACE_FILE_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/tracefile/*.c))
 $(O)/tests/test_trace_file: tests/test_trace_file.c $(TRACE_FILE_OBJS) $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CORE_CFLAGS) $(CMOCKA_CFLAGS) -Iuser $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
+	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
 
 # libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).
 FUZZ_RUNS ?= 10000000
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -Iuser
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -Iuser -I.
 $(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(wildcard user/core/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
@@ -153,10 +168,38 @@ $(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(wildcard user/core/
 fuzz: $(O)/fuzz/fuzz_trace
 	$(Q)sh tests/fuzz/run.sh $(O) $(FUZZ_RUNS)
 
-check-core:
-	$(Q)sh scripts/check-core.sh
+check-layers:
+	$(Q)sh scripts/check-layers.sh
 
-unit-test: $(TESTS) check-core
+# Every C source and header of ours (vmlinux.h is generated, not ours).
+FMT_FILES := $(LIB_SRCS) $(CORE_SRCS) $(USER_SRCS) $(BPF_SRCS) $(TEST_SRCS) \
+	$(wildcard user/*/*.h user/record/bpf/*.h bpf/*.h tests/*.h tests/system/*.c tests/fuzz/*.c \
+	bench/*.c bench/lab/*.c)
+
+fmt:
+	$(Q)clang-format -i $(FMT_FILES)
+
+check-fmt:
+	$(Q)clang-format --dry-run -Werror $(FMT_FILES) 2>&1 | grep -m 20 'error:' | \
+		sed 's/^/tailcause: not clang-format clean (make fmt): /' | grep . >&2 && exit 1 || exit 0
+
+cppcheck:
+	$(Q)cppcheck --enable=warning,portability --std=c11 -D_GNU_SOURCE -Iuser -I. -I$(O) \
+		--quiet --error-exitcode=1 -j2 user tests/*.c bench/*.c
+
+lint: check-layers check-fmt cppcheck
+
+# make check: no dependency installation, no root; T=PATTERN for some tests only.
+check: all $(TESTS)
+	$(Q)sh tests/run.sh --check $(O) $(T)
+	$(Q)$(MAKE) check-layers check-fmt
+
+unit-test: $(TESTS)
+	$(Q)sh tests/run.sh --unit $(O) $(T)
+
+golden: all
+	$(Q)sh tests/test_golden.sh $(O) --update
+
 system-test: $(BIN)
 
 # Small programs that cause host events on purpose for the system tests.
@@ -214,12 +257,8 @@ install: $(BIN)
 	$(call msg,INST,$(DESTDIR)$(PREFIX)/bin/tailcause)
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tailcause
 
-fmt:
-	$(Q)clang-format -i $(CORE_SRCS) $(USER_SRCS) $(BPF_SRCS) $(TEST_SRCS) \
-		$(wildcard user/*.h user/*/*.h bpf/*.h)
-
 clean:
 	$(call msg,CLEAN,$(O))
 	$(Q)rm -rf $(O)
 
--include $(CORE_OBJS:.o=.d) $(USER_OBJS:.o=.d) $(BPF_OBJS:.o=.d) $(TESTS:=.d)
+-include $(LIB_OBJS:.o=.d) $(CORE_OBJS:.o=.d) $(USER_OBJS:.o=.d) $(BPF_OBJS:.o=.d) $(TESTS:=.d)

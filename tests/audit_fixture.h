@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/audit_print.h"
+#include "report/audit_print.h"
 #include "audit/host_audit.h"
 
 static char root[PATH_MAX];

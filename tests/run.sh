@@ -2,16 +2,17 @@
 # Runs the tests and prints one summary line: "N passed, N failed, N skipped".
 #  - unit tests: BUILD_DIR/tests/test_* (cmocka, TAP output); each test case counts, a
 #    case that calls skip() as skipped
-#  - tests/test_*.sh: tests that need neither root nor BPF (the golden renderer tests)
-#  - system tests (not with --check): tests/system/test_*.sh
+#  - tests/test_*.sh (not with --unit): tests that need neither root nor BPF (the golden
+#    renderer tests, the layer check)
+#  - system tests (not with --check or --unit): tests/system/test_*.sh
 # A shell test exits 0 passed, 77 skipped (it prints "skipped: why"), anything else failed.
 # Every test runs under a timeout (TAILCAUSE_TEST_TIMEOUT seconds, default 600; a script
 # may ask for more with a "# timeout: SECONDS" line): a hung test fails with its name.
 # With TAILCAUSE_NO_SKIP=1 (CI) a skip fails too, unless tests/allowed-skips lists it.
-# Usage: tests/run.sh [--check] BUILD_DIR [PATTERN]
+# Usage: tests/run.sh [--check | --unit] BUILD_DIR [PATTERN]
 set -u
-check=
-[ "${1:-}" = --check ] && { check=1; shift; }
+suite=all
+case "${1:-}" in --check) suite=check; shift ;; --unit) suite=unit; shift ;; esac
 O=${1:-build}
 pattern=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,8 +69,9 @@ for t in "$O"/tests/test_*; do
 	[ "$k" = 0 ] || skipped "$name" "$k case(s): $(grep -m1 'skipped:' "$log" | sed 's/.*skipped: *//')"
 done
 
-scripts="$top/tests/test_*.sh"
-[ -n "$check" ] || scripts="$scripts $top/tests/system/test_*.sh"
+scripts=
+[ "$suite" = unit ] || scripts="$top/tests/test_*.sh"
+[ "$suite" = all ] && scripts="$scripts $top/tests/system/test_*.sh"
 for s in $scripts; do
 	[ -f "$s" ] || continue
 	name=$(basename "$s" .sh)

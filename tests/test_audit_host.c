@@ -39,7 +39,7 @@ static void test_thp_always_fails(void **state)
 		  "echo never > /sys/kernel/mm/transparent_hugepage/enabled");
 	expect_status(TC_AUDIT_THP_DEFRAG, TC_AUDIT_FAIL);
 	expect_status(TC_AUDIT_KHUGEPAGED, TC_AUDIT_WARN);
-	assert_int_equal(host_audit_exit_code(&au), 5);
+	assert_true(host_audit_failing(&au) > 0);
 }
 
 static void test_thp_madvise_and_defer_warn(void **state)

@@ -88,7 +88,7 @@ static void test_nic_irq_on_probe_cpu_fails(void **state)
 	expect_in(TC_AUDIT_NIC_IRQ, evidence, "101 mlx5_comp1@pci:0000:81:00.0 -> 3");
 	expect_in(TC_AUDIT_NIC_IRQ, fix, "bind the mlx5_0 IRQs to CPUs 4-7 (NUMA node 1)");
 	expect_in(TC_AUDIT_NIC_IRQ, fix, "100-103");
-	assert_int_equal(host_audit_exit_code(&au), 5);
+	assert_true(host_audit_failing(&au) > 0);
 }
 
 static void test_nic_irq_off_node_warns(void **state)

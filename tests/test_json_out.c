@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/json_out.h"
+#include "lib/json_out.h"
 
 /* Runs fn on a memory stream and returns what it wrote (static buffer). */
 static const char *capture(void (*fn)(struct json *j))

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_trace_file.c - the trace file shell (user/io/trace_file.c): what the
+ * test_trace_file.c - the trace file shell (user/tracefile/trace_file.c): what the
  * writer leaves on disk reads back through the mapped path, whole, cut short or
  * still .partial, and through the read path from a pipe; and the memory advice
- * (user/io/bigmem.c) that trace_file_read() hands to core for large arrays.
+ * (user/tracefile/bigmem.c) that trace_file_read() hands to core for large arrays.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "codec_fixture.h"
-#include "io/bigmem.h"
-#include "io/trace_file.h"
+#include "tracefile/bigmem.h"
+#include "tracefile/trace_file.h"
 
 /* The shell reports through log_err(): keep the last line for the tests. */
 static char logged[512];

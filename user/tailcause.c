@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* tailcause.c - the one binary: dispatches to its subcommands. */
+/*
+ * tailcause.c - the one binary: dispatches to its subcommands, and is the one
+ * place where what they return becomes the exit code.
+ */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "io/log.h"
-#include "version.h"
+#include "cmd/cli.h"
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "record/bpf/tracer.h"
+#include "lib/version.h"
 
 static const struct {
 	const char *name;
@@ -53,30 +58,30 @@ int main(int argc, char **argv)
 {
 	int i = 1;
 
-	log_setup_libbpf();
+	tracer_setup_log();
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
-			return TC_EXIT_OK;
+			return tc_exit_code(0);
 		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
 			printf("tailcause %s\n", TAILCAUSE_VERSION);
-			return TC_EXIT_OK;
+			return tc_exit_code(0);
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			log_level++;
 		} else if (!strcmp(argv[i], "-vv")) {
 			log_level += 2;
 		} else {
 			log_err("unknown option '%s' (see tailcause --help)", argv[i]);
-			return TC_EXIT_USAGE;
+			return tc_exit_code(-TC_ERRNO__USAGE);
 		}
 	}
 	if (i == argc) {
 		usage(stderr);
-		return TC_EXIT_USAGE;
+		return tc_exit_code(-TC_ERRNO__USAGE);
 	}
 	for (size_t c = 0; c < N_COMMANDS; c++)
 		if (!strcmp(argv[i], commands[c].name))
-			return commands[c].fn(argc - i, argv + i);
+			return tc_exit_code(commands[c].fn(argc - i, argv + i));
 	log_err("unknown command '%s' (see tailcause --help)", argv[i]);
-	return TC_EXIT_USAGE;
+	return tc_exit_code(-TC_ERRNO__USAGE);
 }

@@ -4,7 +4,7 @@
  * decode or be rejected, never crash, hang or leak. Each decoded trace is
  * also sorted and analyzed, the path `tailcause report` takes.
  *
- *   make fuzz                 bounded campaign (FUZZ_RUNS, default 10M) from tests/fixtures/*.tct
+ *   make fuzz                 bounded campaign (FUZZ_RUNS, default 10M) from the fixture traces
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -67,7 +67,7 @@ int host_audit_run(const struct host_audit_opts *o, struct tc_audit *out, char *
  */
 int host_audit_store(struct tc_trace *t, const int cpu[2]);
 
-/* Exit code for a finished audit: 5 when a check fails, else 0. */
-int host_audit_exit_code(const struct tc_audit *a);
+/* How many checks of a finished audit fail. */
+size_t host_audit_failing(const struct tc_audit *a);
 
 #endif /* TAILCAUSE_AUDIT_HOST_AUDIT_H */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../bpf/events.h"
+#include "bpf/events.h"
 
 /* One probe iteration: a full round trip, timed by the initiating thread. */
 struct tc_sample {
@@ -105,7 +105,7 @@ int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);
 int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events);
 /*
  * Sets a function called on the room trace__reserve() adds, before anything is
- * written there (NULL: none). The I/O layer sets it (user/io/bigmem.c: huge
+ * written there (NULL: none). The I/O layer sets it (user/tracefile/bigmem.c: huge
  * pages, faulted in by one call), so core stays free of system calls.
  */
 void trace__set_prefault(void (*fn)(void *p, size_t bytes));

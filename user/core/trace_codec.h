@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trace_codec.h - the tailcause trace format (.tct), encoded to and decoded
- * from memory. File I/O lives in user/io/trace_file.c.
+ * from memory. File I/O lives in user/tracefile/trace_file.c.
  *
  * Layout (all integers little-endian):
  *   header  32 bytes: magic "\x89TCT\r\n\x1a\n", u16 version, u16 header_len,

@@ -2,13 +2,11 @@
 /* probe.c - the probe registry and what every back end shares (CPUs, clock). */
 #include <errno.h>
 #include <sched.h>
-#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "exitcode.h"
-#include "io/log.h"
+#include "lib/log.h"
 #include "probe.h"
 
 extern const struct probe_ops shm_probe;
@@ -54,27 +52,6 @@ void probe_opts_init(struct probe_opts *o)
 	};
 }
 
-int probe_exit_code(int err)
-{
-	switch (-err) {
-	case ENODEV:		/* no such RDMA device */
-	case ENXIO:		/* no such port or GID */
-	case ENETDOWN:		/* port not PORT_ACTIVE */
-	case ENOLCK:		/* memory registration refused (RLIMIT_MEMLOCK) */
-	case ECONNREFUSED:	/* peer unreachable */
-	case EHOSTUNREACH:
-	case ENETUNREACH:
-	case ETIMEDOUT:
-	case EADDRINUSE:	/* the TCP port is taken */
-	case EPROTO:		/* the peer is another version or program */
-	case EPERM:
-	case EACCES:
-		return TC_EXIT_ENV;
-	default:
-		return TC_EXIT_RUNTIME;
-	}
-}
-
 int probe_resolve_cpus(struct probe_opts *o)
 {
 	cpu_set_t allowed;
@@ -116,18 +93,6 @@ int probe_pin_self(int cpu)
 	if (sched_setaffinity(0, sizeof(set), &set))
 		return -errno;
 	return 0;
-}
-
-static volatile sig_atomic_t stop_requested;
-
-void probe_request_stop(void)
-{
-	stop_requested = 1;
-}
-
-int probe_stop_requested(void)
-{
-	return stop_requested;
 }
 
 uint64_t probe_now_ns(void)

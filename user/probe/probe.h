@@ -80,13 +80,6 @@ const struct probe_ops *probe_default(void);
 void probe_opts_init(struct probe_opts *o);
 
 /*
- * Exit code for a probe's negative errno: 2 (environment) for a missing or
- * inactive device, an unreachable or incompatible peer, refused memory
- * registration; else 4 (runtime).
- */
-int probe_exit_code(int err);
-
-/*
  * Resolves o->cpu: fills -1 entries with the last two online CPUs, checks the
  * CPUs exist and are in this process' affinity mask. 0 or -EINVAL (reported).
  */
@@ -94,11 +87,6 @@ int probe_resolve_cpus(struct probe_opts *o);
 
 /* Pins the calling thread to cpu; 0 or -errno. */
 int probe_pin_self(int cpu);
-
-/* Asks a running probe to end early (async-signal-safe: for SIGINT/SIGTERM). */
-void probe_request_stop(void);
-/* Whether a stop was requested; probes check it every ~1000 iterations. */
-int probe_stop_requested(void);
 
 /* CLOCK_MONOTONIC in nanoseconds: the clock of bpf_ktime_get_ns(). */
 uint64_t probe_now_ns(void);

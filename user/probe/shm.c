@@ -15,7 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "io/log.h"
+#include "lib/log.h"
+#include "lib/stop.h"
 #include "probe.h"
 
 #define STOP UINT64_MAX
@@ -78,7 +79,7 @@ static void ping_loop(struct shm *p)
 		p->samples[i] = (struct tc_sample){ t0, probe_now_ns(), cpu, tid };
 		if ((k & 1023) == 0) {
 			atomic_store_explicit(&p->done, k, memory_order_relaxed);
-			if (probe_stop_requested())
+			if (stop_requested())
 				break;
 		}
 	}

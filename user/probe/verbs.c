@@ -24,7 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/log.h"
+#include "lib/log.h"
+#include "lib/stop.h"
 #include "verbs.h"
 
 #define STALL_S 10		/* no answer for this long: the peer is gone */
@@ -79,7 +80,7 @@ static int wait_for(struct verbs *p, struct verbs_ep *ep, uint8_t seq, size_t i)
 			return -ECANCELED;
 		if (spins & 0xffff)
 			continue;
-		if (probe_stop_requested())
+		if (stop_requested())
 			return -ECANCELED;
 		if (!deadline) {
 			deadline = probe_now_ns() + STALL_S * 1000000000ull;
@@ -117,7 +118,7 @@ static int initiator_loop(struct verbs *p, struct verbs_ep *ep, size_t *done)
 		s[i].t_end = t;
 		if (((i + 1) & 1023) == 0) {
 			mark_done(p, i + 1);
-			if (probe_stop_requested()) {
+			if (stop_requested()) {
 				i++;
 				break;
 			}

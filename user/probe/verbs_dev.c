@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "io/log.h"
+#include "lib/log.h"
 #include "verbs.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
@@ -286,7 +286,7 @@ static int reg_failed(const struct verbs_dev *d, size_t len)
 	log_err("register %zu bytes of memory with %s: %s (RLIMIT_MEMLOCK is %s: raise it with "
 		"`ulimit -l unlimited` or /etc/security/limits.conf, or run as root)",
 		len, d->name, strerror(err), lim);
-	/* ENOLCK marks "could not lock memory" for probe_exit_code: an environment failure. */
+	/* ENOLCK marks "could not lock memory": an environment failure (lib/exitcode.c). */
 	return -ENOLCK;
 }
 

@@ -15,7 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "io/log.h"
+#include "lib/log.h"
 #include "verbs.h"
 
 #define MAGIC "tailcause-verbs"

@@ -1,0 +1,84 @@
+#!/bin/sh
+# The layer check: user/ follows the data flow, and each layer includes only the layers
+# below it (STYLE.md, "Layout"):
+#
+#   lib  <-  core  <-  {probe, tracefile, audit}  <-  {record, report}  <-  cmd  <-  tailcause.c
+#
+# A file may include its own directory's headers, and those of a lower layer ("core/trace.h"),
+# never those of a higher or a sibling layer (probe and audit do not know each other). Beyond
+# that: lib and core include no package's headers (lib: libc; core: libc, zlib, libdeflate,
+# and the kernel ABI bpf/events.h, which lib may not); a BPF skeleton (bpf/<c>.skel.h) is
+# included only by its glue file, record/bpf/<c>_skel.c.
+# Prints every violation as FILE:LINE: why, and exits 1 if there is one.
+set -eu
+cd "$(dirname "$0")/.."
+
+rank() { # rank LAYER: its height, or nothing for what is not a layer
+	case "$1" in
+	lib) echo 0 ;; core) echo 1 ;; probe | tracefile | audit) echo 2 ;;
+	record | report) echo 3 ;; cmd) echo 4 ;; top) echo 5 ;;
+	esac
+}
+
+# The layer of user/<layer>/...; record/bpf is part of record; user/*.c is the top.
+layer_of() {
+	case "$1" in
+	user/*/*) p=${1#user/}; echo "${p%%/*}" ;;
+	user/*) echo top ;;
+	esac
+}
+
+# What lib and core may include from outside the project: libc (core: and its codecs).
+LIBC='assert|ctype|errno|fcntl|fnmatch|libgen|inttypes|limits|math|signal|stdarg|stdatomic|stdbool|stddef|stdint|stdio|stdlib|string|strings|time|unistd|sys/[a-z]+'
+CORE_LIBC='assert|ctype|errno|fnmatch|inttypes|limits|math|stdarg|stdbool|stddef|stdint|stdio|stdlib|string|strings'
+
+bad=0
+complain() { echo "$1: $2"; bad=1; }
+
+for f in $(git ls-files 'user/*.c' 'user/*.h'); do
+	layer=$(layer_of "$f")
+	mine=$(rank "$layer")
+	dir=$(dirname "$f")
+	[ -n "$mine" ] || { complain "$f" "not in a layer directory (lib core probe tracefile audit record report cmd)"; continue; }
+	grep -n '^[[:space:]]*#[[:space:]]*include' "$f" | while IFS= read -r line; do
+		n=${line%%:*}
+		inc=$(echo "$line" | sed -n 's/.*#[[:space:]]*include[[:space:]]*\([<"][^>"]*[>"]\).*/\1/p')
+		name=$(echo "$inc" | tr -d '<>"')
+		case "$inc" in
+		\<*)
+			case "$layer" in
+			lib) echo "$name" | grep -qxE "($LIBC)\.h" ||
+				echo "$f:$n: lib/ includes <$name>: libc only" ;;
+			core) echo "$name" | grep -qxE "($CORE_LIBC|zlib|libdeflate)\.h" ||
+				echo "$f:$n: core/ includes <$name>: libc, zlib and libdeflate only" ;;
+			esac
+			continue ;;
+		esac
+		case "$name" in
+		bpf/events.h)
+			[ "$layer" != lib ] || echo "$f:$n: lib/ includes the kernel ABI (bpf/events.h)"
+			continue ;;
+		bpf/*.skel.h)
+			c=${name#bpf/}; c=${c%.skel.h}
+			[ "$f" = "user/record/bpf/${c}_skel.c" ] ||
+				echo "$f:$n: only user/record/bpf/${c}_skel.c includes $name"
+			continue ;;
+		*/*) target=user/$name ;;
+		*) target=$dir/$name ;;
+		esac
+		[ -f "$target" ] || { echo "$f:$n: \"$name\" is not $target (name headers by layer: \"core/trace.h\")"; continue; }
+		theirs=$(layer_of "$target")
+		[ "$theirs" = "$layer" ] && continue
+		r=$(rank "$theirs")
+		if [ -z "$r" ] || [ "$r" -ge "$mine" ]; then
+			echo "$f:$n: $layer/ includes $name, of layer $theirs/, which is not below it"
+		fi
+	done
+done >"${TMPDIR:-/tmp}/tc-layers.$$"
+if [ -s "${TMPDIR:-/tmp}/tc-layers.$$" ] || [ "$bad" = 1 ]; then
+	echo "tailcause: layer check failed (lib <- core <- {probe, tracefile, audit} <- {record, report} <- cmd):" >&2
+	cat "${TMPDIR:-/tmp}/tc-layers.$$" >&2
+	rm -f "${TMPDIR:-/tmp}/tc-layers.$$"
+	exit 1
+fi
+rm -f "${TMPDIR:-/tmp}/tc-layers.$$"

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* cli.c - value parsers, privilege checks and exit-code mapping. */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lib/log.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static int parse_scaled(const char *opt, const char *s, uint64_t unit, uint64_t min,
+			uint64_t max, uint64_t *out)
+{
+	uint64_t mul = 1, v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') {
+		log_err("%s: expected a number, got '%s'", opt, s ? s : "");
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s) {
+		log_err("%s: expected a number, got '%s'", opt, s);
+		return -EINVAL;
+	}
+	switch (*end) {
+	case 'k': case 'K': mul = unit; end++; break;
+	case 'm': case 'M': mul = unit * unit; end++; break;
+	case 'g': case 'G': mul = unit * unit * unit; end++; break;
+	default: break;
+	}
+	if (*end) {
+		log_err("%s: unexpected '%s' after the number in '%s'", opt, end, s);
+		return -EINVAL;
+	}
+	if (v > UINT64_MAX / mul || v * mul < min || v * mul > max) {
+		log_err("%s: '%s' is out of range (%llu..%llu)", opt, s, (unsigned long long)min,
+			(unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = v * mul;
+	return 0;
+}
+
+int cli_parse_count(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	return parse_scaled(opt, s, 1000, min, max, out);
+}
+
+int cli_parse_size(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	return parse_scaled(opt, s, 1024, min, max, out);
+}
+
+int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2])
+{
+	const char *comma = strchr(s, ',');
+	uint64_t v[2];
+	char first[32];
+
+	if (!comma || (size_t)(comma - s) >= sizeof(first)) {
+		log_err("%s: expected two CPUs as A,B (e.g. --cpu 2,3), got '%s'", opt, s);
+		return -EINVAL;
+	}
+	snprintf(first, sizeof(first), "%.*s", (int)(comma - s), s);
+	if (parse_scaled(opt, first, 1, 0, 4095, &v[0]) ||
+	    parse_scaled(opt, comma + 1, 1, 0, 4095, &v[1]))
+		return -EINVAL;
+	if (v[0] == v[1]) {
+		log_err("%s: the two sides need two different CPUs, got '%s'", opt, s);
+		return -EINVAL;
+	}
+	cpu[0] = (int)v[0];
+	cpu[1] = (int)v[1];
+	return 0;
+}
+
+int cli_can_trace(char *why, size_t len)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	int has_admin, has_bpf, has_perfmon;
+
+	if (syscall(SYS_capget, &hdr, data)) {
+		snprintf(why, len, "cannot read capabilities: %s", strerror(errno));
+		return 0;
+	}
+#define HAS(cap) (!!(data[(cap) / 32].effective & (1u << ((cap) % 32))))
+	has_admin = HAS(CAP_SYS_ADMIN);
+	has_bpf = HAS(CAP_BPF);
+	has_perfmon = HAS(CAP_PERFMON);
+#undef HAS
+	if (has_admin || (has_bpf && has_perfmon))
+		return 1;
+	snprintf(why, len, "needs root, or CAP_BPF and CAP_PERFMON (missing:%s%s)",
+		 has_bpf ? "" : " CAP_BPF", has_perfmon ? "" : " CAP_PERFMON");
+	return 0;
+}
+
+const char *cli_command_line(int argc, char **argv)
+{
+	static char buf[512];
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < argc && off < sizeof(buf) - 1; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "",
+					argv[i]);
+	return buf;
+}

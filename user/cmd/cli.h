@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cli.h - command-line plumbing shared by the subcommands: value parsers that
+ * report bad input in one line, privilege checks, the exit-code mapping.
+ */
+#ifndef TAILCAUSE_CMD_CLI_H
+#define TAILCAUSE_CMD_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/exitcode.h"
+
+/* Each parser reports "<option>: <why>" and returns -EINVAL on bad input. */
+
+/* A count: digits with an optional k/M/G suffix (x1000); min..max inclusive. */
+int cli_parse_count(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A size in bytes: digits with an optional K/M/G suffix (x1024). */
+int cli_parse_size(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Two CPU numbers "A,B" (distinct, >= 0). */
+int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2]);
+
+/* Whether the process may load and attach BPF tracing programs (root, or CAP_BPF +
+ * CAP_PERFMON); when not, describes what is missing into why. */
+int cli_can_trace(char *why, size_t len);
+
+/* The command line as one string, for the trace's meta data; static storage. */
+const char *cli_command_line(int argc, char **argv);
+
+/*
+ * Subcommands: each returns 0, a negative errno or -TC_ERRNO__* (lib/exitcode.h), the
+ * failure already reported; main() makes it the exit code.
+ */
+int cmd_lat(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_probes(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+#endif /* TAILCAUSE_CMD_CLI_H */

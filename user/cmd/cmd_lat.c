@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* cmd_lat.c - `tailcause lat`: a latency probe alone, perftest-style statistics. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/stats.h"
+#include "lib/log.h"
+#include "report/report.h"
+#include "run_args.h"
+
+static void lat_help(void)
+{
+	printf("usage: tailcause lat [OPTIONS] [HOST]\n"
+	       "\n"
+	       "Runs a latency probe without tracing and prints ib_write_lat-style statistics:\n"
+	       "t_min, t_max, t_typical (median), t_avg, t_stdev, 99%% and 99.9%% percentiles,\n"
+	       "one way (RTT/2), in usec. Unlike perftest, every sample is kept (perftest\n"
+	       "drops the two largest) and t_stdev is not truncated to an integer. Needs no\n"
+	       "privileges (verbs needs a large enough `ulimit -l`).\n"
+	       "\n"
+	       "With --probe verbs it works like ib_write_lat: without HOST it waits as server,\n"
+	       "with HOST it connects to that server as client, and both print statistics;\n"
+	       "--loopback runs both sides in this process on one device. Exit code 2 when\n"
+	       "the device, its port or the peer is missing or unusable.\n"
+	       "\n");
+	run_args_help(RA_PROBE | RA_VERBS);
+	printf("\n"
+	       "examples:\n"
+	       "  tailcause lat --probe shm -n 1M --cpu 0,1\n"
+	       "  tailcause lat --probe verbs --loopback -d rxe0 -n 10k\n"
+	       "  tailcause lat --probe verbs -d mlx5_0                 # on host A: server\n"
+	       "  tailcause lat --probe verbs -d mlx5_0 hostA           # on host B: client\n");
+}
+
+/* What runs where; flushed, since a server may wait a long time for its client. */
+static void print_probe(const struct run_args *a, void *probe)
+{
+	if (a->probe_opts.mode != PROBE_LOOPBACK && !strcmp(a->probe->name, "verbs"))
+		printf(" probe: %s on CPU %d", a->probe->name, a->probe_opts.cpu[0]);
+	else
+		printf(" probe: %s on CPUs %d,%d", a->probe->name, a->probe_opts.cpu[0],
+		       a->probe_opts.cpu[1]);
+	if (a->probe->detail)
+		printf(": %s", a->probe->detail(probe));
+	printf("\n");
+	fflush(stdout);
+}
+
+int cmd_lat(int argc, char **argv)
+{
+	struct lat_summary sum;
+	struct tc_sample *s;
+	struct run_args a;
+	uint64_t *rtt;
+	void *probe;
+	size_t done = 0;
+	int err, verbs;
+
+	err = run_args_parse(argc, argv, RA_PROBE | RA_VERBS | RA_SERVER_DEFAULT, lat_help, &a);
+	if (err)
+		return err > 0 ? 0 : -TC_ERRNO__USAGE;
+	if (a.n_rest) {
+		log_err("lat: unexpected argument '%s'", a.rest[0]);
+		return -TC_ERRNO__USAGE;
+	}
+	if (probe_resolve_cpus(&a.probe_opts))
+		return -TC_ERRNO__USAGE;
+	verbs = !strcmp(a.probe->name, "verbs");
+	s = calloc(a.probe_opts.iterations, sizeof(*s));
+	rtt = calloc(a.probe_opts.iterations, sizeof(*rtt));
+	if (!s || !rtt) {
+		log_err("allocate %zu samples: %s", a.probe_opts.iterations, strerror(ENOMEM));
+		free(s);
+		free(rtt);
+		return -ENOMEM;
+	}
+	memset(s, 0, a.probe_opts.iterations * sizeof(*s));	/* fault the pages in now */
+	err = a.probe->open(&a.probe_opts, &probe);
+	if (!err) {
+		print_probe(&a, probe);
+		err = a.probe->run(probe, s, a.probe_opts.iterations, &done);
+		if (!err && a.probe->clock)
+			printf(" clock: %s\n", a.probe->clock(probe));
+		a.probe->close(probe);
+	}
+	if (!err) {
+		for (size_t i = 0; i < done; i++)
+			rtt[i] = s[i].t_end - s[i].t_start;
+		err = stats_summarize(rtt, done, &sum);
+		if (err)
+			log_err("lat: no round trip completed");
+	}
+	if (!err)
+		report_stats_table(stdout, &sum, verbs ? a.probe_opts.size : 0);
+	free(s);
+	free(rtt);
+	return err;
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* cmd_record.c - `tailcause record` and `tailcause run` (record, then report). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lib/log.h"
+#include "lib/outfile.h"
+#include "lib/stop.h"
+#include "record/recorder.h"
+#include "report/report.h"
+#include "run_args.h"
+
+static void record_help(void)
+{
+	printf("usage: tailcause record -o FILE [OPTIONS] [HOST]\n"
+	       "       tailcause record -o FILE [OPTIONS] -- CMD [ARGS...]\n"
+	       "\n"
+	       "Runs a latency probe with the BPF tracers attached and writes everything to a\n"
+	       "trace file: the round trips, the traced intervals (off-CPU time of the probe\n"
+	       "threads with who ran instead; hard IRQs, softirqs, the local timer, IPIs,\n"
+	       "C-state exits and NIC driver work on the probe CPUs; page faults of the probe;\n"
+	       "compaction and direct reclaim anywhere), IRQ placement counts, IRQ names, host\n"
+	       "facts and ring-buffer drops. Read it with 'tailcause report'.\n"
+	       "With -- CMD, traces that command instead of a probe: its threads as they are\n"
+	       "created and the CPUs they run on, until it exits (perftest, nccl-tests, ...).\n"
+	       "Needs root (or CAP_BPF and CAP_PERFMON). Ctrl-C ends the run early and still\n"
+	       "writes a complete trace.\n"
+	       "\n");
+	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE);
+	printf("\n"
+	       "examples:\n"
+	       "  sudo tailcause record -o run.tct\n"
+	       "  sudo tailcause record -o perftest.tct -- ib_write_lat -d mlx5_0 -n 100000\n"
+	       "  sudo tailcause record -o run.tct -n 2M --cpu 2,3 --ringbuf 64M\n"
+	       "  sudo tailcause record -o run.tct --probe verbs -d mlx5_0 --server\n");
+}
+
+static void run_help(void)
+{
+	printf("usage: tailcause run [OPTIONS] [HOST]\n"
+	       "\n"
+	       "Records a probe run under tracing (like 'record') and prints the report (like\n"
+	       "'report'): perftest-style statistics, the spikes, and their causes. The trace\n"
+	       "is kept only with -o. Needs root (or CAP_BPF and CAP_PERFMON). The probe is\n"
+	       "verbs in loopback on the first active RDMA port, or shm where there is none;\n"
+	       "the report's header names it.\n"
+	       "\n");
+	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_REPORT | RA_HTML);
+	printf("\n"
+	       "examples:\n"
+	       "  sudo tailcause run\n"
+	       "  sudo tailcause run -n 1M --html run.html\n"
+	       "  sudo tailcause run --probe verbs -d rxe0 -n 200k\n"
+	       "  sudo tailcause run -n 1M --cpu 0,1 -o run.tct --spike p99.9\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_request();
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/*
+ * The output's directory must exist and be writable, and the file must not
+ * exist unless --force: usage errors, caught before anything is loaded.
+ */
+static int check_output(const char *path, int force)
+{
+	char *copy = strdup(path);
+	const char *dir;
+	struct stat st;
+	int ok;
+
+	if (!copy)
+		return -ENOMEM;
+	if (!force && lstat(path, &st) == 0) {
+		log_err("--output %s: file exists (use --force to overwrite)", path);
+		free(copy);
+		return -EEXIST;
+	}
+	dir = dirname(copy);
+	ok = access(dir, W_OK | X_OK) == 0;
+	if (!ok)
+		log_err("--output %s: directory %s: %s", path, dir, strerror(errno));
+	free(copy);
+	return ok ? 0 : -EINVAL;
+}
+
+static int record_to(const struct run_args *a, const char *path, int force,
+		     const char *command_line)
+{
+	struct recorder_opts ro = {
+		.out_path = path,
+		.force = force,
+		.probe = a->probe,
+		.probe_opts = a->probe_opts,
+		.ringbuf_bytes = a->ringbuf_bytes,
+		.drain_ms = a->drain_ms,
+		.force_fallback = a->fallback || getenv("TAILCAUSE_FORCE_FALLBACK"),
+		.progress = a->progress,
+		.command_line = command_line,
+		.command = a->command,
+	};
+	char why[160];
+
+	if (!cli_can_trace(why, sizeof(why))) {
+		log_err("%s: %s", "load BPF programs", why);
+		return -TC_ERRNO__ENV;
+	}
+	if (!ro.command && probe_resolve_cpus(&ro.probe_opts))
+		return -TC_ERRNO__USAGE;
+	install_signals();
+	return recorder_run(&ro);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct run_args a;
+	int err;
+
+	err = run_args_parse(argc, argv,
+			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_COMMAND,
+			     record_help, &a);
+	if (err)
+		return err > 0 ? 0 : -TC_ERRNO__USAGE;
+	if (a.n_rest) {
+		log_err("record: unexpected argument '%s' (a command to trace goes after --)",
+			a.rest[0]);
+		return -TC_ERRNO__USAGE;
+	}
+	if (!a.output) {
+		log_err("record: -o FILE is required (see tailcause record --help)");
+		return -TC_ERRNO__USAGE;
+	}
+	if (check_output(a.output, a.force))
+		return -TC_ERRNO__USAGE;
+	err = record_to(&a, a.output, a.force, cli_command_line(argc, argv));
+	if (!err)
+		fprintf(stderr, "tailcause: trace written to %s\n", a.output);
+	return err;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	char tmp[] = "/tmp/tailcause-run-XXXXXX";
+	struct report_opts ro;
+	struct run_args a;
+	const char *path;
+	int err, fd;
+
+	err = run_args_parse(argc, argv,
+			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_REPORT |
+				     RA_HTML,
+			     run_help, &a);
+	if (err)
+		return err > 0 ? 0 : -TC_ERRNO__USAGE;
+	if (a.n_rest) {
+		log_err("run: unexpected argument '%s'", a.rest[0]);
+		return -TC_ERRNO__USAGE;
+	}
+	if (a.output && check_output(a.output, a.force))
+		return -TC_ERRNO__USAGE;
+	if (a.html && outfile_check_dir("--html", a.html))
+		return -TC_ERRNO__USAGE;
+	path = a.output;
+	if (!path) {
+		/* A unique name to record into; the writer creates it afresh with O_EXCL. */
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			err = -errno;
+			log_err("create %s: %s", tmp, strerror(-err));
+			return err;
+		}
+		close(fd);
+		path = tmp;
+	}
+	err = record_to(&a, path, a.force || !a.output, cli_command_line(argc, argv));
+	if (!err) {
+		ro = (struct report_opts){
+			.format = REPORT_TEXT,
+			.spike = a.spike,
+			.nic_irq_pattern = a.nic_irq_pattern,
+			.top = a.top,
+			.trace_kept = a.output != NULL,
+			.html_path = a.html,
+		};
+		err = report_file(path, &ro, stdout);
+	}
+	if (!a.output)
+		unlink(tmp);
+	return err;
+}

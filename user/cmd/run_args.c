@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* run_args.c - parses the options lat, record, run and report share. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/causes.h"
+#include "lib/log.h"
+#include "report/report.h"
+#include "run_args.h"
+
+enum {
+	OPT_RINGBUF = 0x100,
+	OPT_DRAIN_MS,
+	OPT_FALLBACK,
+	OPT_NO_PROGRESS,
+	OPT_SPIKE,
+	OPT_NIC_IRQ,
+	OPT_TOP,
+	OPT_LOOPBACK,
+	OPT_SERVER,
+	OPT_PORT,
+	OPT_CLOCK,
+	OPT_FORMAT,
+	OPT_HTML,
+	OPT_SAMPLES,
+	OPT_INTERVAL,
+};
+
+static const struct {
+	struct option opt;
+	unsigned int mask;
+	const char *help;
+} options[] = {
+	{ { "probe", required_argument, NULL, 'p' }, RA_PROBE,
+	  "  -p, --probe NAME     verbs (RDMA WRITE ping-pong, ib_write_lat's method) or shm\n"
+	  "                       (ping-pong over a shared cache line, no NIC). Default: shm\n"
+	  "                       for lat; for record and run verbs where an RDMA port is\n"
+	  "                       active, else shm; verbs whenever a verbs option is given" },
+	{ { "cpu", required_argument, NULL, 'c' }, RA_PROBE,
+	  "  -c, --cpu A,B        pin the two probe threads to CPUs A and B (default: the last two)" },
+	{ { "iterations", required_argument, NULL, 'n' }, RA_PROBE,
+	  "  -n, --iterations N   round trips to time, k/M suffixes allowed (default 100000)" },
+	{ { "ib-dev", required_argument, NULL, 'd' }, RA_VERBS,
+	  "  -d, --ib-dev DEV     verbs: RDMA device (default: the first ibv_devinfo lists)" },
+	{ { "ib-port", required_argument, NULL, 'i' }, RA_VERBS,
+	  "  -i, --ib-port N      verbs: device port (default 1)" },
+	{ { "gid-index", required_argument, NULL, 'x' }, RA_VERBS,
+	  "  -x, --gid-index N    verbs: GID index (default: RoCE v2 with an IPv4 address; on\n"
+	  "                       InfiniBand, none: LID routing)" },
+	{ { "size", required_argument, NULL, 's' }, RA_VERBS,
+	  "  -s, --size BYTES     verbs: message size (default 2)" },
+	{ { "inline-size", required_argument, NULL, 'I' }, RA_VERBS,
+	  "  -I, --inline-size N  verbs: largest message sent inline (default 220; 0: never)" },
+	{ { "loopback", no_argument, NULL, OPT_LOOPBACK }, RA_VERBS,
+	  "      --loopback       verbs: two queue pairs on one device, two threads, one process\n"
+	  "                       (the default of record and run)" },
+	{ { "server", no_argument, NULL, OPT_SERVER }, RA_VERBS,
+	  "      --server         verbs: wait for a client on --port (the default of lat without\n"
+	  "                       HOST); HOST instead connects to that server as client. Two-host\n"
+	  "                       mode runs one thread, on the first --cpu" },
+	{ { "port", required_argument, NULL, OPT_PORT }, RA_VERBS,
+	  "      --port N         verbs: TCP port of the two-host exchange (default 18515)" },
+	{ { "clock", required_argument, NULL, OPT_CLOCK }, RA_VERBS,
+	  "      --clock C        verbs: auto (default: the TSC where clock_gettime is slow),\n"
+	  "                       tsc, or monotonic (clock_gettime)" },
+	{ { "output", required_argument, NULL, 'o' }, RA_OUTPUT,
+	  "  -o, --output FILE    trace file to write (.tct)" },
+	{ { "force", no_argument, NULL, 'f' }, RA_OUTPUT,
+	  "  -f, --force          overwrite an existing output file" },
+	{ { "ringbuf", required_argument, NULL, OPT_RINGBUF }, RA_TRACE,
+	  "      --ringbuf SIZE   BPF ring buffer size, K/M suffixes (default 16M)" },
+	{ { "drain-ms", required_argument, NULL, OPT_DRAIN_MS }, RA_TRACE,
+	  "      --drain-ms MS    drain the ring buffer every MS ms (default 200; the drain\n"
+	  "                       thread preempts the probe when it has no spare CPU: `self`)" },
+	{ { "fallback", no_argument, NULL, OPT_FALLBACK }, RA_TRACE,
+	  "      --fallback       classic tracepoints instead of BTF ones (tp_btf)" },
+	{ { "no-progress", no_argument, NULL, OPT_NO_PROGRESS }, RA_TRACE,
+	  "      --no-progress    no progress line on stderr" },
+	{ { "spike", required_argument, NULL, OPT_SPIKE }, RA_REPORT,
+	  "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
+	  "                       median), p99.9 (a percentile), 20us (one-way latency), 3x\n"
+	  "                       (a multiple of the median)" },
+	{ { "nic-irq", required_argument, NULL, OPT_NIC_IRQ }, RA_REPORT,
+	  "      --nic-irq PAT    IRQ names that belong to the NIC, shell pattern (default mlx5_*)" },
+	{ { "top", required_argument, NULL, OPT_TOP }, RA_REPORT,
+	  "      --top N          spikes to show with their timelines (default 10)" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, RA_FORMAT,
+	  "      --format F       text (default), json (docs/report-schema.md), html (one\n"
+	  "                       self-contained page), perfetto (trace-event JSON for\n"
+	  "                       ui.perfetto.dev) or openmetrics (Prometheus textfile collector)" },
+	{ { "output", required_argument, NULL, 'o' }, RA_FORMAT,
+	  "  -o, --output FILE    write the report to FILE (it appears whole or not at all)\n"
+	  "                       instead of stdout" },
+	{ { "samples", required_argument, NULL, OPT_SAMPLES }, RA_FORMAT,
+	  "      --samples CSV    attribute your own benchmark's iterations instead of the\n"
+	  "                       trace's: lines of start_ns,end_ns[,cpu,tid] on CLOCK_MONOTONIC,\n"
+	  "                       taken while 'tailcause record -- CMD' traced it (# comments,\n"
+	  "                       optional header; docs/samples-csv.md)" },
+	{ { "interval", required_argument, NULL, OPT_INTERVAL }, RA_FORMAT,
+	  "      --interval MS    a trace without samples (record -- CMD) is reported as host\n"
+	  "                       noise per thread and per interval of MS ms (default 100)" },
+	{ { "html", required_argument, NULL, OPT_HTML }, RA_HTML,
+	  "      --html FILE      also write the report as one self-contained HTML page" },
+	{ { "help", no_argument, NULL, 'h' }, 0, "  -h, --help           this text" },
+};
+#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+void run_args_help(unsigned int mask)
+{
+	printf("options:\n");
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		if (!options[i].mask || (options[i].mask & mask))
+			printf("%s\n", options[i].help);
+}
+
+/* Verbs-only options; parse_one sets verbs_given when it sees one. */
+static int parse_verbs(int c, const char *arg, struct run_args *a)
+{
+	struct probe_opts *o = &a->probe_opts;
+	uint64_t v;
+
+	switch (c) {
+	case 'd':
+		if (!*arg) {
+			log_err("--ib-dev: empty device name");
+			return -EINVAL;
+		}
+		o->ib_dev = arg;
+		return 0;
+	case 'i':
+		if (cli_parse_count("--ib-port", arg, 1, 255, &v))
+			return -EINVAL;
+		o->ib_port = (int)v;
+		return 0;
+	case 'x':
+		if (cli_parse_count("--gid-index", arg, 0, 4095, &v))
+			return -EINVAL;
+		o->gid_index = (int)v;
+		return 0;
+	case 's':
+		if (cli_parse_size("--size", arg, 1, 1u << 20, &v))
+			return -EINVAL;
+		o->size = v;
+		return 0;
+	case 'I':
+		if (cli_parse_count("--inline-size", arg, 0, 4096, &v))
+			return -EINVAL;
+		o->inline_size = (int)v;
+		return 0;
+	case OPT_LOOPBACK:
+		a->loopback = 1;
+		return 0;
+	case OPT_SERVER:
+		a->server = 1;
+		return 0;
+	case OPT_PORT:
+		if (cli_parse_count("--port", arg, 1, 65535, &v))
+			return -EINVAL;
+		o->tcp_port = (unsigned int)v;
+		return 0;
+	case OPT_CLOCK:
+		if (strcmp(arg, "auto") && strcmp(arg, "tsc") && strcmp(arg, "monotonic")) {
+			log_err("--clock: '%s' is not auto, tsc or monotonic", arg);
+			return -EINVAL;
+		}
+		o->clock = arg;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The report's output options. */
+static int parse_report(int c, const char *arg, struct run_args *a)
+{
+	enum report_format f;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_FORMAT:
+		if (report_format_parse(arg, &f)) {
+			log_err("--format: '%s' is not a format (%s)", arg, report_format_names());
+			return -EINVAL;
+		}
+		a->format = (int)f;
+		return 0;
+	case OPT_HTML:
+	case OPT_SAMPLES:
+		if (!*arg) {
+			log_err("%s: empty file name", c == OPT_HTML ? "--html" : "--samples");
+			return -EINVAL;
+		}
+		*(c == OPT_HTML ? &a->html : &a->samples) = arg;
+		return 0;
+	case OPT_INTERVAL:
+		if (cli_parse_count("--interval", arg, 1, 3600000, &v))
+			return -EINVAL;
+		a->interval_ns = v * 1000000ull;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_one(int c, const char *arg, struct run_args *a)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'd':
+	case 'i':
+	case 'x':
+	case 's':
+	case 'I':
+	case OPT_LOOPBACK:
+	case OPT_SERVER:
+	case OPT_PORT:
+	case OPT_CLOCK:
+		a->verbs_given = 1;
+		return parse_verbs(c, arg, a);
+	case 'p':
+		a->probe = probe_find(arg);
+		if (!a->probe) {
+			log_err("--probe: unknown probe '%s' (known: %s)", arg, probe_names());
+			return -EINVAL;
+		}
+		return 0;
+	case 'c':
+		return cli_parse_cpu_pair("--cpu", arg, a->probe_opts.cpu);
+	case 'n':
+		if (cli_parse_count("--iterations", arg, 1, 1000000000, &v))
+			return -EINVAL;
+		a->probe_opts.iterations = v;
+		return 0;
+	case 'o':
+		if (!*arg) {
+			log_err("--output: empty file name");
+			return -EINVAL;
+		}
+		a->output = arg;
+		return 0;
+	case 'f':
+		a->force = 1;
+		return 0;
+	case OPT_RINGBUF:
+		if (cli_parse_size("--ringbuf", arg, 4096, 1ull << 30, &v))
+			return -EINVAL;
+		a->ringbuf_bytes = v;
+		return 0;
+	case OPT_DRAIN_MS:
+		if (cli_parse_count("--drain-ms", arg, 1, 10000, &v))
+			return -EINVAL;
+		a->drain_ms = (unsigned int)v;
+		return 0;
+	case OPT_FALLBACK:
+		a->fallback = 1;
+		return 0;
+	case OPT_NO_PROGRESS:
+		a->progress = 0;
+		return 0;
+	case OPT_SPIKE:
+		if (spike_rule_parse(arg, &a->spike)) {
+			log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_NIC_IRQ:
+		if (!*arg) {
+			log_err("--nic-irq: empty pattern");
+			return -EINVAL;
+		}
+		a->nic_irq_pattern = arg;
+		return 0;
+	case OPT_TOP:
+		if (cli_parse_count("--top", arg, 0, 10000, &v))
+			return -EINVAL;
+		a->top = (unsigned int)v;
+		return 0;
+	case OPT_FORMAT:
+	case OPT_HTML:
+	case OPT_SAMPLES:
+	case OPT_INTERVAL:
+		return parse_report(c, arg, a);
+	}
+	return -EINVAL;
+}
+
+/*
+ * The probe and, for verbs, its mode: a HOST argument makes a client,
+ * --server a server, --loopback one process; lat waits as server by default
+ * (perftest's habit), record and run go loopback.
+ */
+static int pick_probe(unsigned int mask, struct run_args *a)
+{
+	struct probe_opts *o = &a->probe_opts;
+	const char *host = NULL;
+
+	if ((mask & RA_VERBS) && a->n_rest > 0 && (a->verbs_given || !a->probe ||
+						    !strcmp(a->probe->name, "verbs"))) {
+		host = a->rest[0];
+		a->rest++;
+		a->n_rest--;
+		a->verbs_given = 1;
+	}
+	if (!a->probe) {
+		if (a->verbs_given)
+			a->probe = probe_find("verbs");
+		else if (mask & RA_AUTO_PROBE)
+			a->probe = probe_default();
+		else
+			a->probe = probe_find("shm");
+	}
+	if (strcmp(a->probe->name, "verbs")) {
+		if (a->verbs_given) {
+			log_err("--probe %s: the RDMA options (-d -i -x -s -I --loopback --server "
+				"--port --clock, HOST) are for --probe verbs", a->probe->name);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (a->loopback + a->server + (host != NULL) > 1) {
+		log_err("--loopback, --server and HOST exclude each other");
+		return -EINVAL;
+	}
+	if (host) {
+		o->mode = PROBE_CLIENT;
+		o->host = host;
+	} else if (a->server || (!a->loopback && (mask & RA_SERVER_DEFAULT))) {
+		o->mode = PROBE_SERVER;
+	} else {
+		o->mode = PROBE_LOOPBACK;
+	}
+	return 0;
+}
+
+int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
+		   struct run_args *a)
+{
+	struct option longopts[N_OPTIONS + 1];
+	char shortopts[64] = "";
+	size_t n = 0;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	probe_opts_init(&a->probe_opts);
+	a->ringbuf_bytes = 16u << 20;
+	a->drain_ms = 200;
+	a->progress = isatty(STDERR_FILENO);
+	a->top = 10;
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		if (options[i].mask && !(options[i].mask & mask))
+			continue;
+		longopts[n++] = options[i].opt;
+		if (options[i].opt.val < 0x100) {
+			size_t l = strlen(shortopts);
+
+			shortopts[l] = (char)options[i].opt.val;
+			shortopts[l + 1] = options[i].opt.has_arg ? ':' : 0;
+			shortopts[l + 2] = 0;
+		}
+	}
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			help();
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			if (optopt && optopt < 0x100 && strchr(shortopts, optopt))
+				log_err("%s: option -%c needs a value", argv[0], optopt);
+			else
+				log_err("%s: unknown option '%s' (see tailcause %s --help)", argv[0],
+					argv[optind - 1], argv[0]);
+			return -EINVAL;
+		}
+		if (parse_one(c, optarg, a))
+			return -EINVAL;
+	}
+	a->rest = argv + optind;
+	a->n_rest = argc - optind;
+	if ((mask & RA_COMMAND) && a->n_rest && !strcmp(argv[optind - 1], "--")) {
+		a->command = a->rest;	/* argv is NULL-terminated, so is the command */
+		a->n_rest = 0;
+		return 0;
+	}
+	return (mask & RA_PROBE) ? pick_probe(mask, a) : 0;
+}

@@ -1,9 +1,0 @@
-// SPDX-License-Identifier: BSD-2-Clause
-/*
- * nic_fentry_io.c - the shell around bpf/nic_fentry.bpf.c. Optional: where
- * fentry is refused or no driver is loaded, recording goes on without it.
- */
-#include "bpf/nic_fentry.skel.h"
-#include "concern.h"
-
-TC_DEFINE_CONCERN(nic_fentry, 1, TC_NO_EXTRA);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * outfile.h - a report file that appears whole or not at all: written to a
+ * temporary file in the same directory, renamed over the target when done.
+ */
+#ifndef TAILCAUSE_LIB_OUTFILE_H
+#define TAILCAUSE_LIB_OUTFILE_H
+
+#include <stdio.h>
+
+struct outfile {
+	FILE *f; /* write here */
+	char *path;
+	char *tmp;
+};
+
+/* Creates the temporary file (mode 0644) for path; 0 or a negative errno, reported. */
+int outfile_open(struct outfile *o, const char *path);
+/* Flushes, syncs and renames it to its path; 0 or a negative errno, reported. Frees o. */
+int outfile_commit(struct outfile *o);
+/* Removes the temporary file; frees o. */
+void outfile_abort(struct outfile *o);
+
+/* Whether path's directory exists and is writable; reports why not and returns -errno. */
+int outfile_check_dir(const char *opt, const char *path);
+
+#endif /* TAILCAUSE_LIB_OUTFILE_H */

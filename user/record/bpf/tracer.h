@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tracer.h - loads every BPF concern (sched, irq, ...) against one set of
+ * shared maps (ring buffer, thread and CPU filters, drop counters), attaches
+ * what this kernel allows and says why anything else was left out.
+ */
+#ifndef TAILCAUSE_RECORD_BPF_TRACER_H
+#define TAILCAUSE_RECORD_BPF_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tracer_cfg {
+	size_t ringbuf_bytes;	/* rounded up to a power of two, >= 4096 */
+	int force_fallback;	/* classic tracepoints instead of tp_btf */
+	int follow_children;	/* record -- CMD: follow new threads of TC_ROLE_TARGET ones */
+};
+
+/* What happened to one BPF program. */
+struct tc_prog_status {
+	char concern[16];	/* "sched", "irq" */
+	char prog[48];		/* program name in the object */
+	char target[64];	/* "tp_btf/sched_switch" */
+	int attached;
+	char reason[160];	/* why not, when !attached */
+};
+
+struct tracer;
+
+/* Routes libbpf's own messages through tailcause's: warnings at -v, debug at -vv. */
+void tracer_setup_log(void);
+
+/*
+ * Opens, loads and attaches every concern. Programs that cannot attach are
+ * recorded with their reason; a concern that cannot load at all is an error.
+ * Returns NULL with errno set (and the failure already reported).
+ */
+struct tracer *tracer__new(const struct tracer_cfg *cfg);
+void tracer__free(struct tracer *t);
+/*
+ * Detaches every program and returns once none is still running: nothing more
+ * reaches the ring buffer or the drop counters. The maps stay readable.
+ */
+void tracer__stop(struct tracer *t);
+
+/* Traces thread tid (its off-CPU time) as role TC_ROLE_*; 0 or -errno. */
+int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role);
+/* Traces IRQs and softirqs on cpu; 0 or -errno. */
+int tracer__add_cpu(struct tracer *t, uint32_t cpu);
+
+/* The ring buffer's map fd, for ring_buffer__new(). */
+int tracer__ringbuf_fd(const struct tracer *t);
+
+/*
+ * Reads the IRQ placement counters (hard IRQ handler runs per IRQ per CPU, all
+ * CPUs) and calls add(ctx, irq, cpu, count) for each non-zero one; 0 or -errno.
+ */
+int tracer__read_irq_counts(const struct tracer *t,
+			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n), void *ctx);
+
+/*
+ * Reads the ring-buffer drops of each CPU and record kind into
+ * drops[cpu * TC_DROP_KINDS + kind], cpu < ncpu; 0 or -errno.
+ */
+int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu);
+
+/* The status of every program; *out stays valid until tracer__free(). */
+size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out);
+
+/*
+ * Off-CPU intervals still open (a probe thread switched out and not back in):
+ * calls emit(ctx, tid, start_ns, cpu, ...) for each, so nothing is lost at
+ * the end of a recording. Returns how many were found.
+ */
+struct tc_event;
+size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
+			  void (*emit)(void *ctx, const struct tc_event *e), void *ctx);
+
+/*
+ * Page faults still open (no RSS change seen yet), emitted as instants: the
+ * fault happened, its end is unknown. Returns how many were found.
+ */
+size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const struct tc_event *e),
+			    void *ctx);
+
+#endif /* TAILCAUSE_RECORD_BPF_TRACER_H */

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* recorder.c - probe + tracers + ring-buffer drain -> trace file. */
+#include <errno.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "audit/host_audit.h"
+#include "core/trace_codec.h"
+#include "hostfacts.h"
+#include "lib/log.h"
+#include "lib/stop.h"
+#include "privs.h"
+#include "recorder.h"
+#include "target.h"
+#include "tracefile/trace_file.h"
+#include "record/bpf/tracer.h"
+#include "lib/version.h"
+
+struct recorder {
+	const struct recorder_opts *o;
+	struct tracer *tracer;
+	struct trace_writer *writer;
+	struct tc_trace *trace;
+	struct ring_buffer *rb;
+	void *probe;
+	struct target target;		/* record -- CMD */
+	uint64_t start_ns;
+
+	struct tc_event *pending;	/* drained, not yet written */
+	size_t n_pending;
+	size_t bad_records;
+	int write_err;
+
+	uint64_t *drops_seen;		/* per CPU and kind (tracer__read_drops), at the last
+					 * drain: increases become TC_EV_LOST windows */
+	uint64_t *drops_now;
+	size_t n_cpu;
+	uint64_t last_drain_ns;
+	uint64_t last_write_ns;		/* pending events reach the file at least this often */
+
+	pthread_t drain_thr;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t drain_tid;
+	atomic_int stop;
+};
+
+static int write_pending(struct recorder *r)
+{
+	int err = 0;
+
+	r->last_write_ns = probe_now_ns();
+	if (r->n_pending && !r->write_err) {
+		/* the main thread writes META meanwhile: one writer at a time */
+		pthread_mutex_lock(&r->lock);
+		err = trace_writer__events(r->writer, r->pending, r->n_pending);
+		pthread_mutex_unlock(&r->lock);
+		if (err)
+			r->write_err = err;
+	}
+	r->n_pending = 0;
+	return err;
+}
+
+static void keep_event(struct recorder *r, const struct tc_event *e)
+{
+	r->pending[r->n_pending++] = *e;
+	if (r->n_pending == TC_BLOCK_RECORDS)
+		write_pending(r);
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+
+	if (size != sizeof(struct tc_event)) {
+		r->bad_records++;
+		return 0;
+	}
+	keep_event(r, data);
+	return 0;
+}
+
+static void emit_open(void *ctx, const struct tc_event *e)
+{
+	keep_event(ctx, e);
+}
+
+static void print_progress(struct recorder *r, int final)
+{
+	size_t done, total = r->o->probe_opts.iterations;
+
+	if (r->o->command) {
+		fprintf(stderr, "\r  recording %s: %.0f s, %llu events%s", r->o->command[0],
+			(double)(probe_now_ns() - r->start_ns) / 1e9,
+			(unsigned long long)(trace_writer__n_events(r->writer) + r->n_pending),
+			final ? "\n" : "");
+		return;
+	}
+	done = r->o->probe->progress(r->probe);
+	fprintf(stderr, "\r  recording: %3zu%%  %zu/%zu round trips, %llu events%s",
+		total ? done * 100 / total : 100, done, total,
+		(unsigned long long)(trace_writer__n_events(r->writer) + r->n_pending),
+		final ? "\n" : "");
+}
+
+/*
+ * Turns ring-buffer drops since the last drain into TC_EV_LOST windows, one per
+ * CPU and kind, so the report can say which time ranges may be missing which
+ * events, not just how many.
+ */
+static void note_drops(struct recorder *r)
+{
+	uint64_t now = probe_now_ns();
+
+	if (tracer__read_drops(r->tracer, r->drops_now, r->n_cpu))
+		return;
+	for (size_t i = 0; i < r->n_cpu * TC_DROP_KINDS; i++) {
+		uint64_t lost = r->drops_now[i] - r->drops_seen[i];
+		struct tc_event e = {
+			.start_ns = r->last_drain_ns,
+			.dur_ns = now - r->last_drain_ns,
+			.aux = lost,
+			.cpu = (uint32_t)(i / TC_DROP_KINDS),
+			.arg = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost,
+			.kind = TC_EV_LOST,
+			.flags = (uint16_t)(i % TC_DROP_KINDS),
+		};
+
+		if (r->drops_now[i] <= r->drops_seen[i])
+			continue;
+		keep_event(r, &e);
+		r->drops_seen[i] = r->drops_now[i];
+	}
+	r->last_drain_ns = now;
+}
+
+static void *drain_main(void *arg)
+{
+	struct recorder *r = arg;
+	uint64_t next_progress = 0;
+
+	pthread_mutex_lock(&r->lock);
+	r->drain_tid = (uint32_t)syscall(SYS_gettid);
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+
+	/*
+	 * Wakes every drain_ms, or early when the BPF side finds the ring past its
+	 * watermark. Records submitted without a wake-up are invisible to epoll, so
+	 * a poll that timed out drained nothing: consume explicitly.
+	 */
+	while (!atomic_load(&r->stop)) {
+		int n = ring_buffer__poll(r->rb, (int)r->o->drain_ms);
+
+		if (n >= 0)
+			n = ring_buffer__consume(r->rb);
+		/* At least once a second to the file, so a kill -9 loses little. */
+		if (r->n_pending && probe_now_ns() - r->last_write_ns >= 1000000000ull)
+			write_pending(r);
+
+		if (n < 0 && n != -EINTR) {
+			log_err("drain ring buffer: %s", strerror(-n));
+			r->write_err = n;
+			break;
+		}
+		note_drops(r);
+		if (r->o->progress && probe_now_ns() >= next_progress) {
+			print_progress(r, 0);
+			next_progress = probe_now_ns() + 1000000000ull;
+		}
+	}
+	return NULL;
+}
+
+static int start_drain(struct recorder *r)
+{
+	int err;
+
+	r->rb = ring_buffer__new(tracer__ringbuf_fd(r->tracer), on_event, r, NULL);
+	if (!r->rb) {
+		err = -errno;
+		log_err("open ring buffer: %s", strerror(-err));
+		return err;
+	}
+	err = -pthread_create(&r->drain_thr, NULL, drain_main, r);
+	if (err) {
+		log_err("start drain thread: %s", strerror(-err));
+		return err;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (!r->drain_tid)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+/* The command's first thread; its children are followed in the kernel as they appear. */
+static int follow_command(struct recorder *r)
+{
+	int err = tracer__add_tid(r->tracer, (uint32_t)r->target.pid, TC_ROLE_TARGET);
+	if (!err)
+		err = trace__add_thread(r->trace, (uint32_t)r->target.pid, TC_THREAD_TARGET,
+					UINT32_MAX);
+	return err;
+}
+
+static int follow_workload(struct recorder *r)
+{
+	struct probe_thread th[8];
+	size_t n = 0;
+	int err = 0;
+
+	if (r->o->command)
+		err = follow_command(r);
+	else
+		n = r->o->probe->threads(r->probe, th, 8);
+	for (size_t i = 0; i < n && !err; i++) {
+		err = tracer__add_tid(r->tracer, th[i].tid, TC_ROLE_PROBE);
+		if (!err)
+			err = tracer__add_cpu(r->tracer, th[i].cpu);
+		if (!err)
+			err = trace__add_thread(r->trace, th[i].tid, TC_THREAD_PROBE, th[i].cpu);
+	}
+	if (!err)
+		err = trace__add_thread(r->trace, (uint32_t)syscall(SYS_gettid), TC_THREAD_SELF,
+					UINT32_MAX);
+	if (!err)
+		err = trace__add_thread(r->trace, r->drain_tid, TC_THREAD_SELF, UINT32_MAX);
+	if (err)
+		log_err("follow %s threads: %s", r->o->command ? "command" : "probe",
+			strerror(-err));
+	return err;
+}
+
+static int set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return trace__set_meta(t, key, buf);
+}
+
+static int store_tracer_status(struct recorder *r)
+{
+	const struct tc_prog_status *st;
+	size_t n = tracer__status(r->tracer, &st);
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		char key[96];
+
+		snprintf(key, sizeof(key), "tracer.%s.%s", st[i].concern, st[i].prog);
+		if (st[i].attached)
+			err = set_metaf(r->trace, key, "attached %s", st[i].target);
+		else
+			err = set_metaf(r->trace, key, "not attached: %s", st[i].reason);
+	}
+	return err;
+}
+
+static int store_command_facts(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	char buf[512];
+	size_t off = 0;
+	int err;
+
+	for (size_t i = 0; o->command[i] && off < sizeof(buf) - 1; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "",
+					o->command[i]);
+	err = set_metaf(r->trace, "run.probe", "command");
+	err = err ?: set_metaf(r->trace, "run.target", "%s", buf);
+	err = err ?: set_metaf(r->trace, "run.target_pid", "%d", (int)r->target.pid);
+	err = err ?: set_metaf(r->trace, "run.cpus", "the command's (followed)");
+	err = err ?: set_metaf(r->trace, "run.iterations", "0");
+	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
+	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
+	return err ?: store_tracer_status(r);
+}
+
+static int store_run_facts(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	int err;
+
+	err = hostfacts_collect(r->trace);
+	err = err ?: set_metaf(r->trace, "tailcause.version", "%s", TAILCAUSE_VERSION);
+	err = err ?: set_metaf(r->trace, "run.command", "%s", o->command_line);
+	err = err ?: host_audit_store(r->trace, o->command ? NULL : o->probe_opts.cpu);
+	if (o->command)
+		return err ?: store_command_facts(r);
+	err = err ?: set_metaf(r->trace, "run.probe", "%s", o->probe->name);
+	err = err ?: set_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
+			       o->probe_opts.cpu[1]);
+	err = err ?: set_metaf(r->trace, "run.iterations", "%zu", o->probe_opts.iterations);
+	err = err ?: set_metaf(r->trace, "run.clock", "%s",
+			       o->probe->clock ? o->probe->clock(r->probe)
+					       : "CLOCK_MONOTONIC (clock_gettime, vDSO)");
+	if (o->probe->detail)
+		err = err ?: set_metaf(r->trace, "run.probe_detail", "%s",
+				       o->probe->detail(r->probe));
+	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
+	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
+	return err ?: store_tracer_status(r);
+}
+
+/* Touches every page so the timed loop never takes a page fault on its samples. */
+static struct tc_sample *alloc_samples(size_t n)
+{
+	struct tc_sample *s = malloc(n * sizeof(*s));
+
+	if (s) {
+		memset(s, 0, n * sizeof(*s));
+		mlock(s, n * sizeof(*s));	/* best effort: keeps them resident */
+	}
+	return s;
+}
+
+static int add_irq_count(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n)
+{
+	return trace__add_counter(ctx, TC_COUNTER_IRQ, irq, cpu, n);
+}
+
+/*
+ * The tracers are stopped and the ring drained: the intervals still open end
+ * at end_ns, and the drop totals are the readings the lost windows were made
+ * from, so the windows add up to them exactly.
+ */
+static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, uint64_t end_ns)
+{
+	int err;
+
+	tracer__flush_open(r->tracer, end_ns, emit_open, r);
+	tracer__flush_faults(r->tracer, emit_open, r);
+	err = write_pending(r) ?: r->write_err;
+	if (err)
+		return err;
+	for (size_t c = 0; c < r->n_cpu && !err; c++) {
+		uint64_t lost = 0;
+
+		for (size_t k = 0; k < TC_DROP_KINDS; k++)
+			lost += r->drops_seen[c * TC_DROP_KINDS + k];
+		if (lost)
+			err = trace__set_drops(r->trace, (uint32_t)c, lost);
+	}
+	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
+	err = err ?: trace__add_samples(r->trace, s, done);
+	err = err ?: hostfacts_irq_names(r->trace);
+	err = err ?: set_metaf(r->trace, "run.completed", "%zu", done);
+	err = err ?: set_metaf(r->trace, "run.interrupted", "%s",
+			       stop_requested() ? "yes" : "no");
+	err = err ?: set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
+	if (err)
+		return err;
+	err = trace_writer__finish(r->writer, r->trace);
+	r->writer = NULL;
+	return err;
+}
+
+/* Lets the command run and waits for it; its exit status goes into the trace. */
+static int run_command(struct recorder *r)
+{
+	int status, err = target_release(&r->target);
+
+	if (err) {
+		log_err("start %s: %s", r->o->command[0], strerror(-err));
+		return err;
+	}
+	status = target_wait(&r->target);
+	if (status < 0) {
+		log_err("wait for %s: %s", r->o->command[0], strerror(-status));
+		return status;
+	}
+	r->target.pid = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		log_err("run %s: the command could not be started", r->o->command[0]);
+		return -ENOEXEC;
+	}
+	if (WIFSIGNALED(status))
+		log_warn("%s was killed by signal %d", r->o->command[0], WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		log_warn("%s exited with status %d", r->o->command[0], WEXITSTATUS(status));
+	return set_metaf(r->trace, "run.target_status", "%s %d",
+			 WIFSIGNALED(status) ? "signal" : "exit",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+/* The workload: the probe's round trips, or the traced command until it exits. */
+static int run_workload(struct recorder *r, struct tc_sample *samples, size_t *done)
+{
+	if (r->o->command)
+		return run_command(r);
+	return r->o->probe->run(r->probe, samples, r->o->probe_opts.iterations, done);
+}
+
+static int record(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	struct tc_sample *samples;
+	uint64_t end_ns;
+	size_t done = 0;
+	int err;
+
+	samples = alloc_samples(o->command ? 1 : o->probe_opts.iterations);
+	if (!samples) {
+		log_err("allocate %zu samples: %s", o->probe_opts.iterations, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	err = start_drain(r);
+	err = err ?: follow_workload(r);
+	err = err ?: store_run_facts(r);
+	if (!err) {
+		/* the drain thread is running and may be writing events */
+		pthread_mutex_lock(&r->lock);
+		err = trace_writer__meta(r->writer, r->trace);
+		pthread_mutex_unlock(&r->lock);
+	}
+	r->start_ns = probe_now_ns();
+	if (!err)
+		err = run_workload(r, samples, &done);
+	atomic_store(&r->stop, 1);
+	if (r->drain_thr)
+		pthread_join(r->drain_thr, NULL);
+	/*
+	 * The trace ends here. Stop the programs first, then drain: a record or a
+	 * drop after the last drain would be missing from the trace, or counted
+	 * without a window to place it in.
+	 */
+	end_ns = probe_now_ns();
+	tracer__stop(r->tracer);
+	if (r->rb) {
+		ring_buffer__consume(r->rb);
+		note_drops(r);
+	}
+	if (o->progress)
+		print_progress(r, 1);
+	if (!err)
+		err = finish_trace(r, samples, done, end_ns);
+	free(samples);
+	return err;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
+int recorder_run(const struct recorder_opts *o)
+{
+	struct tracer_cfg cfg = {
+		.ringbuf_bytes = o->ringbuf_bytes,
+		.force_fallback = o->force_fallback,
+		.follow_children = o->command != NULL,
+	};
+	struct recorder r = { .o = o };
+	struct timespec mono, real;
+	int err;
+
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	r.pending = malloc(TC_BLOCK_RECORDS * sizeof(*r.pending));
+	r.trace = trace__new();
+	if (!r.pending || !r.trace) {
+		err = -ENOMEM;
+		goto out;
+	}
+	r.target.gate_fd = -1;
+	r.tracer = tracer__new(&cfg);
+	if (!r.tracer) {
+		err = -errno;
+		goto out;
+	}
+	/*
+	 * The programs are attached: spawn the command (it keeps the caller's
+	 * privileges), then give up ours before any other thread exists, so the
+	 * probe and drain threads inherit the reduced set.
+	 */
+	err = o->command ? target_spawn(&r.target, o->command) : 0;
+	err = err ?: privs_drop();
+	if (!err && !o->command)
+		err = o->probe->open(&o->probe_opts, &r.probe);
+	if (err)
+		goto out_free;
+	if (libbpf_num_possible_cpus() > 0)
+		r.n_cpu = (size_t)libbpf_num_possible_cpus();
+	r.drops_seen = calloc((r.n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r.drops_seen));
+	r.drops_now = calloc((r.n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r.drops_now));
+	if (!r.drops_seen || !r.drops_now) {
+		err = -ENOMEM;
+		log_err("allocate drop counters: %s", strerror(ENOMEM));
+		goto out_free;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	r.last_drain_ns = ts_ns(&mono);	/* the first lost window starts with the trace */
+	r.writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
+	if (!r.writer) {
+		err = -errno;
+		goto out_free;
+	}
+	err = record(&r);
+	trace_writer__abort(r.writer);	/* no-op after a successful finish */
+out_free:
+	target_abort(&r.target);	/* no-op once the command was reaped */
+	ring_buffer__free(r.rb);
+	if (r.probe)
+		o->probe->close(r.probe);
+	tracer__free(r.tracer);
+out:
+	trace__free(r.trace);
+	free(r.pending);
+	free(r.drops_seen);
+	free(r.drops_now);
+	pthread_cond_destroy(&r.cond);
+	pthread_mutex_destroy(&r.lock);
+	return err;
+}

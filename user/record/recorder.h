@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * recorder.h - runs a probe under tracing and writes the trace file.
+ *
+ * Loads the tracers, follows the probe's threads and CPUs (or, with a
+ * command, the command's threads as they are created and the CPUs they run
+ * on), drains the ring
+ * buffer on a timer (no per-event wake-ups) into the trace writer, and on
+ * the way out flushes still-open intervals, reads the drop counters and
+ * finishes the file. SIGINT/SIGTERM end the run early with a complete trace.
+ */
+#ifndef TAILCAUSE_RECORD_RECORDER_H
+#define TAILCAUSE_RECORD_RECORDER_H
+
+#include <stddef.h>
+
+#include "probe/probe.h"
+
+struct recorder_opts {
+	const char *out_path;
+	int force;			/* overwrite out_path */
+	const struct probe_ops *probe;
+	struct probe_opts probe_opts;	/* cpus resolved by the caller */
+	size_t ringbuf_bytes;
+	unsigned int drain_ms;
+	int force_fallback;		/* classic tracepoints */
+	int progress;			/* progress line on stderr */
+	const char *command_line;	/* stored in the trace */
+	char *const *command;		/* record -- CMD ARGS: trace this instead of the probe */
+};
+
+/*
+ * Records one run into o->out_path. Returns 0, or a negative errno after
+ * reporting it; -EPERM/-ENOENT-style environment failures keep their errno so
+ * the caller can map them to exit code 2.
+ */
+int recorder_run(const struct recorder_opts *o);
+
+#endif /* TAILCAUSE_RECORD_RECORDER_H */

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * report.c - trace file (+ the user's samples) -> analysis or noise report ->
+ * each requested format. A file that cannot be read or used is bad input
+ * (-TC_ERRNO__INPUT); memory and output failures keep their errno.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/plot.h"
+#include "core/samples_csv.h"
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "lib/outfile.h"
+#include "tracefile/trace_file.h"
+#include "report.h"
+
+static const char *const format_names[] = {
+	[REPORT_TEXT] = "text",
+	[REPORT_JSON] = "json",
+	[REPORT_HTML] = "html",
+	[REPORT_PERFETTO] = "perfetto",
+	[REPORT_OPENMETRICS] = "openmetrics",
+};
+#define N_FORMATS (sizeof(format_names) / sizeof(format_names[0]))
+
+int report_format_parse(const char *s, enum report_format *out)
+{
+	for (size_t i = 0; i < N_FORMATS; i++) {
+		if (!strcmp(s, format_names[i])) {
+			*out = (enum report_format)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *report_format_names(void)
+{
+	return "text, json, html, perfetto, openmetrics";
+}
+
+/* ---- the user's samples ------------------------------------------------------------------ */
+
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 16, n = 0;
+	char *b = NULL, *nb;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (!b || n == cap) {
+			cap = b ? cap * 2 : cap;
+			nb = realloc(b, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		n += fread(b + n, 1, cap - n, f);
+		if (ferror(f)) {
+			err = -EIO;
+			break;
+		}
+		if (feof(f))
+			break;
+	}
+	fclose(f);
+	if (err) {
+		free(b);
+		return err;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Checks that the samples lie on the trace's clock: all outside is an error, some a warning. */
+static int check_span(const char *path, const struct tc_trace *t, const struct samples_csv *c)
+{
+	uint64_t lo, hi;
+	size_t out;
+
+	samples_csv_trace_span(t, &lo, &hi);
+	out = samples_csv_outside(c->samples, c->n, lo, hi);
+	if (out == c->n) {
+		log_err("samples %s: none of the %zu rows falls inside the trace (CLOCK_MONOTONIC"
+			" %.3f s .. %.3f s): were they taken with clock_gettime(CLOCK_MONOTONIC)"
+			" while 'tailcause record' ran?",
+			path, c->n, (double)lo / 1e9, (double)hi / 1e9);
+		return -EINVAL;
+	}
+	if (out)
+		log_warn("samples %s: %zu of %zu rows lie outside the trace; nothing was traced"
+			 " for them",
+			 path, out, c->n);
+	return 0;
+}
+
+/* Replaces t's samples by the CSV's rows; 0, -ENOMEM or -TC_ERRNO__INPUT (reported). */
+static int apply_samples(struct tc_trace *t, const char *path)
+{
+	struct samples_csv_error e;
+	struct samples_csv c;
+	char buf[32], *text = NULL;
+	size_t len = 0;
+	int err;
+
+	err = read_all(path, &text, &len);
+	if (err) {
+		log_err("read samples %s: %s", path, strerror(-err));
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	}
+	err = samples_csv_parse(text, len, &c, &e);
+	free(text);
+	if (err == -ENOMEM) {
+		log_err("read samples %s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (err) {
+		if (e.line)
+			log_err("samples %s line %zu: %s", path, e.line, e.msg);
+		else
+			log_err("samples %s: %s", path, e.msg);
+		return -TC_ERRNO__INPUT;
+	}
+	err = check_span(path, t, &c);
+	if (!err) {
+		err = samples_csv_adopt(t, c.samples, c.n);
+		snprintf(buf, sizeof(buf), "%zu", c.n);
+		err = err ?: trace__set_meta(t, "samples.file", path);
+		err = err ?: trace__set_meta(t, "samples.rows", buf);
+		snprintf(buf, sizeof(buf), "%u", c.columns);
+		err = err ?: trace__set_meta(t, "samples.columns", buf);
+		if (err)
+			log_err("read samples %s: %s", path, strerror(-err));
+	}
+	samples_csv__free(&c);
+	return err == -EINVAL ? -TC_ERRNO__INPUT : err;
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+static int write_format(FILE *out, const struct report_data *d, enum report_format f)
+{
+	switch (f) {
+	case REPORT_TEXT:
+		if (d->noise)
+			report_text_noise(out, d);
+		else
+			report_text(out, d);
+		return 0;
+	case REPORT_JSON:
+		return report_json(out, d);
+	case REPORT_HTML:
+		return report_html(out, d);
+	case REPORT_PERFETTO:
+		return report_perfetto(out, d);
+	case REPORT_OPENMETRICS:
+		return report_openmetrics(out, d);
+	}
+	return -EINVAL;
+}
+
+/* Writes format f to path (whole or not at all), or to out when path is NULL. */
+static int emit(const struct report_data *d, enum report_format f, const char *path, FILE *out)
+{
+	struct outfile of;
+	int err;
+
+	if (!path) {
+		err = write_format(out, d, f);
+		if (!err && (fflush(out) || ferror(out)))
+			err = -(errno ? errno : EIO);
+		if (err)
+			log_err("write %s report: %s", format_names[f], strerror(-err));
+		return err;
+	}
+	err = outfile_open(&of, path);
+	if (err)
+		return err;
+	err = write_format(of.f, d, f);
+	if (err) {
+		log_err("write %s report %s: %s", format_names[f], path, strerror(-err));
+		outfile_abort(&of);
+		return err;
+	}
+	return outfile_commit(&of);
+}
+
+static int emit_all(const struct report_data *d, FILE *out)
+{
+	const struct report_opts *o = d->o;
+	int rc = emit(d, o->format, o->out_path, out);
+
+	if (!rc && o->html_path)
+		rc = emit(d, REPORT_HTML, o->html_path, out);
+	return rc;
+}
+
+/* A trace without samples (record -- CMD): the per-interval noise of the command's threads. */
+static int noise_report(struct report_data *d, const char *path, FILE *out)
+{
+	struct tc_noise_opts no = {.interval_ns = d->o->interval_ns,
+				   .nic_irq_pattern = d->o->nic_irq_pattern};
+	struct tc_noise *n;
+	int err, rc;
+
+	err = noise__run(d->t, &no, &n);
+	if (err) {
+		if (err == -E2BIG)
+			log_err("report %s: the trace is too long for a %.3f ms interval", path,
+				(double)no.interval_ns / 1e6);
+		else
+			log_err("noise report %s: %s", path, strerror(-err));
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	}
+	d->noise = n;
+	rc = emit_all(d, out);
+	noise__free(n);
+	return rc;
+}
+
+static int latency_report(struct report_data *d, const char *path, FILE *out)
+{
+	const struct report_opts *o = d->o;
+
+	/* The user's iterations are whole operations; the probe's are ping-pong round trips. */
+	d->div = o->samples_path ? 1 : 2;
+	struct tc_analysis_opts ao = {.spike = o->spike, .nic_irq_pattern = o->nic_irq_pattern};
+	struct tc_analysis *a = NULL;
+	struct hist *h;
+	int err, rc;
+
+	err = analysis__run(d->t, &ao, &a);
+	if (err) {
+		log_err("analyze %s: %s", path, strerror(-err));
+		return err == -EINVAL ? -TC_ERRNO__INPUT : err;
+	}
+	h = plot_rtt_hist(d->t->samples, d->t->n_samples);
+	if (!h) {
+		log_err("analyze %s: %s", path, strerror(ENOMEM));
+		analysis__free(a);
+		return -ENOMEM;
+	}
+	d->a = a;
+	d->hist = h;
+	rc = emit_all(d, out);
+	hist__free(h);
+	analysis__free(a);
+	return rc;
+}
+
+int report_file(const char *path, struct report_opts *o, FILE *out)
+{
+	struct report_data d = {.o = o};
+	struct tc_trace *t = NULL;
+	int err, rc;
+
+	err = trace_file_read(path, &t);
+	if (err)
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	o->path = path;
+	if (o->samples_path) {
+		rc = apply_samples(t, o->samples_path);
+		if (rc) {
+			trace__free(t);
+			return rc;
+		}
+	}
+	trace__sort(t);
+	d.t = t;
+	if (t->n_samples)
+		rc = latency_report(&d, path, out);
+	else
+		rc = noise_report(&d, path, out);
+	trace__free(t);
+	return rc;
+}

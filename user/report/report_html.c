@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * report_html.c - the report as one self-contained HTML page: no network,
+ * no script, no external font; the charts are inline SVG with <title>
+ * tooltips. This file writes the page, its tables and the helpers the charts
+ * share; report_html_charts.c and report_html_maps.c draw. Formatting only.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/causes.h"
+#include "core/verdict.h"
+#include "report_common.h"
+#include "report_html.h"
+#include "lib/version.h"
+
+/* Distinct colours for the causes with the most excess; the rest share the last. */
+static const char *const palette[] = {
+	"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+	"#e377c2", "#17becf", "#bcbd22", "#393b79", "#ad494a", "#637939",
+};
+#define N_PALETTE (sizeof(palette) / sizeof(palette[0]))
+#define GREY	  "#9a9a9a"
+#define OTHER	  "#c7c7c7"
+
+const char *html_palette(size_t i)
+{
+	return i < N_PALETTE ? palette[i] : OTHER;
+}
+
+const char *html_cause_color(const struct html *h, uint32_t cause)
+{
+	uint32_t slot;
+
+	if (cause >= h->n_causes)
+		return OTHER;
+	slot = h->color_of[cause];
+	if (slot == UINT32_MAX)
+		return GREY;
+	return slot < N_PALETTE ? palette[slot] : OTHER;
+}
+
+void html_esc(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+void html_fmt_ns(double ns, char *buf, size_t len)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.3g us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.3g ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3g s", ns / 1e9);
+}
+
+void log_axis_init(struct log_axis *ax, double v0, double v1, double p0, double p1)
+{
+	ax->l0 = floor(log10(v0 > 0 ? v0 : 1));
+	ax->l1 = ceil(log10(v1 > 0 ? v1 : 1));
+	if (ax->l1 <= ax->l0)
+		ax->l1 = ax->l0 + 1;
+	ax->p0 = p0;
+	ax->p1 = p1;
+}
+
+double log_axis_px(const struct log_axis *ax, double v)
+{
+	double l = log10(v > 0 ? v : 1e-300);
+
+	if (l < ax->l0)
+		l = ax->l0;
+	if (l > ax->l1)
+		l = ax->l1;
+	return ax->p0 + (l - ax->l0) / (ax->l1 - ax->l0) * (ax->p1 - ax->p0);
+}
+
+void html_log_ticks_y(FILE *out, const struct log_axis *ax, double x0, double x1)
+{
+	char label[32];
+
+	for (double l = ax->l0; l <= ax->l1 + 1e-9; l++) {
+		double y = log_axis_px(ax, pow(10, l));
+
+		html_fmt_ns(pow(10, l), label, sizeof(label));
+		fprintf(out,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"end\">%s</text>\n",
+			x0, y, x1, y, x0 - 6, y + 4, label);
+	}
+}
+
+void html_log_ticks_x(FILE *out, const struct log_axis *ax, double y0, double y1)
+{
+	char label[32];
+
+	for (double l = ax->l0; l <= ax->l1 + 1e-9; l++) {
+		double x = log_axis_px(ax, pow(10, l));
+
+		html_fmt_ns(pow(10, l), label, sizeof(label));
+		fprintf(out,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\">%s</text>\n",
+			x, y0, x, y1, x, y1 + 16, label);
+	}
+}
+
+static const char style[] =
+	"body{font-family:sans-serif;margin:24px auto;max-width:1100px;color:#222;background:#fff}"
+	"h1{font-size:22px;margin:0 0 12px}h2{font-size:17px;margin:28px 0 8px;"
+	"border-bottom:1px solid #ddd;padding-bottom:4px}"
+	"table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;text-align:left;"
+	"vertical-align:top}th{background:#f3f3f3}table.num td{text-align:right}"
+	"table.facts td:first-child{color:#666;white-space:nowrap}table.num td.l{text-align:left}"
+	".verdict{display:inline-block;padding:4px 10px;border-radius:4px;font-weight:bold}"
+	".excellent,.good{background:#d9f2d9}.fair{background:#fff1c2}"
+	".problem,.failure{background:#f8d0d0}.warn{color:#b00;font-weight:bold}"
+	".note{color:#666;font-size:12px}svg{display:block;margin:6px 0}"
+	".grid{stroke:#e4e4e4;stroke-width:1}.axis{stroke:#555;stroke-width:1}"
+	".tick{font-size:11px;fill:#555}.lbl{font-size:12px;fill:#222}"
+	".legend{font-size:12px}.legend span{display:inline-block;width:11px;height:11px;"
+	"margin:0 4px 0 12px;vertical-align:-1px}";
+
+static void fact(FILE *out, const char *key, const char *val)
+{
+	fprintf(out, "<tr><td>%s</td><td>", key);
+	html_esc(out, val);
+	fputs("</td></tr>\n", out);
+}
+
+static void facts(struct html *h)
+{
+	const struct tc_trace *t = h->d->t;
+	const struct report_opts *o = h->d->o;
+	struct report_tracer tr;
+	size_t pos = 0;
+	char buf[256];
+
+	fputs("<table class=\"facts\">\n", h->out);
+	fact(h->out, "trace", o->trace_kept && o->path ? o->path : "(not kept)");
+	snprintf(buf, sizeof(buf), "%s (Linux %s, %s CPUs, %s)",
+		 report_meta_or(t, "host.name", "?"), report_meta_or(t, "host.kernel", "?"),
+		 report_meta_or(t, "host.cpus", "?"), report_meta_or(t, "host.cpu_model", "?"));
+	fact(h->out, "host", buf);
+	if (!strcmp(report_meta_or(t, "run.probe", ""), "command")) {
+		fact(h->out, "command", report_meta_or(t, "run.target", "?"));
+		fact(h->out, "samples", report_meta_or(t, "samples.file", "none"));
+	} else {
+		snprintf(buf, sizeof(buf), "%s on CPUs %s: %zu round trips",
+			 report_meta_or(t, "run.probe", "?"), report_meta_or(t, "run.cpus", "?"),
+			 t->n_samples);
+		fact(h->out, "probe", buf);
+	}
+	fact(h->out, "clock", report_meta_or(t, "run.clock", "CLOCK_MONOTONIC"));
+	while (report_next_tracer(t, &pos, &tr)) {
+		if (tr.attached)
+			continue;
+		snprintf(buf, sizeof(buf), "%s.%s: %s", tr.concern, tr.program, tr.detail);
+		fact(h->out, "NOT traced", buf);
+	}
+	snprintf(buf, sizeof(buf), "%zu intervals, %llu lost to ring-buffer overrun", t->n_events,
+		 (unsigned long long)trace__total_drops(t));
+	fact(h->out, "events", buf);
+	fputs("</table>\n", h->out);
+	if (t->truncated)
+		fputs("<p class=\"warn\">The trace file is truncated: it ends before its END block;"
+		      " what follows covers only what was written.</p>\n",
+		      h->out);
+	if (trace__total_drops(t))
+		fputs("<p class=\"warn\">Events were lost: attribution may be incomplete.</p>\n",
+		      h->out);
+}
+
+static void stats(struct html *h)
+{
+	const struct report_data *d = h->d;
+	const struct tc_analysis *a = d->a;
+	const struct lat_summary *s = &a->stats;
+	const struct tc_verdict *v = verdict_of(LAT_US(d, s->mean));
+	char rule[128];
+
+	fprintf(h->out, "<h2>Latency (%s, every sample kept)</h2>\n<table class=\"num\"><tr>",
+		d->div == 2 ? "one way = RTT/2" : "per iteration, as the benchmark timed it");
+	fputs("<th>iterations</th><th>t_min</th><th>t_typical</th><th>t_avg</th><th>t_stdev</th>"
+	      "<th>p99</th><th>p99.9</th><th>p99.99</th><th>p99.999</th><th>t_max</th></tr>\n",
+	      h->out);
+	fprintf(h->out,
+		"<tr><td>%zu</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
+		"<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>"
+		"</table>\n<p class=\"note\">microseconds</p>\n",
+		s->n, LAT_US(d, s->min), LAT_US(d, s->p50), LAT_US(d, s->mean), LAT_US(d, s->stdev),
+		LAT_US(d, s->p99), LAT_US(d, s->p999), LAT_US(d, s->p9999), LAT_US(d, s->p99999),
+		LAT_US(d, s->max));
+	if (d->div == 2) {
+		fprintf(h->out, "<p><span class=\"verdict %s\">t_avg %.3f us: %s</span>", v->cls,
+			LAT_US(d, s->mean), v->text);
+		if (strcmp(report_meta_or(d->t, "run.probe", ""), "verbs"))
+			fputs(" <span class=\"note\">on the RDMA scale; this probe has no NIC, so"
+			      " read it as host jitter</span>",
+			      h->out);
+		fputs("</p>\n", h->out);
+	}
+	spike_rule_describe(&a->rule, rule, sizeof(rule));
+	fprintf(h->out, "<p>%zu spikes: samples above %.3f us %s (%s).</p>\n", a->n_spikes,
+		LAT_US(d, a->threshold_ns), LAT_WHAT(d), rule);
+}
+
+static void recommendations(struct html *h)
+{
+	const struct tc_analysis *a = h->d->a;
+	uint64_t spikes[TC_CAUSE_CLASS_COUNT] = {0};
+	int any = 0;
+
+	for (size_t i = 0; i < a->n_causes; i++)
+		spikes[a->causes[i].cls] += a->causes[i].spikes;
+	for (int c = 0; c < TC_CAUSE_CLASS_COUNT; c++) {
+		const struct tc_cause_info *info = causes_info((enum tc_cause_class)c);
+
+		if (!spikes[c])
+			continue;
+		if (!any++)
+			fputs("<h2>Recommendations</h2>\n<table><tr><th>cause</th><th>spikes</th>"
+			      "<th>what happened</th><th>what to do</th></tr>\n",
+			      h->out);
+		fprintf(h->out, "<tr><td>%s</td><td>%llu</td><td>", info->prefix,
+			(unsigned long long)spikes[c]);
+		html_esc(h->out, info->what);
+		fputs("</td><td>", h->out);
+		html_esc(h->out, info->fix);
+		fputs("</td></tr>\n", h->out);
+	}
+	if (any)
+		fputs("</table>\n", h->out);
+}
+
+/* Palette slots by rank of time (noise) or excess (latency); unattributed and blocked grey. */
+static int rank_colors(struct html *h)
+{
+	const struct report_data *d = h->d;
+	size_t n = d->noise ? d->noise->n_causes : d->a->n_causes;
+	size_t *idx = calloc(n ? n : 1, sizeof(*idx));
+	uint32_t slot = 0;
+
+	h->color_of = calloc(n ? n : 1, sizeof(*h->color_of));
+	if (!idx || !h->color_of) {
+		free(idx);
+		return -ENOMEM;
+	}
+	h->n_causes = n;
+	if (d->noise)
+		noise_causes_by_time(d->noise, idx);
+	else
+		analysis_causes_by_excess(d->a, idx);
+	for (size_t i = 0; i < n; i++) {
+		int grey = d->noise ? d->noise->causes[idx[i]].group >= TC_NOISE_NOISY
+				    : d->a->causes[idx[i]].cls == TC_CAUSE_UNATTRIBUTED;
+
+		h->color_of[idx[i]] = grey ? UINT32_MAX : slot++;
+	}
+	free(idx);
+	return 0;
+}
+
+int report_html(FILE *out, const struct report_data *d)
+{
+	struct html h = {.out = out, .d = d};
+	int err = rank_colors(&h);
+
+	if (err)
+		goto out_free;
+	fprintf(out,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>tailcause report</title>\n<style>%s</style></head><body>\n"
+		"<h1>tailcause report</h1>\n",
+		style);
+	facts(&h);
+	if (d->noise) {
+		err = html_chart_noise(&h);
+	} else {
+		stats(&h);
+		err = html_chart_series(&h);
+		err = err ?: html_chart_hist(&h);
+		err = err ?: html_chart_causes(&h);
+	}
+	err = err ?: html_chart_irqs(&h);
+	if (!err && !d->noise) {
+		err = html_chart_spikes(&h);
+		recommendations(&h);
+	}
+	fprintf(out,
+		"<p class=\"note\">Written by tailcause %s. One file: no script, no network."
+		"</p>\n</body></html>\n",
+		TAILCAUSE_VERSION);
+out_free:
+	free(h.color_of);
+	return err;
+}

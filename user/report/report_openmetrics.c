@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * report_openmetrics.c - the report as OpenMetrics text for Prometheus'
+ * textfile collector: latency quantiles (seconds; one way for the probe's
+ * round trips, whole for --samples) and per-cause
+ * figures, or for a trace without samples the noise per cause and thread.
+ *
+ * Every family but the latency summary is a gauge: the file describes one
+ * run and is rewritten by the next, so its values go up and down between
+ * scrapes. Gauges also read the same in the older Prometheus text format,
+ * which the textfile collector of node_exporter parses (# EOF is a comment
+ * there). Formatting only.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/causes.h"
+#include "report.h"
+#include "report_common.h"
+#include "lib/version.h"
+
+#define S(ns) ((double)(ns) / 1e9)
+/* The latency in seconds of a sample duration: one way (RTT/2) for the probe's round trips. */
+#define LAT_S(d, ns) ((double)(ns) / (1e9 * (d)->div))
+
+static void family(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void label(FILE *out, const char *key, const char *v, int first)
+{
+	fprintf(out, "%s%s=\"", first ? "" : ",", key);
+	for (; v && *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(out, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*v, out);
+	}
+	fputc('"', out);
+}
+
+static void gauge(FILE *out, const char *name, const char *help, double v)
+{
+	family(out, name, "gauge", help);
+	fprintf(out, "%s %.9g\n", name, v);
+}
+
+static void info(FILE *out, const struct report_data *d)
+{
+	const struct tc_trace *t = d->t;
+
+	family(out, "tailcause_report_info", "gauge",
+	       "The run this file describes: host, kernel, probe or command (always 1).");
+	fputs("tailcause_report_info{", out);
+	label(out, "host", report_meta_or(t, "host.name", "?"), 1);
+	label(out, "kernel", report_meta_or(t, "host.kernel", "?"), 0);
+	label(out, "probe", report_meta_or(t, "run.probe", "?"), 0);
+	label(out, "report", d->noise ? "noise" : "latency", 0);
+	label(out, "version", TAILCAUSE_VERSION, 0);
+	fputs("} 1\n", out);
+	gauge(out, "tailcause_report_timestamp_seconds",
+	      "When the trace was recorded (Unix time, seconds).", S(t->realtime_ns));
+	gauge(out, "tailcause_events_lost", "Traced events lost to ring-buffer overrun.",
+	      (double)trace__total_drops(t));
+	gauge(out, "tailcause_trace_truncated", "1 when the trace file ended before its end block.",
+	      t->truncated);
+}
+
+static void latency(FILE *out, const struct report_data *d)
+{
+	const struct tc_analysis *a = d->a;
+	static const struct {
+		const char *q;
+		size_t off;
+	} qs[] = {
+		{"0.5", offsetof(struct lat_summary, p50)},
+		{"0.99", offsetof(struct lat_summary, p99)},
+		{"0.999", offsetof(struct lat_summary, p999)},
+		{"0.9999", offsetof(struct lat_summary, p9999)},
+		{"0.99999", offsetof(struct lat_summary, p99999)},
+	};
+	const struct lat_summary *s = &a->stats;
+
+	family(out, "tailcause_latency_seconds", "summary",
+	       d->div == 2
+		       ? "One-way latency (RTT/2) of the probe's round trips, every sample kept."
+		       : "Latency of the benchmark's iterations (--samples), every sample kept.");
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)s + qs[i].off, sizeof(v));
+		fprintf(out, "tailcause_latency_seconds{quantile=\"%s\"} %.9g\n", qs[i].q,
+			LAT_S(d, v));
+	}
+	fprintf(out, "tailcause_latency_seconds_sum %.9g\n", LAT_S(d, s->mean * (double)s->n));
+	fprintf(out, "tailcause_latency_seconds_count %zu\n", s->n);
+	gauge(out, "tailcause_latency_min_seconds", "Smallest latency.", LAT_S(d, s->min));
+	gauge(out, "tailcause_latency_max_seconds", "Largest latency.", LAT_S(d, s->max));
+	gauge(out, "tailcause_latency_stdev_seconds", "Standard deviation of the latency.",
+	      LAT_S(d, s->stdev));
+	gauge(out, "tailcause_spike_threshold_seconds", "Latency above which a sample is a spike.",
+	      LAT_S(d, a->threshold_ns));
+	gauge(out, "tailcause_spikes_all", "Samples above the spike threshold.",
+	      (double)a->n_spikes);
+}
+
+static void cause_labels(FILE *out, const char *name, enum tc_cause_class cls)
+{
+	fputc('{', out);
+	label(out, "cause", name, 1);
+	label(out, "class", causes_info(cls)->prefix, 0);
+	fputc('}', out);
+}
+
+static void causes(FILE *out, const struct report_data *d)
+{
+	const struct tc_analysis *a = d->a;
+	family(out, "tailcause_spikes", "gauge", "Spikes whose primary cause it is.");
+	for (size_t i = 0; i < a->n_causes; i++) {
+		if (!a->causes[i].spikes && !a->causes[i].excess_ns)
+			continue;
+		fputs("tailcause_spikes", out);
+		cause_labels(out, a->causes[i].name, a->causes[i].cls);
+		fprintf(out, " %llu\n", (unsigned long long)a->causes[i].spikes);
+	}
+	family(out, "tailcause_spike_excess_seconds", "gauge",
+	       "Latency above the median credited to the cause, over all spikes.");
+	for (size_t i = 0; i < a->n_causes; i++) {
+		if (!a->causes[i].spikes && !a->causes[i].excess_ns)
+			continue;
+		fputs("tailcause_spike_excess_seconds", out);
+		cause_labels(out, a->causes[i].name, a->causes[i].cls);
+		fprintf(out, " %.9g\n", LAT_S(d, a->causes[i].excess_ns));
+	}
+}
+
+static void noise(FILE *out, const struct tc_noise *n)
+{
+	char tid[16];
+
+	family(out, "tailcause_noise_seconds", "gauge",
+	       "Time the host took from the command's threads, by cause (blocked: asleep).");
+	for (size_t i = 0; i < n->n_causes; i++) {
+		fputs("tailcause_noise_seconds{", out);
+		label(out, "cause", n->causes[i].name, 1);
+		label(out, "group", noise_group_name(n->causes[i].group), 0);
+		fprintf(out, "} %.9g\n", S(n->causes[i].ns));
+	}
+	family(out, "tailcause_noise_events", "gauge", "Intervals or instants of each cause.");
+	for (size_t i = 0; i < n->n_causes; i++) {
+		fputs("tailcause_noise_events{", out);
+		label(out, "cause", n->causes[i].name, 1);
+		label(out, "group", noise_group_name(n->causes[i].group), 0);
+		fprintf(out, "} %llu\n", (unsigned long long)n->causes[i].count);
+	}
+	family(out, "tailcause_thread_noise_seconds", "gauge", "Noise of each thread.");
+	for (size_t i = 0; i < n->n_threads; i++) {
+		snprintf(tid, sizeof(tid), "%u", n->threads[i].tid);
+		fputs("tailcause_thread_noise_seconds{", out);
+		label(out, "tid", tid, 1);
+		label(out, "comm", n->threads[i].comm, 0);
+		fprintf(out, "} %.9g\n", S(n->threads[i].noise_ns));
+	}
+	gauge(out, "tailcause_noise_interval_seconds", "Length of the noise report's intervals.",
+	      S(n->interval_ns));
+}
+
+static double worst_ratio(const struct tc_noise *n)
+{
+	double worst = 0;
+
+	for (size_t i = 0; i < n->n_rows; i++) {
+		const struct tc_noise_row *r = &n->rows[i];
+		double x = r->end_ns > r->start_ns
+				   ? (double)r->noise_ns / (double)(r->end_ns - r->start_ns)
+				   : 0;
+
+		if (x > worst)
+			worst = x;
+	}
+	return worst;
+}
+
+int report_openmetrics(FILE *out, const struct report_data *d)
+{
+	info(out, d);
+	if (d->noise) {
+		noise(out, d->noise);
+		gauge(out, "tailcause_noise_worst_interval_ratio",
+		      "Largest share of an interval a thread lost to noise.",
+		      worst_ratio(d->noise));
+	} else {
+		latency(out, d);
+		causes(out, d);
+	}
+	fputs("# EOF\n", out);
+	return 0;
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* trace_file.c - trace files on disk: streaming writer and whole-file reader. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bigmem.h"
+#include "core/trace_codec.h"
+#include "lib/log.h"
+#include "trace_file.h"
+
+struct trace_writer {
+	int fd;
+	char *path;
+	char *partial;
+	uint64_t n_events;
+	struct tc_buf buf;
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Writes out and empties w->buf. */
+static int flush(struct trace_writer *w)
+{
+	int err = write_all(w->fd, w->buf.data, w->buf.len);
+
+	w->buf.len = 0;
+	if (err)
+		log_err("write %s: %s", w->partial, strerror(-err));
+	return err;
+}
+
+struct trace_writer *trace_writer__open(const char *path, int force, uint64_t mono_ns,
+					uint64_t realtime_ns)
+{
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct stat st;
+	int err;
+
+	if (!w)
+		return NULL;
+	w->fd = -1;
+	w->path = strdup(path);
+	if (!w->path || asprintf(&w->partial, "%s.partial", path) < 0) {
+		err = -ENOMEM;
+		w->partial = NULL;
+		goto out_free;
+	}
+	if (!force && lstat(path, &st) == 0) {
+		err = -EEXIST;
+		log_err("write %s: file exists (use --force to overwrite)", path);
+		goto out_free;
+	}
+	/* A stale .partial from a killed run is ours to replace, but never through a link. */
+	unlink(w->partial);
+	w->fd = open(w->partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		log_err("create %s: %s", w->partial, strerror(-err));
+		goto out_free;
+	}
+	err = codec_encode_header(&w->buf, mono_ns, realtime_ns);
+	if (!err)
+		err = flush(w);
+	if (err)
+		goto out_abort;
+	return w;
+
+out_abort:
+	trace_writer__abort(w);
+	errno = -err;
+	return NULL;
+out_free:
+	free(w->path);
+	free(w->partial);
+	free(w);
+	errno = -err;
+	return NULL;
+}
+
+int trace_writer__meta(struct trace_writer *w, const struct tc_trace *t)
+{
+	int err = codec_encode_meta(&w->buf, t);
+
+	if (!err)
+		err = codec_encode_threads(&w->buf, t);
+	if (!err)
+		err = flush(w);
+	return err;
+}
+
+int trace_writer__events(struct trace_writer *w, const struct tc_event *e, size_t n)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	err = codec_encode_events(&w->buf, e, n);
+	if (err) {
+		log_err("encode events: %s", strerror(-err));
+		return err;
+	}
+	w->n_events += n;
+	return flush(w);
+}
+
+uint64_t trace_writer__n_events(const struct trace_writer *w)
+{
+	return w->n_events;
+}
+
+int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
+{
+	int err = codec_encode_samples(&w->buf, t->samples, t->n_samples);
+
+	if (!err)
+		err = codec_encode_irq_names(&w->buf, t);
+	if (!err)
+		err = codec_encode_drops(&w->buf, t);
+	if (!err)
+		err = codec_encode_counters(&w->buf, t);
+	if (!err)
+		err = codec_encode_meta(&w->buf, t);	/* the facts only known at the end */
+	if (!err)
+		err = codec_encode_end(&w->buf, t->n_samples, w->n_events);
+	if (err) {
+		log_err("encode trace: %s", strerror(-err));
+		goto out_abort;
+	}
+	err = flush(w);
+	if (err)
+		goto out_abort;
+	if (fsync(w->fd) || close(w->fd)) {
+		err = -errno;
+		w->fd = -1;
+		log_err("sync %s: %s", w->partial, strerror(-err));
+		goto out_abort;
+	}
+	w->fd = -1;
+	if (rename(w->partial, w->path)) {
+		err = -errno;
+		log_err("rename %s to %s: %s", w->partial, w->path, strerror(-err));
+		goto out_abort;
+	}
+	tc_buf_free(&w->buf);
+	free(w->path);
+	free(w->partial);
+	free(w);
+	return 0;
+
+out_abort:
+	trace_writer__abort(w);
+	return err;
+}
+
+void trace_writer__abort(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->partial)
+		unlink(w->partial);
+	tc_buf_free(&w->buf);
+	free(w->path);
+	free(w->partial);
+	free(w);
+}
+
+/* A file's bytes: mapped when it is a regular file, else read into a buffer. */
+struct image {
+	uint8_t *data;
+	size_t len;
+	int mapped;
+	size_t released; /* mapped pages before this offset are dropped */
+};
+
+static int read_whole(int fd, struct image *img)
+{
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = NULL;
+	int err = 0;
+
+	for (;;) {
+		if (n == cap || !buf) {
+			uint8_t *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (err) {
+		free(buf);
+		return err;
+	}
+	img->data = buf;
+	img->len = n;
+	return 0;
+}
+
+/*
+ * Maps a regular file read-only: the decoder reads the page cache in place, so a
+ * large trace costs no copy and no freshly zeroed memory for its image. Pipes and
+ * the like are read into memory. A recorder only ever appends to a file, and
+ * writes a new one to replace it, so the mapped length stays valid.
+ */
+static int image_open(const char *path, struct image *img)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *p;
+	int err;
+
+	memset(img, 0, sizeof(*img));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+			img->data = p;
+			img->len = (size_t)st.st_size;
+			img->mapped = 1;
+			close(fd);
+			return 0;
+		}
+	}
+	err = read_whole(fd, img);
+	close(fd);
+	return err;
+}
+
+/*
+ * Drops the mapped pages the decoder is done with, so the file's image does
+ * not add to the peak memory of a large report (they stay in the page cache).
+ */
+static void image_consumed(void *arg, size_t off)
+{
+	struct image *img = arg;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), end = off / page * page;
+
+	if (!img->mapped || end <= img->released)
+		return;
+	madvise(img->data + img->released, end - img->released, MADV_DONTNEED);
+	img->released = end;
+}
+
+static void image_close(struct image *img)
+{
+	if (img->mapped)
+		munmap(img->data, img->len);
+	else
+		free(img->data);
+}
+
+int trace_file_read(const char *path, struct tc_trace **out)
+{
+	struct tc_codec_error cerr = { 0 };
+	struct tc_trace *t;
+	struct image img;
+	int err;
+
+	err = image_open(path, &img);
+	if (err) {
+		log_err("read %s: %s", path, strerror(-err));
+		return err;
+	}
+	t = trace__new();
+	if (!t) {
+		image_close(&img);
+		return -ENOMEM;
+	}
+	trace__set_prefault(bigmem_prefault);
+	err = codec_decode_release(img.data, img.len, t, &cerr, image_consumed, &img);
+	image_close(&img);
+	if (err) {
+		if (err == -EBADMSG)
+			log_err("read %s: not a valid tailcause trace: %s", path, cerr.msg);
+		else
+			log_err("read %s: %s", path, strerror(-err));
+		trace__free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * trace_file.h - trace files on disk. Writing goes to "<path>.partial"
+ * (0600, O_NOFOLLOW, O_EXCL) block by block and is renamed to <path> only
+ * when complete, so a crash leaves a readable, visibly partial file and
+ * never a half-written one under the final name.
+ */
+#ifndef TAILCAUSE_TRACEFILE_TRACE_FILE_H
+#define TAILCAUSE_TRACEFILE_TRACE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/trace.h"
+
+struct trace_writer;
+
+/*
+ * Creates <path>.partial and writes the header. Refuses an existing <path>
+ * unless force. Returns NULL with errno set (reported).
+ */
+struct trace_writer *trace_writer__open(const char *path, int force, uint64_t mono_ns,
+					uint64_t realtime_ns);
+/* Appends META and THREADS blocks for what t holds now; 0 or -errno (reported). */
+int trace_writer__meta(struct trace_writer *w, const struct tc_trace *t);
+/* Appends events as EVENTS blocks; 0 or -errno (reported). */
+int trace_writer__events(struct trace_writer *w, const struct tc_event *e, size_t n);
+/*
+ * Appends t's samples, IRQ names, drops, a final META (later keys win) and END, syncs,
+ * and renames to the final path. 0 or -errno (reported). Frees w either way.
+ */
+int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t);
+/* Gives up: closes and removes the partial file. */
+void trace_writer__abort(struct trace_writer *w);
+/* Events written so far. */
+uint64_t trace_writer__n_events(const struct trace_writer *w);
+
+/*
+ * Reads and decodes a trace file. Returns 0 and a new trace in *out, or
+ * -errno: -ENOENT/-EACCES/... for the file, -EBADMSG when it is not a valid
+ * trace (reported with the reason and offset).
+ */
+int trace_file_read(const char *path, struct tc_trace **out);
+
+#endif /* TAILCAUSE_TRACEFILE_TRACE_FILE_H */
