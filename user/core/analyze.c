@@ -50,7 +50,8 @@
 #include "cause_table.h"
 #include "context.h"
 #include "grow.h"
-#include "spike.h"
+#include "spike_rule.h"
+#include "spike_window.h"
 
 /* CPUs beyond this (a corrupt trace) are looked up the slow way. */
 #define CPU_MAP_MAX (1u << 16)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* grow.h - private to user/core: the growable arrays of the analyzer. */
+/* grow.h - private to user/core: growable arrays, and saturating arithmetic. */
 #ifndef TAILCAUSE_CORE_GROW_H
 #define TAILCAUSE_CORE_GROW_H
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -33,6 +34,16 @@ static inline int grow(void *pp, size_t *cap, size_t need, size_t sz)
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* floor(x) into a uint64_t, saturating (0 for what is not above 0). */
+static inline uint64_t clamp_floor(long double x)
+{
+	if (!(x > 0.0L))
+		return 0;
+	if (x >= 18446744073709551615.0L)
+		return UINT64_MAX;
+	return (uint64_t)floorl(x);
 }
 
 #endif /* TAILCAUSE_CORE_GROW_H */

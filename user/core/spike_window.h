@@ -1,25 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * spike.h - one spike, private to user/core: the rule that makes a sample a
- * spike, and the split of one spike window among the intervals overlapping
- * it. analyze.c runs these over the whole trace.
+ * spike_window.h - one spike window, private to user/core: the split of its
+ * excess among the intervals overlapping it. analyze.c runs it for every spike.
  */
-#ifndef TAILCAUSE_CORE_SPIKE_H
-#define TAILCAUSE_CORE_SPIKE_H
+#ifndef TAILCAUSE_CORE_SPIKE_WINDOW_H
+#define TAILCAUSE_CORE_SPIKE_WINDOW_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "analyze.h"
-
-/* 1 if r is DEFAULT or a mode with a finite value in range (percentile in (0, 100]). */
-int spike_rule_valid(const struct tc_spike_rule *r);
-
-/* The percentile of the RTTs that r needs as pct in spike_rule_threshold() (50 when none). */
-double spike_rule_percentile(const struct tc_spike_rule *r);
-/* The RTT threshold of r over RTTs summarized in st, pct their spike_rule_percentile(r)-th. */
-uint64_t spike_rule_threshold(const struct tc_spike_rule *r, const struct lat_summary *st,
-			      uint64_t pct);
 
 /*
  * An interval overlapping the window; the caller fills start..ctx and
@@ -83,4 +73,4 @@ uint64_t spike_window_split(struct spike_window *w, uint64_t ws, uint64_t we, ui
  */
 void spike_window_decide(struct spike_window *w, struct tc_spike *sp);
 
-#endif /* TAILCAUSE_CORE_SPIKE_H */
+#endif /* TAILCAUSE_CORE_SPIKE_WINDOW_H */
