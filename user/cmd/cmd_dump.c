@@ -9,27 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/describe.h"
 #include "core/trace.h"
 #include "lib/log.h"
 #include "tracefile/trace_file.h"
-
-static const char *const kind_names[] = {
-	[TC_EV_OFFCPU] = "offcpu",	   [TC_EV_HARDIRQ] = "hardirq",
-	[TC_EV_SOFTIRQ] = "softirq",	   [TC_EV_IPI] = "ipi",
-	[TC_EV_TIMER] = "timer",	   [TC_EV_PAGE_FAULT] = "page_fault",
-	[TC_EV_COMPACTION] = "compaction", [TC_EV_RECLAIM] = "reclaim",
-	[TC_EV_IDLE] = "idle",		   [TC_EV_MIGRATE] = "migrate",
-	[TC_EV_IRQ_MOVE] = "irq_move",	   [TC_EV_NIC] = "nic",
-	[TC_EV_COLLAPSE] = "collapse",	   [TC_EV_CPU_FREQ] = "cpu_freq",
-	[TC_EV_NAPI] = "napi",		   [TC_EV_LOST] = "lost",
-};
-
-static const char *kind_name(unsigned int kind)
-{
-	if (kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind])
-		return kind_names[kind];
-	return "unknown";
-}
 
 static void dump_help(void)
 {
@@ -59,7 +42,7 @@ static void dump(const struct tc_trace *t, int samples)
 
 		printf("event kind=%s start=%" PRIu64 " dur=%" PRIu64 " cpu=%u tid=%u arg=%u"
 		       " aux=%" PRIu64 " flags=%u other=%u:%.16s\n",
-		       kind_name(e->kind), (uint64_t)e->start_ns, (uint64_t)e->dur_ns, e->cpu, e->tid,
+		       describe_kind(e->kind), (uint64_t)e->start_ns, (uint64_t)e->dur_ns, e->cpu, e->tid,
 		       e->arg, (uint64_t)e->aux, e->flags, e->other_pid,
 		       e->other_comm[0] ? e->other_comm : "-");
 	}

@@ -146,35 +146,35 @@ static int apply_samples(struct tc_trace *t, const char *path)
 
 /* ---- output ------------------------------------------------------------------------------ */
 
-static int write_format(FILE *out, const struct report_data *d, enum report_format f)
+static int write_format(FILE *out, const struct report_model *m, enum report_format f)
 {
 	switch (f) {
 	case REPORT_TEXT:
-		if (d->noise)
-			report_text_noise(out, d);
+		if (m->noise)
+			report_text_noise(out, m);
 		else
-			report_text(out, d);
+			report_text(out, m);
 		return 0;
 	case REPORT_JSON:
-		return report_json(out, d);
+		return report_json(out, m);
 	case REPORT_HTML:
-		return report_html(out, d);
+		return report_html(out, m);
 	case REPORT_PERFETTO:
-		return report_perfetto(out, d);
+		return report_perfetto(out, m);
 	case REPORT_OPENMETRICS:
-		return report_openmetrics(out, d);
+		return report_openmetrics(out, m);
 	}
 	return -EINVAL;
 }
 
 /* Writes format f to path (whole or not at all), or to out when path is NULL. */
-static int emit(const struct report_data *d, enum report_format f, const char *path, FILE *out)
+static int emit(const struct report_model *m, enum report_format f, const char *path, FILE *out)
 {
 	struct outfile of;
 	int err;
 
 	if (!path) {
-		err = write_format(out, d, f);
+		err = write_format(out, m, f);
 		if (!err && (fflush(out) || ferror(out)))
 			err = -(errno ? errno : EIO);
 		if (err)
@@ -184,7 +184,7 @@ static int emit(const struct report_data *d, enum report_format f, const char *p
 	err = outfile_open(&of, path);
 	if (err)
 		return err;
-	err = write_format(of.f, d, f);
+	err = write_format(of.f, m, f);
 	if (err) {
 		log_err("write %s report %s: %s", format_names[f], path, strerror(-err));
 		outfile_abort(&of);
@@ -193,25 +193,44 @@ static int emit(const struct report_data *d, enum report_format f, const char *p
 	return outfile_commit(&of);
 }
 
-static int emit_all(const struct report_data *d, FILE *out)
+/* The model of t and a, or of t and n, in every format asked for. */
+static int render(const struct report_opts *o, const struct tc_trace *t, const struct tc_analysis *a,
+		  const struct hist *h, const struct tc_noise *n, FILE *out)
 {
-	const struct report_opts *o = d->o;
-	int rc = emit(d, o->format, o->out_path, out);
+	struct report_model_opts mo = {
+		.path = o->trace_kept ? o->path : NULL,
+		.top = o->top,
+		.nic_irq_pattern = o->nic_irq_pattern,
+		/* The user's iterations are whole operations; the probe's are ping-pong round trips. */
+		.div = o->samples_path ? 1 : 2,
+	};
+	struct report_model *m = malloc(sizeof(*m));
+	int err;
 
-	if (!rc && o->html_path)
-		rc = emit(d, REPORT_HTML, o->html_path, out);
-	return rc;
+	err = m ? report_model__build(m, t, a, h, n, &mo) : -ENOMEM;
+	if (err) {
+		log_err("report %s: %s", o->path, strerror(-err));
+		free(m);
+		return err;
+	}
+	err = emit(m, o->format, o->out_path, out);
+	if (!err && o->html_path)
+		err = emit(m, REPORT_HTML, o->html_path, out);
+	report_model__free(m);
+	free(m);
+	return err;
 }
 
 /* A trace without samples (record -- CMD): the per-interval noise of the command's threads. */
-static int noise_report(struct report_data *d, const char *path, FILE *out)
+static int noise_report(const struct report_opts *o, const struct tc_trace *t, const char *path,
+			FILE *out)
 {
-	struct tc_noise_opts no = {.interval_ns = d->o->interval_ns,
-				   .nic_irq_pattern = d->o->nic_irq_pattern};
+	struct tc_noise_opts no = {.interval_ns = o->interval_ns,
+				   .nic_irq_pattern = o->nic_irq_pattern};
 	struct tc_noise *n;
-	int err, rc;
+	int err;
 
-	err = noise__run(d->t, &no, &n);
+	err = noise__run(t, &no, &n);
 	if (err) {
 		if (err == -E2BIG)
 			log_err("report %s: the trace is too long for a %.3f ms interval", path,
@@ -220,45 +239,38 @@ static int noise_report(struct report_data *d, const char *path, FILE *out)
 			log_err("noise report %s: %s", path, strerror(-err));
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	}
-	d->noise = n;
-	rc = emit_all(d, out);
+	err = render(o, t, NULL, NULL, n, out);
 	noise__free(n);
-	return rc;
+	return err;
 }
 
-static int latency_report(struct report_data *d, const char *path, FILE *out)
+static int latency_report(const struct report_opts *o, const struct tc_trace *t, const char *path,
+			  FILE *out)
 {
-	const struct report_opts *o = d->o;
-
-	/* The user's iterations are whole operations; the probe's are ping-pong round trips. */
-	d->div = o->samples_path ? 1 : 2;
 	struct tc_analysis_opts ao = {.spike = o->spike, .nic_irq_pattern = o->nic_irq_pattern};
 	struct tc_analysis *a = NULL;
 	struct hist *h;
-	int err, rc;
+	int err;
 
-	err = analysis__run(d->t, &ao, &a);
+	err = analysis__run(t, &ao, &a);
 	if (err) {
 		log_err("analyze %s: %s", path, strerror(-err));
 		return err == -EINVAL ? -TC_ERRNO__INPUT : err;
 	}
-	h = plot_rtt_hist(d->t->samples, d->t->n_samples);
+	h = plot_rtt_hist(t->samples, t->n_samples);
 	if (!h) {
 		log_err("analyze %s: %s", path, strerror(ENOMEM));
 		analysis__free(a);
 		return -ENOMEM;
 	}
-	d->a = a;
-	d->hist = h;
-	rc = emit_all(d, out);
+	err = render(o, t, a, h, NULL, out);
 	hist__free(h);
 	analysis__free(a);
-	return rc;
+	return err;
 }
 
 int report_file(const char *path, struct report_opts *o, FILE *out)
 {
-	struct report_data d = {.o = o};
 	struct tc_trace *t = NULL;
 	int err, rc;
 
@@ -274,11 +286,10 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 		}
 	}
 	trace__sort(t);
-	d.t = t;
 	if (t->n_samples)
-		rc = latency_report(&d, path, out);
+		rc = latency_report(o, t, path, out);
 	else
-		rc = noise_report(&d, path, out);
+		rc = noise_report(o, t, path, out);
 	trace__free(t);
 	return rc;
 }

@@ -4,13 +4,10 @@
  * audit snapshot the recorder stored in the trace, joined to the causes the
  * analysis measured (core/audit_join.c). Formatting only.
  */
-#include <stdlib.h>
 #include <string.h>
 
-#include "core/audit_join.h"
 #include "report.h"
 
-#define JOIN_LINES 8
 #define WIDTH	   100
 #define INDENT	   4
 
@@ -41,57 +38,45 @@ static void item(FILE *out, const char *text)
 	fputc('\n', out);
 }
 
-static void print_unjoined(FILE *out, const struct tc_audit *au, const struct tc_audit_join *j,
-			   size_t n, int any_spikes)
+static void print_unjoined(FILE *out, const struct rm_audit *ra)
 {
-	enum tc_audit_check ids[TC_AUDIT_CHECK_COUNT];
-	size_t k = audit_join_unused(au, j, n, ids);
-
-	if (!k)
+	if (!ra->n_unused)
 		return;
 	fprintf(out, "  %s:\n",
-		any_spikes ? "other findings, not tied to a measured cause"
+		ra->n_join ? "other findings, not tied to a measured cause"
 			   : "findings (no spike to tie them to)");
-	for (size_t i = 0; i < k; i++) {
-		const struct tc_audit_result *r = &au->r[ids[i]];
+	for (size_t i = 0; i < ra->n_unused; i++) {
+		const struct tc_audit_result *r = &ra->au.r[ra->unused[i]];
 		char text[TC_AUDIT_SUMMARY_LEN + TC_AUDIT_FIX_LEN + 64];
 
-		snprintf(text, sizeof(text), "%s %s: %s%s%s", audit_info(ids[i])->name,
+		snprintf(text, sizeof(text), "%s %s: %s%s%s", audit_info(ra->unused[i])->name,
 			 audit_status_name(r->status), r->summary, r->fix[0] ? " \u2014 " : "",
 			 r->fix);
 		item(out, text);
 	}
 }
 
-void report_audit(FILE *out, const struct tc_trace *t, const struct tc_analysis *a)
+void report_audit(FILE *out, const struct report_model *m)
 {
-	struct tc_audit_join j[JOIN_LINES];
-	size_t n = 0, counts[TC_AUDIT_STATUS_COUNT];
-	struct tc_audit *au = malloc(sizeof(*au));
+	const struct rm_audit *ra = &m->audit;
 
 	fprintf(out, "\nhost audit vs measured causes\n");
-	if (!au)
-		return;
-	if (audit_from_meta(t, au)) {
+	if (!ra->present) {
 		fprintf(out,
 			"  this trace carries no audit snapshot (recorded by an older tailcause):"
 			" run 'tailcause audit' on the host\n");
-		free(au);
 		return;
 	}
-	audit_count(au, counts);
 	fprintf(out,
 		"  audit at record time (probe CPUs %s): %zu ok, %zu warn, %zu fail, %zu unknown\n"
 		"  ('tailcause audit' prints the evidence of each check)\n",
-		au->cpus[0] ? au->cpus : "none", counts[TC_AUDIT_OK], counts[TC_AUDIT_WARN],
-		counts[TC_AUDIT_FAIL], counts[TC_AUDIT_UNKNOWN]);
-	if (audit_join(au, t, a, j, JOIN_LINES, &n)) {
+		ra->au.cpus[0] ? ra->au.cpus : "none", ra->counts[TC_AUDIT_OK],
+		ra->counts[TC_AUDIT_WARN], ra->counts[TC_AUDIT_FAIL], ra->counts[TC_AUDIT_UNKNOWN]);
+	if (ra->join_failed) {
 		fprintf(out, "  (cannot join: out of memory)\n");
-		free(au);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		item(out, j[i].text);
-	print_unjoined(out, au, j, n, n > 0);
-	free(au);
+	for (size_t i = 0; i < ra->n_join; i++)
+		item(out, ra->join[i].text);
+	print_unjoined(out, ra);
 }

@@ -155,59 +155,60 @@ static void fact(FILE *out, const char *key, const char *val)
 	fputs("</td></tr>\n", out);
 }
 
+static const char *or_q(const char *v)
+{
+	return v ? v : "?";
+}
+
 static void facts(struct html *h)
 {
-	const struct tc_trace *t = h->d->t;
-	const struct report_opts *o = h->d->o;
-	struct report_tracer tr;
-	size_t pos = 0;
+	const struct report_model *m = h->m;
+	const struct rm_header *rh = &m->h;
 	char buf[256];
 
 	fputs("<table class=\"facts\">\n", h->out);
-	fact(h->out, "trace", o->trace_kept && o->path ? o->path : "(not kept)");
-	snprintf(buf, sizeof(buf), "%s (Linux %s, %s CPUs, %s)",
-		 report_meta_or(t, "host.name", "?"), report_meta_or(t, "host.kernel", "?"),
-		 report_meta_or(t, "host.cpus", "?"), report_meta_or(t, "host.cpu_model", "?"));
+	fact(h->out, "trace", rh->path ? rh->path : "(not kept)");
+	snprintf(buf, sizeof(buf), "%s (Linux %s, %s CPUs, %s)", or_q(rh->host_name),
+		 or_q(rh->kernel), or_q(rh->host_cpus), or_q(rh->cpu_model));
 	fact(h->out, "host", buf);
-	if (!strcmp(report_meta_or(t, "run.probe", ""), "command")) {
-		fact(h->out, "command", report_meta_or(t, "run.target", "?"));
-		fact(h->out, "samples", report_meta_or(t, "samples.file", "none"));
+	if (rh->command) {
+		fact(h->out, "command", or_q(rh->target));
+		fact(h->out, "samples", rh->samples_file ? rh->samples_file : "none");
 	} else {
-		snprintf(buf, sizeof(buf), "%s on CPUs %s: %zu round trips",
-			 report_meta_or(t, "run.probe", "?"), report_meta_or(t, "run.cpus", "?"),
-			 t->n_samples);
+		snprintf(buf, sizeof(buf), "%s on CPUs %s: %zu round trips", or_q(rh->probe),
+			 or_q(rh->cpus), rh->round_trips);
 		fact(h->out, "probe", buf);
 	}
-	fact(h->out, "clock", report_meta_or(t, "run.clock", "CLOCK_MONOTONIC"));
-	while (report_next_tracer(t, &pos, &tr)) {
-		if (tr.attached)
+	fact(h->out, "clock", rh->clock ? rh->clock : "CLOCK_MONOTONIC");
+	for (size_t i = 0; i < m->n_tracers; i++) {
+		const struct rm_tracer *tr = &m->tracers[i];
+
+		if (tr->attached)
 			continue;
-		snprintf(buf, sizeof(buf), "%s.%s: %s", tr.concern, tr.program, tr.detail);
+		snprintf(buf, sizeof(buf), "%s.%s: %s", tr->concern, tr->program, tr->detail);
 		fact(h->out, "NOT traced", buf);
 	}
-	snprintf(buf, sizeof(buf), "%zu intervals, %llu lost to ring-buffer overrun", t->n_events,
-		 (unsigned long long)trace__total_drops(t));
+	snprintf(buf, sizeof(buf), "%zu intervals, %llu lost to ring-buffer overrun", rh->n_events,
+		 (unsigned long long)rh->lost);
 	fact(h->out, "events", buf);
 	fputs("</table>\n", h->out);
-	if (t->truncated)
+	if (rh->truncated)
 		fputs("<p class=\"warn\">The trace file is truncated: it ends before its END block;"
 		      " what follows covers only what was written.</p>\n",
 		      h->out);
-	if (trace__total_drops(t))
+	if (rh->lost)
 		fputs("<p class=\"warn\">Events were lost: attribution may be incomplete.</p>\n",
 		      h->out);
 }
 
 static void stats(struct html *h)
 {
-	const struct report_data *d = h->d;
-	const struct tc_analysis *a = d->a;
+	const struct report_model *m = h->m;
+	const struct tc_analysis *a = m->a;
 	const struct lat_summary *s = &a->stats;
-	const struct tc_verdict *v = verdict_of(LAT_US(d, s->mean));
-	char rule[128];
 
 	fprintf(h->out, "<h2>Latency (%s, every sample kept)</h2>\n<table class=\"num\"><tr>",
-		d->div == 2 ? "one way = RTT/2" : "per iteration, as the benchmark timed it");
+		m->div == 2 ? "one way = RTT/2" : "per iteration, as the benchmark timed it");
 	fputs("<th>iterations</th><th>t_min</th><th>t_typical</th><th>t_avg</th><th>t_stdev</th>"
 	      "<th>p99</th><th>p99.9</th><th>p99.99</th><th>p99.999</th><th>t_max</th></tr>\n",
 	      h->out);
@@ -215,82 +216,69 @@ static void stats(struct html *h)
 		"<tr><td>%zu</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
 		"<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>"
 		"</table>\n<p class=\"note\">microseconds</p>\n",
-		s->n, LAT_US(d, s->min), LAT_US(d, s->p50), LAT_US(d, s->mean), LAT_US(d, s->stdev),
-		LAT_US(d, s->p99), LAT_US(d, s->p999), LAT_US(d, s->p9999), LAT_US(d, s->p99999),
-		LAT_US(d, s->max));
-	if (d->div == 2) {
-		fprintf(h->out, "<p><span class=\"verdict %s\">t_avg %.3f us: %s</span>", v->cls,
-			LAT_US(d, s->mean), v->text);
-		if (strcmp(report_meta_or(d->t, "run.probe", ""), "verbs"))
+		s->n, rm_lat_us(m, s->min), rm_lat_us(m, s->p50), rm_lat_us(m, s->mean),
+		rm_lat_us(m, s->stdev), rm_lat_us(m, s->p99), rm_lat_us(m, s->p999),
+		rm_lat_us(m, s->p9999), rm_lat_us(m, s->p99999), rm_lat_us(m, s->max));
+	if (m->verdict) {
+		fprintf(h->out, "<p><span class=\"verdict %s\">t_avg %.3f us: %s</span>",
+			m->verdict->cls, rm_lat_us(m, s->mean), m->verdict->text);
+		if (!m->h.nic_probe)
 			fputs(" <span class=\"note\">on the RDMA scale; this probe has no NIC, so"
 			      " read it as host jitter</span>",
 			      h->out);
 		fputs("</p>\n", h->out);
 	}
-	spike_rule_describe(&a->rule, rule, sizeof(rule));
 	fprintf(h->out, "<p>%zu spikes: samples above %.3f us %s (%s).</p>\n", a->n_spikes,
-		LAT_US(d, a->threshold_ns), LAT_WHAT(d), rule);
+		rm_lat_us(m, a->threshold_ns), rm_lat_what(m), m->rule);
 }
 
 static void recommendations(struct html *h)
 {
-	const struct tc_analysis *a = h->d->a;
-	uint64_t spikes[TC_CAUSE_CLASS_COUNT] = {0};
-	int any = 0;
+	const struct report_model *m = h->m;
 
-	for (size_t i = 0; i < a->n_causes; i++)
-		spikes[a->causes[i].cls] += a->causes[i].spikes;
-	for (int c = 0; c < TC_CAUSE_CLASS_COUNT; c++) {
-		const struct tc_cause_info *info = causes_info((enum tc_cause_class)c);
+	if (!m->n_recs)
+		return;
+	fputs("<h2>Recommendations</h2>\n<table><tr><th>cause</th><th>spikes</th>"
+	      "<th>what happened</th><th>what to do</th></tr>\n",
+	      h->out);
+	for (size_t i = 0; i < m->n_recs; i++) {
+		const struct tc_cause_info *info = m->recs[i].info;
 
-		if (!spikes[c])
-			continue;
-		if (!any++)
-			fputs("<h2>Recommendations</h2>\n<table><tr><th>cause</th><th>spikes</th>"
-			      "<th>what happened</th><th>what to do</th></tr>\n",
-			      h->out);
 		fprintf(h->out, "<tr><td>%s</td><td>%llu</td><td>", info->prefix,
-			(unsigned long long)spikes[c]);
+			(unsigned long long)m->recs[i].spikes);
 		html_esc(h->out, info->what);
 		fputs("</td><td>", h->out);
 		html_esc(h->out, info->fix);
 		fputs("</td></tr>\n", h->out);
 	}
-	if (any)
-		fputs("</table>\n", h->out);
+	fputs("</table>\n", h->out);
 }
 
 /* Palette slots by rank of time (noise) or excess (latency); unattributed and blocked grey. */
+/* Palette slots in the model's order of the causes; unattributed and blocked grey. */
 static int rank_colors(struct html *h)
 {
-	const struct report_data *d = h->d;
-	size_t n = d->noise ? d->noise->n_causes : d->a->n_causes;
-	size_t *idx = calloc(n ? n : 1, sizeof(*idx));
+	const struct report_model *m = h->m;
+	size_t n = m->noise ? m->noise->n_causes : m->a->n_causes;
 	uint32_t slot = 0;
 
 	h->color_of = calloc(n ? n : 1, sizeof(*h->color_of));
-	if (!idx || !h->color_of) {
-		free(idx);
+	if (!h->color_of)
 		return -ENOMEM;
-	}
 	h->n_causes = n;
-	if (d->noise)
-		noise_causes_by_time(d->noise, idx);
-	else
-		analysis_causes_by_excess(d->a, idx);
 	for (size_t i = 0; i < n; i++) {
-		int grey = d->noise ? d->noise->causes[idx[i]].group >= TC_NOISE_NOISY
-				    : d->a->causes[idx[i]].cls == TC_CAUSE_UNATTRIBUTED;
+		uint32_t c = m->noise ? m->noise_causes[i].cause : m->causes[i].cause;
+		int grey = m->noise ? m->noise->causes[c].group >= TC_NOISE_NOISY
+				    : m->a->causes[c].cls == TC_CAUSE_UNATTRIBUTED;
 
-		h->color_of[idx[i]] = grey ? UINT32_MAX : slot++;
+		h->color_of[c] = grey ? UINT32_MAX : slot++;
 	}
-	free(idx);
 	return 0;
 }
 
-int report_html(FILE *out, const struct report_data *d)
+int report_html(FILE *out, const struct report_model *m)
 {
-	struct html h = {.out = out, .d = d};
+	struct html h = {.out = out, .m = m};
 	int err = rank_colors(&h);
 
 	if (err)
@@ -301,7 +289,7 @@ int report_html(FILE *out, const struct report_data *d)
 		"<h1>tailcause report</h1>\n",
 		style);
 	facts(&h);
-	if (d->noise) {
+	if (m->noise) {
 		err = html_chart_noise(&h);
 	} else {
 		stats(&h);
@@ -310,7 +298,7 @@ int report_html(FILE *out, const struct report_data *d)
 		err = err ?: html_chart_causes(&h);
 	}
 	err = err ?: html_chart_irqs(&h);
-	if (!err && !d->noise) {
+	if (!err && !m->noise) {
 		err = html_chart_spikes(&h);
 		recommendations(&h);
 	}

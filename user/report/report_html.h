@@ -19,7 +19,7 @@
 
 struct html {
 	FILE *out;
-	const struct report_data *d;
+	const struct report_model *m;
 	uint32_t *color_of; /* cause index -> palette slot (by rank), for a->causes or
 			     * noise->causes */
 	size_t n_causes;

@@ -43,8 +43,8 @@ static void time_ticks(FILE *out, double span_s, double y0, double y1)
 }
 
 /* The per-column band (min..max) and the p50 and p99 lines. */
-static void columns(FILE *out, const struct report_data *d, const struct plot_column *c, size_t n,
-		    const struct log_axis *ay)
+static void columns(FILE *out, const struct report_model *m, const struct plot_column *c,
+		    size_t n, const struct log_axis *ay)
 {
 	int pen = 0;
 
@@ -52,8 +52,8 @@ static void columns(FILE *out, const struct report_data *d, const struct plot_co
 	for (size_t k = 0; k < n; k++)
 		if (c[k].n)
 			fprintf(out, "M%zu %.1fV%.1f", PLOT_X0 + k,
-				log_axis_px(ay, LAT_NS(d, c[k].max)),
-				log_axis_px(ay, LAT_NS(d, c[k].min)) + 0.5);
+				log_axis_px(ay, rm_lat_ns(m, c[k].max)),
+				log_axis_px(ay, rm_lat_ns(m, c[k].min)) + 0.5);
 	fputs("\"/>\n", out);
 	for (int line = 0; line < 2; line++) {
 		fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" d=\"",
@@ -65,7 +65,7 @@ static void columns(FILE *out, const struct report_data *d, const struct plot_co
 				continue;
 			}
 			fprintf(out, "%c%zu %.1f", pen++ ? 'L' : 'M', PLOT_X0 + k,
-				log_axis_px(ay, LAT_NS(d, line ? c[k].p50 : c[k].p99)));
+				log_axis_px(ay, rm_lat_ns(m, line ? c[k].p50 : c[k].p99)));
 		}
 		fputs("\"/>\n", out);
 	}
@@ -74,66 +74,58 @@ static void columns(FILE *out, const struct report_data *d, const struct plot_co
 /* Spikes as dots, the largest last (on top), grouped by cause colour. */
 static int dots(struct html *h, uint64_t t0, double span_ns, const struct log_axis *ay)
 {
-	const struct tc_analysis *a = h->d->a;
-	const struct tc_trace *t = h->d->t;
-	size_t k = a->n_spikes < MAX_DOTS ? a->n_spikes : MAX_DOTS;
-	size_t *idx = malloc((k ? k : 1) * sizeof(*idx));
+	const struct tc_analysis *a = h->m->a;
+	const struct tc_trace *t = h->m->t;
+	size_t k = h->m->n_ranked < MAX_DOTS ? h->m->n_ranked : MAX_DOTS;
 	char lat[32];
 
-	if (!idx)
-		return -ENOMEM;
-	k = analysis_top_spikes(a, idx, k);
 	for (size_t i = k; i-- > 0;) {
-		const struct tc_spike *sp = &a->spikes[idx[i]];
+		const struct tc_spike *sp = &a->spikes[h->m->ranked[i]];
 		const struct tc_sample *s = &t->samples[sp->sample];
 		double x = PLOT_X0 + (double)(s->t_start - t0) / span_ns * (PLOT_X1 - PLOT_X0);
 
 		fprintf(h->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"", x,
-			log_axis_px(ay, LAT_NS(h->d, sp->rtt_ns)), i < MAX_TIPS ? "3.5" : "2.5",
+			log_axis_px(ay, rm_lat_ns(h->m, sp->rtt_ns)), i < MAX_TIPS ? "3.5" : "2.5",
 			html_cause_color(h, sp->primary));
 		if (i >= MAX_TIPS) {
 			fputs("/>", h->out);
 			continue;
 		}
-		html_fmt_ns(LAT_NS(h->d, sp->rtt_ns), lat, sizeof(lat));
+		html_fmt_ns(rm_lat_ns(h->m, sp->rtt_ns), lat, sizeof(lat));
 		fprintf(h->out, "><title>#%zu %s at +%.6f s: ", i + 1, lat,
 			(double)(s->t_start - t0) / 1e9);
 		html_esc(h->out, a->causes[sp->primary].name);
 		fprintf(h->out, " (%.0f%% explained)</title></circle>\n", sp->explained * 100);
 	}
-	free(idx);
 	return 0;
 }
 
 static int legend(struct html *h)
 {
-	const struct tc_analysis *a = h->d->a;
-	size_t *idx = calloc(a->n_causes ? a->n_causes : 1, sizeof(*idx)), shown = 0;
+	const struct tc_analysis *a = h->m->a;
+	size_t shown = 0;
 
-	if (!idx)
-		return -ENOMEM;
-	analysis_causes_by_excess(a, idx);
 	fputs("<div class=\"legend\"><span style=\"background:#d9d9d9\"></span>min..max"
 	      "<span style=\"background:#969696\"></span>p99<span style=\"background:#252525\">"
 	      "</span>median",
 	      h->out);
-	for (size_t i = 0; i < a->n_causes && shown < 12; i++) {
-		if (!a->causes[idx[i]].spikes)
+	for (size_t i = 0; i < h->m->n_causes && shown < 12; i++) {
+		uint32_t c = h->m->causes[i].cause;
+
+		if (!a->causes[c].spikes)
 			continue;
-		fprintf(h->out, "<span style=\"background:%s\"></span>",
-			html_cause_color(h, (uint32_t)idx[i]));
-		html_esc(h->out, a->causes[idx[i]].name);
+		fprintf(h->out, "<span style=\"background:%s\"></span>", html_cause_color(h, c));
+		html_esc(h->out, a->causes[c].name);
 		shown++;
 	}
 	fputs("</div>\n", h->out);
-	free(idx);
 	return 0;
 }
 
 int html_chart_series(struct html *h)
 {
-	const struct tc_trace *t = h->d->t;
-	const struct tc_analysis *a = h->d->a;
+	const struct tc_trace *t = h->m->t;
+	const struct tc_analysis *a = h->m->a;
 	size_t n = PLOT_X1 - PLOT_X0;
 	struct plot_column *c;
 	struct log_axis ay;
@@ -143,7 +135,7 @@ int html_chart_series(struct html *h)
 
 	if (err)
 		return err;
-	log_axis_init(&ay, LAT_NS(h->d, a->stats.min), LAT_NS(h->d, a->stats.max), 290, 20);
+	log_axis_init(&ay, rm_lat_ns(h->m, a->stats.min), rm_lat_ns(h->m, a->stats.max), 290, 20);
 	fprintf(h->out,
 		"<h2>Latency over time</h2>\n<p class=\"note\">%zu samples in %zu"
 		" columns; dots: spikes (the %d largest), coloured by primary cause</p>\n"
@@ -152,20 +144,20 @@ int html_chart_series(struct html *h)
 		t->n_samples, n, MAX_DOTS, CHART_W);
 	html_log_ticks_y(h->out, &ay, PLOT_X0, PLOT_X1);
 	time_ticks(h->out, span / 1e9, 20, 290);
-	columns(h->out, h->d, c, n, &ay);
+	columns(h->out, h->m, c, n, &ay);
 	free(c);
 	fprintf(h->out,
 		"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
 		"stroke-dasharray=\"5,4\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" "
 		"text-anchor=\"end\">spike threshold</text>\n",
-		PLOT_X0, PLOT_X1, log_axis_px(&ay, LAT_NS(h->d, a->threshold_ns)),
-		log_axis_px(&ay, LAT_NS(h->d, a->threshold_ns)), PLOT_X1,
-		log_axis_px(&ay, LAT_NS(h->d, a->threshold_ns)) - 4);
+		PLOT_X0, PLOT_X1, log_axis_px(&ay, rm_lat_ns(h->m, a->threshold_ns)),
+		log_axis_px(&ay, rm_lat_ns(h->m, a->threshold_ns)), PLOT_X1,
+		log_axis_px(&ay, rm_lat_ns(h->m, a->threshold_ns)) - 4);
 	err = dots(h, t0, span, &ay);
 	fprintf(h->out,
 		"<line class=\"axis\" x1=\"%d\" y1=\"290\" x2=\"%d\" y2=\"290\"/>"
 		"<text class=\"lbl\" x=\"14\" y=\"14\">latency (%s)</text></svg>\n",
-		PLOT_X0, PLOT_X1, LAT_WHAT(h->d));
+		PLOT_X0, PLOT_X1, rm_lat_what(h->m));
 	return err ?: legend(h);
 }
 
@@ -185,7 +177,7 @@ static void marker(FILE *out, double x, double y0, double y1, const char *color,
 
 static void histogram(struct html *h, const struct plot_bin *b, size_t n)
 {
-	const struct lat_summary *s = &h->d->a->stats;
+	const struct lat_summary *s = &h->m->a->stats;
 	uint64_t max = 1;
 	struct log_axis ax;
 	double lmax;
@@ -193,7 +185,7 @@ static void histogram(struct html *h, const struct plot_bin *b, size_t n)
 	for (size_t i = 0; i < n; i++)
 		max = b[i].count > max ? b[i].count : max;
 	lmax = log10(1.0 + (double)max);
-	log_axis_init(&ax, LAT_NS(h->d, h->d->hist->min), LAT_NS(h->d, h->d->hist->max) + 1,
+	log_axis_init(&ax, rm_lat_ns(h->m, h->m->hist->min), rm_lat_ns(h->m, h->m->hist->max) + 1,
 		      PLOT_X0, PLOT_X1);
 	fprintf(h->out,
 		"<svg id=\"histogram\" width=\"%d\" height=\"250\" "
@@ -210,8 +202,8 @@ static void histogram(struct html *h, const struct plot_bin *b, size_t n)
 	}
 	fputs("<g fill=\"#4a90c2\">", h->out);
 	for (size_t i = 0; i < n; i++) {
-		double x0 = log_axis_px(&ax, LAT_NS(h->d, b[i].lo)),
-		       x1 = log_axis_px(&ax, LAT_NS(h->d, b[i].hi + 1));
+		double x0 = log_axis_px(&ax, rm_lat_ns(h->m, b[i].lo)),
+		       x1 = log_axis_px(&ax, rm_lat_ns(h->m, b[i].hi + 1));
 		double y = 220 - log10(1.0 + (double)b[i].count) / lmax * 195;
 
 		fprintf(h->out,
@@ -220,12 +212,12 @@ static void histogram(struct html *h, const struct plot_bin *b, size_t n)
 			x0, y, x1 - x0 < 1 ? 1 : x1 - x0, 220 - y, (unsigned long long)b[i].count);
 	}
 	fputs("</g>\n", h->out);
-	marker(h->out, log_axis_px(&ax, LAT_NS(h->d, s->p50)), 20, 220, "#252525", "median",
-	       LAT_NS(h->d, s->p50));
-	marker(h->out, log_axis_px(&ax, LAT_NS(h->d, s->p99)), 34, 220, "#ff7f0e", "p99",
-	       LAT_NS(h->d, s->p99));
-	marker(h->out, log_axis_px(&ax, LAT_NS(h->d, s->p999)), 48, 220, "#d62728", "p99.9",
-	       LAT_NS(h->d, s->p999));
+	marker(h->out, log_axis_px(&ax, rm_lat_ns(h->m, s->p50)), 20, 220, "#252525", "median",
+	       rm_lat_ns(h->m, s->p50));
+	marker(h->out, log_axis_px(&ax, rm_lat_ns(h->m, s->p99)), 34, 220, "#ff7f0e", "p99",
+	       rm_lat_ns(h->m, s->p99));
+	marker(h->out, log_axis_px(&ax, rm_lat_ns(h->m, s->p999)), 48, 220, "#d62728", "p99.9",
+	       rm_lat_ns(h->m, s->p999));
 	fprintf(h->out,
 		"<line class=\"axis\" x1=\"%d\" y1=\"220\" x2=\"%d\" y2=\"220\"/>"
 		"<text class=\"lbl\" x=\"14\" y=\"14\">samples (log)</text></svg>\n",
@@ -235,15 +227,15 @@ static void histogram(struct html *h, const struct plot_bin *b, size_t n)
 /* Latency against percentile on a "nines" axis: 90 %, 99 %, 99.9 % equally spaced. */
 static void percentiles(struct html *h)
 {
-	const struct hist *hs = h->d->hist;
-	const struct lat_summary *s = &h->d->a->stats;
+	const struct hist *hs = h->m->hist;
+	const struct lat_summary *s = &h->m->a->stats;
 	double nines = ceil(log10((double)hs->total)), w = PLOT_X1 - PLOT_X0;
 	uint64_t cum = 0;
 	struct log_axis ay;
 	int pen = 0;
 
 	nines = nines < 1 ? 1 : nines;
-	log_axis_init(&ay, LAT_NS(h->d, hs->min), LAT_NS(h->d, hs->max) + 1, 220, 20);
+	log_axis_init(&ay, rm_lat_ns(h->m, hs->min), rm_lat_ns(h->m, hs->max) + 1, 220, 20);
 	fprintf(h->out,
 		"<svg id=\"percentiles\" width=\"%d\" height=\"250\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
@@ -263,7 +255,7 @@ static void percentiles(struct html *h)
 	fputs("<path fill=\"none\" stroke=\"#252525\" stroke-width=\"1.5\" d=\"", h->out);
 	for (size_t b = hist_next(hs, 0); b < HIST_BUCKETS; b = hist_next(hs, b + 1)) {
 		double f, x,
-			y = log_axis_px(&ay, LAT_NS(h->d, hist_bucket_high(b) < hs->max
+			y = log_axis_px(&ay, rm_lat_ns(h->m, hist_bucket_high(b) < hs->max
 								  ? hist_bucket_high(b)
 								  : hs->max));
 
@@ -275,15 +267,15 @@ static void percentiles(struct html *h)
 			PLOT_X0 + (f < 1 ? fmin(-log10(1 - f), nines) : nines) / nines * w);
 	}
 	fputs("\"/>\n", h->out);
-	marker(h->out, PLOT_X0 + 2 / nines * w, 30, 220, "#ff7f0e", "p99", LAT_NS(h->d, s->p99));
+	marker(h->out, PLOT_X0 + 2 / nines * w, 30, 220, "#ff7f0e", "p99", rm_lat_ns(h->m, s->p99));
 	if (nines >= 3)
 		marker(h->out, PLOT_X0 + 3 / nines * w, 44, 220, "#d62728", "p99.9",
-		       LAT_NS(h->d, s->p999));
+		       rm_lat_ns(h->m, s->p999));
 	fprintf(h->out,
 		"<line class=\"axis\" x1=\"%d\" y1=\"220\" x2=\"%d\" y2=\"220\"/>"
 		"<text class=\"lbl\" x=\"14\" y=\"14\">latency (%s) at percentile</text>"
 		"</svg>\n",
-		PLOT_X0, PLOT_X1, LAT_WHAT(h->d));
+		PLOT_X0, PLOT_X1, rm_lat_what(h->m));
 }
 
 int html_chart_hist(struct html *h)
@@ -293,12 +285,12 @@ int html_chart_hist(struct html *h)
 
 	if (!b)
 		return -ENOMEM;
-	n = plot_hist_bins(h->d->hist, b, 160);
+	n = plot_hist_bins(h->m->hist, b, 160);
 	fprintf(h->out,
 		"<h2>Distribution</h2>\n<p class=\"note\">Histogram of the latency (%s;"
 		" log-linear buckets, two significant digits, regrouped on a log axis), then"
 		" the latency at each percentile.</p>\n",
-		LAT_WHAT(h->d));
+		rm_lat_what(h->m));
 	histogram(h, b, n);
 	percentiles(h);
 	free(b);
@@ -307,38 +299,29 @@ int html_chart_hist(struct html *h)
 
 int html_chart_causes(struct html *h)
 {
-	const struct tc_analysis *a = h->d->a;
-	size_t *idx = calloc(a->n_causes ? a->n_causes : 1, sizeof(*idx)), rows = 0;
+	const struct tc_analysis *a = h->m->a;
+	size_t rows = h->m->n_causes < CAUSE_BARS ? h->m->n_causes : CAUSE_BARS;
 	double bar_w = PLOT_X1 - 300 - 230; /* room for the figures after the longest bar */
 
-	if (!idx)
-		return -ENOMEM;
-	analysis_causes_by_excess(a, idx);
-	for (size_t i = 0; i < a->n_causes && rows < CAUSE_BARS; i++)
-		rows += a->causes[idx[i]].spikes || a->causes[idx[i]].excess_ns;
 	fprintf(h->out,
 		"<h2>Causes</h2>\n<p class=\"note\">Share of the tail excess (latency"
 		" above the median, split among the overlapping intervals) and spikes"
 		" whose primary cause it is.</p>\n<svg id=\"causes\" width=\"%d\" "
 		"height=\"%zu\" xmlns=\"http://www.w3.org/2000/svg\">\n",
 		CHART_W, rows * 22 + 10);
-	rows = 0;
-	for (size_t i = 0; i < a->n_causes && rows < CAUSE_BARS; i++) {
-		const struct tc_cause *c = &a->causes[idx[i]];
+	for (size_t i = 0; i < rows; i++) {
+		uint32_t k = h->m->causes[i].cause;
+		const struct tc_cause *c = &a->causes[k];
 		double share =
 			a->total_excess_ns ? (double)c->excess_ns / (double)a->total_excess_ns : 0;
-		double y = 6 + (double)rows * 22;
+		double y = 6 + (double)i * 22;
 		char ex[32];
 
-		if (!c->spikes && !c->excess_ns)
-			continue;
-		rows++;
-		html_fmt_ns(LAT_NS(h->d, c->excess_ns), ex, sizeof(ex));
-		html_bar_row(h, y, c->name, share, bar_w, (uint32_t)idx[i], ex,
-			     (unsigned long long)c->spikes, "spikes");
+		html_fmt_ns(rm_lat_ns(h->m, c->excess_ns), ex, sizeof(ex));
+		html_bar_row(h, y, c->name, share, bar_w, k, ex, (unsigned long long)c->spikes,
+			     "spikes");
 	}
 	fputs("</svg>\n", h->out);
-	free(idx);
 	return 0;
 }
 

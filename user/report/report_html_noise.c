@@ -22,18 +22,9 @@ static double row_pct(const struct tc_noise_row *r)
 		       : 0;
 }
 
-static int cmp_thread_noise(const void *x, const void *y, void *ctx)
-{
-	const struct tc_noise *n = ctx;
-	uint64_t a = n->threads[*(const size_t *)x].noise_ns;
-	uint64_t b = n->threads[*(const size_t *)y].noise_ns;
-
-	return a > b ? -1 : a < b;
-}
-
 static void thread_line(struct html *h, const struct tc_noise_thread *th, size_t color)
 {
-	const struct tc_noise *n = h->d->noise;
+	const struct tc_noise *n = h->m->noise;
 	double span = (double)(n->t1 - n->t0) + 1, w = PLOT_X1 - PLOT_X0;
 
 	fprintf(h->out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" d=\"",
@@ -51,15 +42,10 @@ static void thread_line(struct html *h, const struct tc_noise_thread *th, size_t
 
 static int noise_lines(struct html *h)
 {
-	const struct tc_noise *n = h->d->noise;
-	size_t *idx = malloc((n->n_threads ? n->n_threads : 1) * sizeof(*idx));
+	const struct tc_noise *n = h->m->noise;
+	const size_t *idx = h->m->threads_by_noise;
 	size_t k = n->n_threads < NOISE_THREADS ? n->n_threads : NOISE_THREADS;
 
-	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < n->n_threads; i++)
-		idx[i] = i;
-	qsort_r(idx, n->n_threads, sizeof(*idx), cmp_thread_noise, (void *)n);
 	fprintf(h->out,
 		"<h2>Host noise per interval</h2>\n<p class=\"note\">Share of each %.3g ms"
 		" interval a thread lost to noise (off CPU while runnable, IRQs on its CPU"
@@ -85,25 +71,22 @@ static int noise_lines(struct html *h)
 		html_esc(h->out, n->threads[idx[i]].comm);
 	}
 	fputs("</div>\n", h->out);
-	free(idx);
 	return 0;
 }
 
 static int noise_bars(struct html *h)
 {
-	const struct tc_noise *n = h->d->noise;
-	size_t *idx = calloc(n->n_causes ? n->n_causes : 1, sizeof(*idx)), rows = 0;
+	const struct tc_noise *n = h->m->noise;
+	size_t rows = 0;
 	double bar_w = PLOT_X1 - 300 - 200;
 
-	if (!idx)
-		return -ENOMEM;
-	noise_causes_by_time(n, idx);
 	fprintf(h->out,
 		"<h2>Noise by cause</h2>\n<svg id=\"causes\" width=\"%d\" height=\"%d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
 		CHART_W, NOISE_BARS * 22 + 10);
-	for (size_t i = 0; i < n->n_causes && rows < NOISE_BARS; i++) {
-		const struct tc_noise_cause *c = &n->causes[idx[i]];
+	for (size_t i = 0; i < h->m->n_noise_causes && rows < NOISE_BARS; i++) {
+		uint32_t k = h->m->noise_causes[i].cause;
+		const struct tc_noise_cause *c = &n->causes[k];
 		double share = n->noise_ns ? (double)c->ns / (double)n->noise_ns : 0;
 		double y = 6 + (double)rows * 22;
 		char t[32];
@@ -112,17 +95,16 @@ static int noise_bars(struct html *h)
 			continue;
 		rows++;
 		html_fmt_ns((double)c->ns, t, sizeof(t));
-		html_bar_row(h, y, c->name, share, bar_w, (uint32_t)idx[i], t,
-			     (unsigned long long)c->count, "times");
+		html_bar_row(h, y, c->name, share, bar_w, k, t, (unsigned long long)c->count,
+			     "times");
 	}
 	fputs("</svg>\n", h->out);
-	free(idx);
 	return 0;
 }
 
 static void worst_row(struct html *h, size_t rank, const struct tc_noise_row *r)
 {
-	const struct tc_noise *n = h->d->noise;
+	const struct tc_noise *n = h->m->noise;
 	const struct tc_noise_thread *th = &n->threads[r->thread];
 	size_t shown = 0;
 
@@ -147,22 +129,16 @@ static void worst_row(struct html *h, size_t rank, const struct tc_noise_row *r)
 
 int html_chart_noise(struct html *h)
 {
-	const struct tc_noise *n = h->d->noise;
-	unsigned int top = h->d->o->top;
-	size_t *idx = calloc(top ? top : 1, sizeof(*idx)), k;
+	const struct tc_noise *n = h->m->noise;
 	int err;
 
-	if (!idx)
-		return -ENOMEM;
 	err = noise_lines(h);
 	err = err ?: noise_bars(h);
-	k = noise_worst_rows(n, idx, top);
 	fputs("<h2>Worst intervals</h2>\n<table class=\"num\"><tr><th>#</th><th>start</th>"
 	      "<th>thread</th><th>noise</th><th>ran [ms]</th><th>largest causes</th></tr>\n",
 	      h->out);
-	for (size_t i = 0; i < k; i++)
-		worst_row(h, i + 1, &n->rows[idx[i]]);
+	for (size_t i = 0; i < h->m->n_worst; i++)
+		worst_row(h, i + 1, &n->rows[h->m->worst[i]]);
 	fputs("</table>\n", h->out);
-	free(idx);
 	return err;
 }

@@ -5,10 +5,6 @@
  * microseconds; latencies are one way (RTT/2) for the probe's round trips
  * ("one_way": true) and whole for --samples. Formatting only.
  */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "core/causes.h"
 #include "core/plot.h"
 #include "core/verdict.h"
@@ -19,175 +15,135 @@
 /* Events listed per spike: those with the most credit, in time order. */
 #define TIMELINE_MAX 100
 
-/* Sets the member to the meta value, or null when the trace lacks it. */
-static void meta_str(struct json *j, const char *key, const struct tc_trace *t, const char *mk)
+static void write_trace(struct json *j, const struct report_model *m)
 {
-	json_str(j, key, trace__meta(t, mk));
-}
-
-static void write_trace(struct json *j, const struct report_data *d)
-{
-	const struct tc_trace *t = d->t;
-	const char *bad = trace__meta(t, "run.bad_records");
+	const struct rm_header *h = &m->h;
 
 	json_obj(j, "trace");
-	json_str(j, "path", d->o->trace_kept ? d->o->path : NULL);
-	json_bool(j, "kept", d->o->trace_kept);
-	json_bool(j, "truncated", t->truncated);
-	json_u64(j, "events", t->n_events);
-	json_u64(j, "lost_events", trace__total_drops(t));
+	json_str(j, "path", h->path);
+	json_bool(j, "kept", h->path != NULL);
+	json_bool(j, "truncated", h->truncated);
+	json_u64(j, "events", h->n_events);
+	json_u64(j, "lost_events", h->lost);
 	json_arr(j, "lost_by_cpu");
-	for (size_t c = 0; c < t->n_drops; c++) {
-		if (!t->drops[c])
+	for (size_t c = 0; c < m->t->n_drops; c++) {
+		if (!m->t->drops[c])
 			continue;
 		json_obj_compact(j, NULL);
 		json_u64(j, "cpu", c);
-		json_u64(j, "lost", t->drops[c]);
+		json_u64(j, "lost", m->t->drops[c]);
 		json_end(j);
 	}
 	json_end(j);
-	if (bad)
-		json_u64(j, "bad_records", strtoull(bad, NULL, 10));
+	if (h->has_bad_records)
+		json_u64(j, "bad_records", h->bad_records);
 	else
 		json_null(j, "bad_records");
 	json_end(j);
 }
 
-static void write_run(struct json *j, const struct tc_trace *t)
+static void write_run(struct json *j, const struct rm_header *h)
 {
-	const char *rows = trace__meta(t, "samples.rows");
-
 	json_obj(j, "host");
-	meta_str(j, "name", t, "host.name");
-	meta_str(j, "kernel", t, "host.kernel");
-	meta_str(j, "cpus", t, "host.cpus");
-	meta_str(j, "cpu_model", t, "host.cpu_model");
+	json_str(j, "name", h->host_name);
+	json_str(j, "kernel", h->kernel);
+	json_str(j, "cpus", h->host_cpus);
+	json_str(j, "cpu_model", h->cpu_model);
 	json_end(j);
 	json_obj(j, "run");
-	meta_str(j, "probe", t, "run.probe");
-	meta_str(j, "cpus", t, "run.cpus");
-	meta_str(j, "iterations_requested", t, "run.iterations");
-	json_u64(j, "round_trips", t->n_samples);
-	json_bool(j, "interrupted", !strcmp(report_meta_or(t, "run.interrupted", "no"), "yes"));
-	meta_str(j, "clock", t, "run.clock");
-	meta_str(j, "command_line", t, "run.command");
-	meta_str(j, "target", t, "run.target");
-	meta_str(j, "target_status", t, "run.target_status");
-	meta_str(j, "samples_file", t, "samples.file");
-	if (rows)
-		json_u64(j, "samples_rows", strtoull(rows, NULL, 10));
+	json_str(j, "probe", h->probe);
+	json_str(j, "cpus", h->cpus);
+	json_str(j, "iterations_requested", h->iterations);
+	json_u64(j, "round_trips", h->round_trips);
+	json_bool(j, "interrupted", h->interrupted);
+	json_str(j, "clock", h->clock);
+	json_str(j, "command_line", h->command_line);
+	json_str(j, "target", h->target);
+	json_str(j, "target_status", h->target_status);
+	json_str(j, "samples_file", h->samples_file);
+	if (h->has_samples_rows)
+		json_u64(j, "samples_rows", h->samples_rows);
 	else
 		json_null(j, "samples_rows");
 	json_end(j);
 }
 
-static void write_tracers(struct json *j, const struct tc_trace *t)
+static void write_tracers(struct json *j, const struct report_model *m)
 {
-	struct report_tracer tr;
-	size_t pos = 0;
-
 	json_arr(j, "tracers");
-	while (report_next_tracer(t, &pos, &tr)) {
+	for (size_t i = 0; i < m->n_tracers; i++) {
+		const struct rm_tracer *tr = &m->tracers[i];
+
 		json_obj_compact(j, NULL);
-		json_str(j, "concern", tr.concern);
-		json_str(j, "program", tr.program);
-		json_bool(j, "attached", tr.attached);
-		json_str(j, "detail", tr.detail);
+		json_str(j, "concern", tr->concern);
+		json_str(j, "program", tr->program);
+		json_bool(j, "attached", tr->attached);
+		json_str(j, "detail", tr->detail);
 		json_end(j);
 	}
 	json_end(j);
 	json_obj(j, "meta");
-	for (size_t i = 0; i < t->n_meta; i++)
-		json_str(j, t->meta[i].key, t->meta[i].val);
+	for (size_t i = 0; i < m->n_meta; i++)
+		json_str(j, m->meta[i].key, m->meta[i].val);
 	json_end(j);
 }
 
-static void write_stats(struct json *j, const struct report_data *d)
+static void write_stats(struct json *j, const struct report_model *m)
 {
-	const struct lat_summary *s = &d->a->stats;
-	const struct tc_verdict *v = verdict_of(LAT_US(d, s->mean));
+	const struct lat_summary *s = &m->a->stats;
 
 	json_obj(j, "stats");
 	json_str(j, "unit", "us");
-	json_bool(j, "one_way", d->div == 2);
+	json_bool(j, "one_way", m->div == 2);
 	json_u64(j, "n", s->n);
-	json_num(j, "min", LAT_US(d, s->min), 3);
-	json_num(j, "max", LAT_US(d, s->max), 3);
-	json_num(j, "typical", LAT_US(d, s->p50), 3);
-	json_num(j, "avg", LAT_US(d, s->mean), 3);
-	json_num(j, "stdev", LAT_US(d, s->stdev), 3);
-	json_num(j, "p50", LAT_US(d, s->p50), 3);
-	json_num(j, "p99", LAT_US(d, s->p99), 3);
-	json_num(j, "p99_9", LAT_US(d, s->p999), 3);
-	json_num(j, "p99_99", LAT_US(d, s->p9999), 3);
-	json_num(j, "p99_999", LAT_US(d, s->p99999), 3);
+	json_num(j, "min", rm_lat_us(m, s->min), 3);
+	json_num(j, "max", rm_lat_us(m, s->max), 3);
+	json_num(j, "typical", rm_lat_us(m, s->p50), 3);
+	json_num(j, "avg", rm_lat_us(m, s->mean), 3);
+	json_num(j, "stdev", rm_lat_us(m, s->stdev), 3);
+	json_num(j, "p50", rm_lat_us(m, s->p50), 3);
+	json_num(j, "p99", rm_lat_us(m, s->p99), 3);
+	json_num(j, "p99_9", rm_lat_us(m, s->p999), 3);
+	json_num(j, "p99_99", rm_lat_us(m, s->p9999), 3);
+	json_num(j, "p99_999", rm_lat_us(m, s->p99999), 3);
 	json_end(j);
-	if (d->div != 2) {
+	if (!m->verdict) {
 		json_null(j, "verdict"); /* DOMAIN.md's classes judge ping-pong round trips */
 		return;
 	}
 	json_obj(j, "verdict");
-	json_str(j, "class", v->cls);
-	json_str(j, "text", v->text);
-	json_num(j, "t_avg_us", LAT_US(d, s->mean), 3);
-	json_bool(j, "nic_probe", !strcmp(report_meta_or(d->t, "run.probe", ""), "verbs"));
+	json_str(j, "class", m->verdict->cls);
+	json_str(j, "text", m->verdict->text);
+	json_num(j, "t_avg_us", rm_lat_us(m, s->mean), 3);
+	json_bool(j, "nic_probe", m->h.nic_probe);
 	json_end(j);
 }
 
-static const char *rule_mode(enum tc_spike_mode m)
+static void write_causes(struct json *j, const struct report_model *m)
 {
-	switch (m) {
-	case TC_SPIKE_PERCENTILE:
-		return "percentile";
-	case TC_SPIKE_ABSOLUTE:
-		return "absolute";
-	case TC_SPIKE_MEDIAN_X:
-		return "median_x";
-	default:
-		return "default";
-	}
-}
+	const struct tc_analysis *a = m->a;
 
-static double share_pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-static int write_causes(struct json *j, const struct report_data *d)
-{
-	const struct tc_analysis *a = d->a;
-	size_t *idx = calloc(a->n_causes ? a->n_causes : 1, sizeof(*idx));
-	char rule[128];
-
-	if (!idx)
-		return -ENOMEM;
-	spike_rule_describe(&a->rule, rule, sizeof(rule));
 	json_obj(j, "spikes");
-	json_str(j, "rule", rule);
-	json_str(j, "mode", rule_mode(a->rule.mode));
+	json_str(j, "rule", m->rule);
+	json_str(j, "mode", m->rule_mode);
 	json_num(j, "value", a->rule.value, 6);
-	json_num(j, "threshold_us", LAT_US(d, a->threshold_ns), 3);
+	json_num(j, "threshold_us", rm_lat_us(m, a->threshold_ns), 3);
 	json_u64(j, "count", a->n_spikes);
-	json_num(j, "total_excess_us", LAT_US(d, a->total_excess_ns), 3);
+	json_num(j, "total_excess_us", rm_lat_us(m, a->total_excess_ns), 3);
 	json_end(j);
 	json_arr(j, "causes");
-	analysis_causes_by_excess(a, idx);
-	for (size_t i = 0; i < a->n_causes; i++) {
-		const struct tc_cause *c = &a->causes[idx[i]];
+	for (size_t i = 0; i < m->n_causes; i++) {
+		const struct tc_cause *c = &a->causes[m->causes[i].cause];
 
-		if (!c->spikes && !c->excess_ns)
-			continue;
 		json_obj_compact(j, NULL);
 		json_str(j, "name", c->name);
 		json_str(j, "class", causes_info(c->cls)->prefix);
 		json_u64(j, "spikes", c->spikes);
-		json_num(j, "excess_us", LAT_US(d, c->excess_ns), 3);
-		json_num(j, "share_pct", share_pct(c->excess_ns, a->total_excess_ns), 2);
+		json_num(j, "excess_us", rm_lat_us(m, c->excess_ns), 3);
+		json_num(j, "share_pct", m->causes[i].share_pct, 2);
 		json_end(j);
 	}
 	json_end(j);
-	free(idx);
-	return 0;
 }
 
 static void write_timeline(struct json *j, const struct tc_trace *t, const struct tc_analysis *a,
@@ -203,7 +159,7 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 		const struct tc_contrib *k = &a->contribs[sp->first_contrib + pick[i]];
 		const struct tc_event *e = &t->events[k->event];
 
-		report_event_detail(t, e, detail, sizeof(detail));
+		describe_event(t, e, detail, sizeof(detail));
 		json_obj_compact(j, NULL);
 		json_num(j, "start_us", (double)((int64_t)(e->start_ns - s->t_start)) / 1000.0, 3);
 		json_num(j, "dur_us", NS_US(e->dur_ns), 3);
@@ -212,7 +168,7 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 		json_num(j, "overlap_us", NS_US(k->overlap_ns), 3);
 		json_num(j, "credit_us", NS_US(k->attributed_ns), 3);
 		json_bool(j, "nested", k->nested);
-		json_str(j, "kind", report_kind_name(e->kind));
+		json_str(j, "kind", describe_kind(e->kind));
 		json_str(j, "cause", a->causes[k->cause].name);
 		json_u64(j, "cpu", e->cpu);
 		json_u64(j, "tid", e->tid);
@@ -222,18 +178,18 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 	json_end(j);
 }
 
-static void write_spike(struct json *j, const struct report_data *d, size_t rank,
+static void write_spike(struct json *j, const struct report_model *m, size_t rank,
 			const struct tc_spike *sp)
 {
-	const struct tc_trace *t = d->t;
-	const struct tc_analysis *a = d->a;
+	const struct tc_trace *t = m->t;
+	const struct tc_analysis *a = m->a;
 	const struct tc_sample *s = &t->samples[sp->sample];
 	const struct tc_cause *c = &a->causes[sp->primary];
 
 	json_obj(j, NULL);
 	json_u64(j, "rank", rank);
 	json_u64(j, "sample", sp->sample);
-	json_num(j, "at_s", (double)(s->t_start - t->samples[0].t_start) / 1e9, 6);
+	json_num(j, "at_s", (double)(s->t_start - m->h.first_sample_ns) / 1e9, 6);
 	json_u64(j, "t_start_ns", s->t_start);
 	json_u64(j, "t_end_ns", s->t_end);
 	if (s->cpu == UINT32_MAX)
@@ -241,9 +197,9 @@ static void write_spike(struct json *j, const struct report_data *d, size_t rank
 	else
 		json_u64(j, "cpu", s->cpu);
 	json_u64(j, "tid", s->tid);
-	json_num(j, "latency_us", LAT_US(d, sp->rtt_ns), 3);
+	json_num(j, "latency_us", rm_lat_us(m, sp->rtt_ns), 3);
 	json_num(j, "x_median", a->stats.p50 ? (double)sp->rtt_ns / (double)a->stats.p50 : 0, 2);
-	json_num(j, "excess_us", LAT_US(d, sp->excess_ns), 3);
+	json_num(j, "excess_us", rm_lat_us(m, sp->excess_ns), 3);
 	json_str(j, "cause", c->name);
 	json_str(j, "cause_class", causes_info(c->cls)->prefix);
 	json_num(j, "explained_pct", sp->explained * 100.0, 1);
@@ -254,61 +210,44 @@ static void write_spike(struct json *j, const struct report_data *d, size_t rank
 	json_end(j);
 }
 
-static int write_top(struct json *j, const struct report_data *d)
+static void write_top(struct json *j, const struct report_model *m)
 {
-	unsigned int top = d->o->top;
-	size_t *idx = calloc(top ? top : 1, sizeof(*idx));
-	size_t n;
-
-	if (!idx)
-		return -ENOMEM;
-	n = analysis_top_spikes(d->a, idx, top);
 	json_arr(j, "top_spikes");
-	for (size_t i = 0; i < n; i++)
-		write_spike(j, d, i + 1, &d->a->spikes[idx[i]]);
+	for (size_t i = 0; i < m->n_top; i++)
+		write_spike(j, m, i + 1, &m->a->spikes[m->ranked[i]]);
 	json_end(j);
-	free(idx);
-	return 0;
 }
 
-static void write_recommendations(struct json *j, const struct tc_analysis *a)
+static void write_recommendations(struct json *j, const struct report_model *m)
 {
-	uint64_t spikes[TC_CAUSE_CLASS_COUNT] = {0};
-
-	for (size_t i = 0; i < a->n_causes; i++)
-		spikes[a->causes[i].cls] += a->causes[i].spikes;
 	json_arr(j, "recommendations");
-	for (int c = 0; c < TC_CAUSE_CLASS_COUNT; c++) {
-		const struct tc_cause_info *info = causes_info((enum tc_cause_class)c);
-
-		if (!spikes[c])
-			continue;
+	for (size_t i = 0; i < m->n_recs; i++) {
 		json_obj_compact(j, NULL);
-		json_str(j, "class", info->prefix);
-		json_u64(j, "spikes", spikes[c]);
-		json_str(j, "what", info->what);
-		json_str(j, "fix", info->fix);
+		json_str(j, "class", m->recs[i].info->prefix);
+		json_u64(j, "spikes", m->recs[i].spikes);
+		json_str(j, "what", m->recs[i].info->what);
+		json_str(j, "fix", m->recs[i].info->fix);
 		json_end(j);
 	}
 	json_end(j);
 }
 
-static void write_histogram(struct json *j, const struct report_data *d)
+static void write_histogram(struct json *j, const struct report_model *m)
 {
-	const struct hist *h = d->hist;
+	const struct hist *h = m->hist;
 
 	json_obj(j, "histogram");
 	json_str(j, "unit", "us");
-	json_bool(j, "one_way", d->div == 2);
+	json_bool(j, "one_way", m->div == 2);
 	json_u64(j, "significant_digits", 2);
 	json_u64(j, "total", h->total);
-	json_num(j, "min_us", LAT_US(d, h->min), 3);
-	json_num(j, "max_us", LAT_US(d, h->max), 3);
+	json_num(j, "min_us", rm_lat_us(m, h->min), 3);
+	json_num(j, "max_us", rm_lat_us(m, h->max), 3);
 	json_arr(j, "buckets");
 	for (size_t b = hist_next(h, 0); b < HIST_BUCKETS; b = hist_next(h, b + 1)) {
 		json_obj_compact(j, NULL);
-		json_num(j, "lo_us", LAT_US(d, hist_bucket_low(b)), 4);
-		json_num(j, "hi_us", LAT_US(d, hist_bucket_high(b)), 4);
+		json_num(j, "lo_us", rm_lat_us(m, hist_bucket_low(b)), 4);
+		json_num(j, "hi_us", rm_lat_us(m, hist_bucket_high(b)), 4);
 		json_u64(j, "count", h->counts[b]);
 		json_end(j);
 	}
@@ -316,84 +255,68 @@ static void write_histogram(struct json *j, const struct report_data *d)
 	json_end(j);
 }
 
-static int write_irq_placement(struct json *j, const struct report_data *d)
+static void write_irq_placement(struct json *j, const struct report_model *m)
 {
-	const struct tc_trace *t = d->t;
-	struct plot_irq_matrix m;
-	unsigned char probe[TC_MAX_CPUS];
-	int err = plot_irq_matrix(t, 4096, &m);
+	const struct plot_irq_matrix *x = &m->irqs;
 
-	if (err)
-		return err;
-	report_probe_cpus(t, probe, sizeof(probe));
 	json_obj(j, "irq_placement");
 	json_arr_compact(j, "probe_cpus");
-	for (size_t c = 0; c < sizeof(probe); c++)
-		if (probe[c])
+	for (size_t c = 0; c < sizeof(m->probe_cpu); c++)
+		if (m->probe_cpu[c])
 			json_u64(j, NULL, c);
 	json_end(j);
-	json_u64(j, "cpus", m.n_cpus);
+	json_u64(j, "cpus", x->n_cpus);
 	json_arr(j, "irqs");
-	for (size_t r = 0; r < m.n_irqs; r++) {
-		const char *name = trace__irq_name(t, m.irqs[r]);
-		char cls[TC_CAUSE_NAME_LEN];
-		struct tc_event e = {.kind = TC_EV_HARDIRQ, .arg = m.irqs[r]};
-
+	for (size_t r = 0; r < x->n_irqs; r++) {
 		json_obj_compact(j, NULL);
-		json_u64(j, "irq", m.irqs[r]);
-		json_str(j, "name", name);
-		json_bool(j, "nic",
-			  causes_name_event(t, &e, d->o->nic_irq_pattern, cls, sizeof(cls)) ==
-				  TC_CAUSE_NIC_IRQ);
-		json_u64(j, "total", m.totals[r]);
+		json_u64(j, "irq", x->irqs[r]);
+		json_str(j, "name", m->irq[r].name);
+		json_bool(j, "nic", m->irq[r].nic);
+		json_u64(j, "total", x->totals[r]);
 		json_arr(j, "per_cpu");
-		for (uint32_t c = 0; c < m.n_cpus; c++)
-			json_u64(j, NULL, m.counts[r * m.n_cpus + c]);
+		for (uint32_t c = 0; c < x->n_cpus; c++)
+			json_u64(j, NULL, x->counts[r * x->n_cpus + c]);
 		json_end(j);
 		json_end(j);
 	}
 	json_end(j);
 	json_end(j);
-	plot_irq_matrix__free(&m);
-	return 0;
 }
 
-static int write_latency(struct json *j, const struct report_data *d)
+static void write_latency(struct json *j, const struct report_model *m)
 {
-	int err;
-
 	json_obj(j, "latency");
-	write_stats(j, d);
-	err = write_causes(j, d);
-	err = err ?: write_top(j, d);
-	if (!err) {
-		write_recommendations(j, d->a);
-		write_histogram(j, d);
-	}
+	write_stats(j, m);
+	write_causes(j, m);
+	write_top(j, m);
+	write_recommendations(j, m);
+	write_histogram(j, m);
 	json_end(j);
-	return err;
 }
 
-int report_json(FILE *out, const struct report_data *d)
+int report_json(FILE *out, const struct report_model *m)
 {
 	struct json j;
-	int err;
+	int err = 0;
 
 	json_init(&j, out);
 	json_obj(&j, NULL);
 	json_str(&j, "schema", "tailcause-report");
 	json_u64(&j, "schema_version", REPORT_SCHEMA_VERSION);
-	json_str(&j, "report", d->noise ? "noise" : "latency");
+	json_str(&j, "report", m->noise ? "noise" : "latency");
 	json_obj_compact(&j, "tool");
 	json_str(&j, "name", "tailcause");
 	json_str(&j, "version", TAILCAUSE_VERSION);
-	meta_str(&j, "recorded_by", d->t, "tailcause.version");
+	json_str(&j, "recorded_by", m->h.recorded_by);
 	json_end(&j);
-	write_trace(&j, d);
-	write_run(&j, d->t);
-	write_tracers(&j, d->t);
-	err = d->noise ? report_json_noise(&j, d) : write_latency(&j, d);
-	err = err ?: write_irq_placement(&j, d);
+	write_trace(&j, m);
+	write_run(&j, &m->h);
+	write_tracers(&j, m);
+	if (m->noise)
+		err = report_json_noise(&j, m);
+	else
+		write_latency(&j, m);
+	write_irq_placement(&j, m);
 	json_end(&j);
 	return err;
 }

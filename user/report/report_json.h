@@ -9,6 +9,6 @@
 #define REPORT_SCHEMA_VERSION 1
 
 /* The "noise" member of a noise report (report_json_noise.c); 0 or -ENOMEM. */
-int report_json_noise(struct json *j, const struct report_data *d);
+int report_json_noise(struct json *j, const struct report_model *m);
 
 #endif /* TAILCAUSE_REPORT_REPORT_JSON_H */

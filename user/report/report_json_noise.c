@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* report_json_noise.c - the "noise" member of the JSON report (docs/report-schema.md). */
-#include <errno.h>
-#include <stdlib.h>
-
 #include "core/causes.h"
 #include "report_common.h"
 #include "report_json.h"
@@ -26,16 +23,13 @@ static void times(struct json *j, uint64_t run, uint64_t noise, const uint64_t *
 	json_u64(j, "migrations", migrations);
 }
 
-static int write_causes(struct json *j, const struct tc_noise *n)
+static void write_causes(struct json *j, const struct report_model *m)
 {
-	size_t *idx = calloc(n->n_causes ? n->n_causes : 1, sizeof(*idx));
+	const struct tc_noise *n = m->noise;
 
-	if (!idx)
-		return -ENOMEM;
-	noise_causes_by_time(n, idx);
 	json_arr(j, "causes");
-	for (size_t i = 0; i < n->n_causes; i++) {
-		const struct tc_noise_cause *c = &n->causes[idx[i]];
+	for (size_t i = 0; i < m->n_noise_causes; i++) {
+		const struct tc_noise_cause *c = &n->causes[m->noise_causes[i].cause];
 
 		json_obj_compact(j, NULL);
 		json_str(j, "name", c->name);
@@ -43,13 +37,10 @@ static int write_causes(struct json *j, const struct tc_noise *n)
 		json_str(j, "group", noise_group_name(c->group));
 		json_num(j, "time_us", NS_US(c->ns), 3);
 		json_u64(j, "count", c->count);
-		json_num(j, "share_pct", c->group < TC_NOISE_NOISY ? pct(c->ns, n->noise_ns) : 0,
-			 2);
+		json_num(j, "share_pct", m->noise_causes[i].share_pct, 2);
 		json_end(j);
 	}
 	json_end(j);
-	free(idx);
-	return 0;
 }
 
 static void write_threads(struct json *j, const struct tc_noise *n)
@@ -104,15 +95,10 @@ static void write_row(struct json *j, const struct tc_noise *n, size_t rank,
 	json_end(j);
 }
 
-int report_json_noise(struct json *j, const struct report_data *d)
+int report_json_noise(struct json *j, const struct report_model *m)
 {
-	const struct tc_noise *n = d->noise;
-	unsigned int top = d->o->top;
-	size_t *idx = calloc(top ? top : 1, sizeof(*idx)), k;
-	int err;
+	const struct tc_noise *n = m->noise;
 
-	if (!idx)
-		return -ENOMEM;
 	json_obj(j, "noise");
 	json_num(j, "interval_ms", (double)n->interval_ns / 1e6, 3);
 	json_u64(j, "t0_ns", n->t0);
@@ -121,14 +107,12 @@ int report_json_noise(struct json *j, const struct report_data *d)
 	json_obj_compact(j, "totals");
 	times(j, n->run_ns, n->noise_ns, n->group_ns, n->faults, n->migrations);
 	json_end(j);
-	err = write_causes(j, n);
+	write_causes(j, m);
 	write_threads(j, n);
-	k = noise_worst_rows(n, idx, top);
 	json_arr(j, "worst_intervals");
-	for (size_t i = 0; i < k; i++)
-		write_row(j, n, i + 1, &n->rows[idx[i]]);
+	for (size_t i = 0; i < m->n_worst; i++)
+		write_row(j, n, i + 1, &n->rows[m->worst[i]]);
 	json_end(j);
 	json_end(j);
-	free(idx);
-	return err;
+	return 0;
 }

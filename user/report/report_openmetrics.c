@@ -17,12 +17,9 @@
 
 #include "core/causes.h"
 #include "report.h"
-#include "report_common.h"
 #include "lib/version.h"
 
 #define S(ns) ((double)(ns) / 1e9)
-/* The latency in seconds of a sample duration: one way (RTT/2) for the probe's round trips. */
-#define LAT_S(d, ns) ((double)(ns) / (1e9 * (d)->div))
 
 static void family(FILE *out, const char *name, const char *type, const char *help)
 {
@@ -50,30 +47,30 @@ static void gauge(FILE *out, const char *name, const char *help, double v)
 	fprintf(out, "%s %.9g\n", name, v);
 }
 
-static void info(FILE *out, const struct report_data *d)
+static void info(FILE *out, const struct report_model *m)
 {
-	const struct tc_trace *t = d->t;
+	const struct rm_header *h = &m->h;
 
 	family(out, "tailcause_report_info", "gauge",
 	       "The run this file describes: host, kernel, probe or command (always 1).");
 	fputs("tailcause_report_info{", out);
-	label(out, "host", report_meta_or(t, "host.name", "?"), 1);
-	label(out, "kernel", report_meta_or(t, "host.kernel", "?"), 0);
-	label(out, "probe", report_meta_or(t, "run.probe", "?"), 0);
-	label(out, "report", d->noise ? "noise" : "latency", 0);
+	label(out, "host", h->host_name ? h->host_name : "?", 1);
+	label(out, "kernel", h->kernel ? h->kernel : "?", 0);
+	label(out, "probe", h->probe ? h->probe : "?", 0);
+	label(out, "report", m->noise ? "noise" : "latency", 0);
 	label(out, "version", TAILCAUSE_VERSION, 0);
 	fputs("} 1\n", out);
 	gauge(out, "tailcause_report_timestamp_seconds",
-	      "When the trace was recorded (Unix time, seconds).", S(t->realtime_ns));
+	      "When the trace was recorded (Unix time, seconds).", S(h->realtime_ns));
 	gauge(out, "tailcause_events_lost", "Traced events lost to ring-buffer overrun.",
-	      (double)trace__total_drops(t));
+	      (double)h->lost);
 	gauge(out, "tailcause_trace_truncated", "1 when the trace file ended before its end block.",
-	      t->truncated);
+	      h->truncated);
 }
 
-static void latency(FILE *out, const struct report_data *d)
+static void latency(FILE *out, const struct report_model *m)
 {
-	const struct tc_analysis *a = d->a;
+	const struct tc_analysis *a = m->a;
 	static const struct {
 		const char *q;
 		size_t off;
@@ -87,7 +84,7 @@ static void latency(FILE *out, const struct report_data *d)
 	const struct lat_summary *s = &a->stats;
 
 	family(out, "tailcause_latency_seconds", "summary",
-	       d->div == 2
+	       m->div == 2
 		       ? "One-way latency (RTT/2) of the probe's round trips, every sample kept."
 		       : "Latency of the benchmark's iterations (--samples), every sample kept.");
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
@@ -95,16 +92,16 @@ static void latency(FILE *out, const struct report_data *d)
 
 		memcpy(&v, (const char *)s + qs[i].off, sizeof(v));
 		fprintf(out, "tailcause_latency_seconds{quantile=\"%s\"} %.9g\n", qs[i].q,
-			LAT_S(d, v));
+			rm_lat_s(m, v));
 	}
-	fprintf(out, "tailcause_latency_seconds_sum %.9g\n", LAT_S(d, s->mean * (double)s->n));
+	fprintf(out, "tailcause_latency_seconds_sum %.9g\n", rm_lat_s(m, s->mean * (double)s->n));
 	fprintf(out, "tailcause_latency_seconds_count %zu\n", s->n);
-	gauge(out, "tailcause_latency_min_seconds", "Smallest latency.", LAT_S(d, s->min));
-	gauge(out, "tailcause_latency_max_seconds", "Largest latency.", LAT_S(d, s->max));
+	gauge(out, "tailcause_latency_min_seconds", "Smallest latency.", rm_lat_s(m, s->min));
+	gauge(out, "tailcause_latency_max_seconds", "Largest latency.", rm_lat_s(m, s->max));
 	gauge(out, "tailcause_latency_stdev_seconds", "Standard deviation of the latency.",
-	      LAT_S(d, s->stdev));
+	      rm_lat_s(m, s->stdev));
 	gauge(out, "tailcause_spike_threshold_seconds", "Latency above which a sample is a spike.",
-	      LAT_S(d, a->threshold_ns));
+	      rm_lat_s(m, a->threshold_ns));
 	gauge(out, "tailcause_spikes_all", "Samples above the spike threshold.",
 	      (double)a->n_spikes);
 }
@@ -117,9 +114,10 @@ static void cause_labels(FILE *out, const char *name, enum tc_cause_class cls)
 	fputc('}', out);
 }
 
-static void causes(FILE *out, const struct report_data *d)
+/* Every cause with spikes or excess, as the analysis numbered them. */
+static void causes(FILE *out, const struct report_model *m)
 {
-	const struct tc_analysis *a = d->a;
+	const struct tc_analysis *a = m->a;
 	family(out, "tailcause_spikes", "gauge", "Spikes whose primary cause it is.");
 	for (size_t i = 0; i < a->n_causes; i++) {
 		if (!a->causes[i].spikes && !a->causes[i].excess_ns)
@@ -135,7 +133,7 @@ static void causes(FILE *out, const struct report_data *d)
 			continue;
 		fputs("tailcause_spike_excess_seconds", out);
 		cause_labels(out, a->causes[i].name, a->causes[i].cls);
-		fprintf(out, " %.9g\n", LAT_S(d, a->causes[i].excess_ns));
+		fprintf(out, " %.9g\n", rm_lat_s(m, a->causes[i].excess_ns));
 	}
 }
 
@@ -186,17 +184,17 @@ static double worst_ratio(const struct tc_noise *n)
 	return worst;
 }
 
-int report_openmetrics(FILE *out, const struct report_data *d)
+int report_openmetrics(FILE *out, const struct report_model *m)
 {
-	info(out, d);
-	if (d->noise) {
-		noise(out, d->noise);
+	info(out, m);
+	if (m->noise) {
+		noise(out, m->noise);
 		gauge(out, "tailcause_noise_worst_interval_ratio",
 		      "Largest share of an interval a thread lost to noise.",
-		      worst_ratio(d->noise));
+		      worst_ratio(m->noise));
 	} else {
-		latency(out, d);
-		causes(out, d);
+		latency(out, m);
+		causes(out, m);
 	}
 	fputs("# EOF\n", out);
 	return 0;

@@ -46,7 +46,7 @@ struct slice {
 
 struct pf {
 	FILE *out;
-	const struct report_data *d;
+	const struct report_model *m;
 	uint64_t t0;
 	int n;			    /* records written: a comma before every one but the first */
 	uint32_t *tids;		    /* traced threads (sorted): their track index */
@@ -112,7 +112,7 @@ static int cmp_u32(const void *x, const void *y)
 
 static int collect_tids(struct pf *p)
 {
-	const struct tc_trace *t = p->d->t;
+	const struct tc_trace *t = p->m->t;
 	size_t n = 0;
 
 	p->tids = malloc((t->n_events + 1) * sizeof(*p->tids));
@@ -148,10 +148,8 @@ static uint64_t group_of(const struct pf *p, const struct tc_event *e)
 {
 	size_t th;
 
-#ifdef TC_EV_LOST
 	if (e->kind == TC_EV_LOST && e->dur_ns)
 		return (uint64_t)(PID_CPU0 + e->cpu) << 32 | 2; /* a span of its own */
-#endif
 	if (!e->dur_ns || causes_evidence_only(e->kind))
 		return 0;
 	switch (e->kind) {
@@ -189,21 +187,16 @@ static int cmp_slice(const void *x, const void *y)
 /* Round trips: the largest spikes, and an even spread of the rest. */
 static int add_round_trips(struct pf *p, struct slice *s, size_t *n)
 {
-	const struct tc_trace *t = p->d->t;
-	const struct tc_analysis *a = p->d->a;
-	size_t k = a->n_spikes < MAX_SPIKES ? a->n_spikes : MAX_SPIKES, stride;
-	size_t *idx = malloc((k ? k : 1) * sizeof(*idx));
+	const struct tc_trace *t = p->m->t;
+	const struct tc_analysis *a = p->m->a;
+	size_t k = p->m->n_ranked < MAX_SPIKES ? p->m->n_ranked : MAX_SPIKES, stride;
 
-	if (!idx)
-		return -ENOMEM;
-	k = analysis_top_spikes(a, idx, k);
 	for (size_t i = 0; i < k; i++) {
-		const struct tc_sample *x = &t->samples[a->spikes[idx[i]].sample];
+		const struct tc_sample *x = &t->samples[a->spikes[p->m->ranked[i]].sample];
 
 		s[(*n)++] = (struct slice){(uint64_t)PID_PROBE << 32, x->t_start, x->t_end,
-					   SPIKE_REF | idx[i]};
+					   SPIKE_REF | p->m->ranked[i]};
 	}
-	free(idx);
 	stride = t->n_samples / MAX_PLAIN + 1;
 	for (size_t i = 0; i < t->n_samples; i += stride) {
 		const struct tc_sample *x = &t->samples[i];
@@ -218,70 +211,68 @@ static int add_round_trips(struct pf *p, struct slice *s, size_t *n)
 static void slice_name(struct pf *p, const struct slice *s, char *name, size_t len,
 		       const char **cat)
 {
-	const struct report_data *d = p->d;
+	const struct report_model *m = p->m;
 	const struct tc_event *e;
 	char cause[TC_CAUSE_NAME_LEN];
 
 	if (s->group >> 32 == PID_PROBE) {
 		*cat = "round_trip";
 		if (s->ref & SPIKE_REF) {
-			const struct tc_spike *sp = &d->a->spikes[s->ref & ~SPIKE_REF];
+			const struct tc_spike *sp = &m->a->spikes[s->ref & ~SPIKE_REF];
 
-			snprintf(name, len, "SPIKE %.3f us: %s", LAT_US(d, sp->rtt_ns),
-				 d->a->causes[sp->primary].name);
+			snprintf(name, len, "SPIKE %.3f us: %s", rm_lat_us(m, sp->rtt_ns),
+				 m->a->causes[sp->primary].name);
 		} else {
-			snprintf(name, len, "%s %.3f us", d->div == 2 ? "round trip" : "iteration",
-				 LAT_US(d, s->end - s->start));
+			snprintf(name, len, "%s %.3f us", m->div == 2 ? "round trip" : "iteration",
+				 rm_lat_us(m, s->end - s->start));
 		}
 		return;
 	}
-	e = &d->t->events[s->ref];
-	*cat = report_kind_name(e->kind);
+	e = &m->t->events[s->ref];
+	*cat = describe_kind(e->kind);
 	if (e->kind == TC_EV_IDLE) {
 		snprintf(name, len, "C-state %u", e->arg);
 		return;
 	}
-#ifdef TC_EV_LOST
 	if (e->kind == TC_EV_LOST) {
 		snprintf(name, len, "%llu records lost", (unsigned long long)e->aux);
 		return;
 	}
-#endif
 	if (e->kind == TC_EV_OFFCPU && !(e->flags & TC_OFFCPU_PREEMPTED)) {
 		snprintf(name, len, "blocked (%s ran)", e->other_comm[0] ? e->other_comm : "?");
 		return;
 	}
-	causes_name_event(d->t, e, d->o->nic_irq_pattern, cause, sizeof(cause));
+	causes_name_event(m->t, e, m->nic_irq_pattern, cause, sizeof(cause));
 	snprintf(name, len, "%s", cause);
 }
 
 static void slice_args(struct pf *p, const struct slice *s)
 {
-	const struct report_data *d = p->d;
+	const struct report_model *m = p->m;
 	char detail[256];
 
 	if (s->group >> 32 != PID_PROBE) {
-		report_event_detail(d->t, &d->t->events[s->ref], detail, sizeof(detail));
+		describe_event(m->t, &m->t->events[s->ref], detail, sizeof(detail));
 		fputs(",\"args\":{\"detail\":", p->out);
 		json_write_string(p->out, detail);
 		fputs("}", p->out);
 		return;
 	}
 	if (s->ref & SPIKE_REF) {
-		const struct tc_spike *sp = &d->a->spikes[s->ref & ~SPIKE_REF];
+		const struct tc_spike *sp = &m->a->spikes[s->ref & ~SPIKE_REF];
 
 		fprintf(p->out,
 			",\"cname\":\"terrible\",\"args\":{\"spike\":true,\"sample\":%zu,"
 			"\"latency_us\":%.3f,\"excess_us\":%.3f,\"explained_pct\":%.1f,"
 			"\"cause\":",
-			sp->sample, LAT_US(d, sp->rtt_ns), LAT_US(d, sp->excess_ns),
+			sp->sample, rm_lat_us(m, sp->rtt_ns), rm_lat_us(m, sp->excess_ns),
 			sp->explained * 100.0);
-		json_write_string(p->out, d->a->causes[sp->primary].name);
+		json_write_string(p->out, m->a->causes[sp->primary].name);
 		fputs("}", p->out);
 		return;
 	}
 	fprintf(p->out, ",\"args\":{\"spike\":false,\"sample\":%zu,\"latency_us\":%.3f}",
-		(size_t)s->ref, LAT_US(d, s->end - s->start));
+		(size_t)s->ref, rm_lat_us(m, s->end - s->start));
 }
 
 static void emit_slice(struct pf *p, const struct slice *s, uint64_t tid)
@@ -358,14 +349,14 @@ static void emit_instant(struct pf *p, const struct tc_event *e)
 {
 	char name[TC_CAUSE_NAME_LEN], detail[256];
 
-	report_event_detail(p->d->t, e, detail, sizeof(detail));
+	describe_event(p->m->t, e, detail, sizeof(detail));
 	if (causes_evidence_only(e->kind))
-		snprintf(name, sizeof(name), "%s", report_kind_name(e->kind));
+		snprintf(name, sizeof(name), "%s", describe_kind(e->kind));
 	else
-		causes_name_event(p->d->t, e, p->d->o->nic_irq_pattern, name, sizeof(name));
+		causes_name_event(p->m->t, e, p->m->nic_irq_pattern, name, sizeof(name));
 	sep(p);
 	fprintf(p->out, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"name\":",
-		report_kind_name(e->kind), PID_INSTANTS, e->kind);
+		describe_kind(e->kind), PID_INSTANTS, e->kind);
 	json_write_string(p->out, name);
 	ts(p, "ts", e->start_ns);
 	fputs(",\"args\":{\"detail\":", p->out);
@@ -375,7 +366,7 @@ static void emit_instant(struct pf *p, const struct tc_event *e)
 
 static void emit_processes(struct pf *p, const struct slice *s, size_t n)
 {
-	const struct tc_trace *t = p->d->t;
+	const struct tc_trace *t = p->m->t;
 	int kinds[TC_EV_KIND_MAX + 1] = {0};
 	char name[32];
 
@@ -402,20 +393,20 @@ static void emit_processes(struct pf *p, const struct slice *s, size_t n)
 	for (int k = 0; k <= TC_EV_KIND_MAX; k++)
 		if (kinds[k])
 			meta(p, "thread_name", PID_INSTANTS, (uint64_t)k,
-			     report_kind_name((uint16_t)k));
+			     describe_kind((uint16_t)k));
 }
 
 /* Every slice: round trips (latency reports) and interval events, sorted by group. */
 static int collect(struct pf *p, struct slice **out, size_t *n_out)
 {
-	const struct tc_trace *t = p->d->t;
-	size_t cap = t->n_events + (p->d->a ? MAX_SPIKES + MAX_PLAIN + 2 : 0), n = 0;
+	const struct tc_trace *t = p->m->t;
+	size_t cap = t->n_events + (p->m->a ? MAX_SPIKES + MAX_PLAIN + 2 : 0), n = 0;
 	struct slice *s = malloc((cap ? cap : 1) * sizeof(*s));
 	int err = 0;
 
 	if (!s)
 		return -ENOMEM;
-	if (p->d->a)
+	if (p->m->a)
 		err = add_round_trips(p, s, &n);
 	for (size_t i = 0; i < t->n_events && !err; i++) {
 		const struct tc_event *e = &t->events[i];
@@ -441,9 +432,9 @@ static uint64_t trace_start(const struct tc_trace *t)
 	return t0;
 }
 
-int report_perfetto(FILE *out, const struct report_data *d)
+int report_perfetto(FILE *out, const struct report_model *m)
 {
-	struct pf p = {.out = out, .d = d, .t0 = trace_start(d->t)};
+	struct pf p = {.out = out, .m = m, .t0 = trace_start(m->t)};
 	struct slice *s = NULL;
 	size_t n = 0;
 	int err = collect_tids(&p);
@@ -453,9 +444,9 @@ int report_perfetto(FILE *out, const struct report_data *d)
 		goto out_free;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"tailcause\",", out);
 	fprintf(out, "\"trace\":");
-	json_write_string(out, d->o->path ? d->o->path : "");
+	json_write_string(out, m->h.path ? m->h.path : "");
 	fprintf(out, ",\"t0_monotonic_ns\":%llu,\"report\":\"%s\"},\"traceEvents\":[",
-		(unsigned long long)p.t0, d->noise ? "noise" : "latency");
+		(unsigned long long)p.t0, m->noise ? "noise" : "latency");
 	emit_processes(&p, s, n);
 	for (size_t i = 0; i < n && !err;) {
 		size_t j = i;
@@ -465,9 +456,9 @@ int report_perfetto(FILE *out, const struct report_data *d)
 		err = emit_group(&p, s + i, j - i);
 		i = j;
 	}
-	for (size_t i = 0; i < d->t->n_events && !err; i++)
-		if (!group_of(&p, &d->t->events[i]))
-			emit_instant(&p, &d->t->events[i]);
+	for (size_t i = 0; i < m->t->n_events && !err; i++)
+		if (!group_of(&p, &m->t->events[i]))
+			emit_instant(&p, &m->t->events[i]);
 	fputs("\n]}\n", out);
 out_free:
 	free(s);

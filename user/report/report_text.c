@@ -42,205 +42,154 @@ void report_stats_table(FILE *out, const struct lat_summary *s, size_t msg_bytes
 	stats_table(out, s, msg_bytes, 2);
 }
 
-static const char *meta_or(const struct tc_trace *t, const char *key, const char *dflt)
+/* A header fact, or "?" where the trace does not say. */
+static const char *or_q(const char *v)
 {
-	return report_meta_or(t, key, dflt);
+	return v ? v : "?";
 }
 
-/*
- * "traced      sched (5, tp_btf), irq (4, tp_btf), ..." from the trace's
- * tracer.<concern>.<program> keys, then one line per program that is not.
- */
-static void print_tracers(FILE *out, const struct tc_trace *t)
+/* "traced      sched (5), irq (4), ...", then one line per program that is not. */
+static void print_tracers(FILE *out, const struct report_model *m)
 {
-	int missing = 0, printed = 0, n = 0;
-	char last[32] = "";
-
 	fprintf(out, "  traced      ");
-	for (size_t i = 0; i <= t->n_meta; i++) {
-		const struct tc_kv *kv = i < t->n_meta ? &t->meta[i] : NULL;
-		char concern[32] = "";
-
-		if (kv && (strncmp(kv->key, "tracer.", 7) || strncmp(kv->val, "attached ", 9)))
-			continue;
-		if (kv)
-			snprintf(concern, sizeof(concern), "%.*s", (int)strcspn(kv->key + 7, "."),
-				 kv->key + 7);
-		if (n && strcmp(concern, last)) {
-			fprintf(out, "%s%s (%d)", printed++ ? ", " : "", last, n);
-			n = 0;
-		}
-		snprintf(last, sizeof(last), "%s", concern);
-		n++;
-	}
-	fprintf(out, "%s\n", printed ? "" : "nothing");
-	for (size_t i = 0; i < t->n_meta; i++) {
-		const struct tc_kv *kv = &t->meta[i];
-
-		if (strncmp(kv->key, "tracer.", 7) || !strncmp(kv->val, "attached ", 9))
-			continue;
-		fprintf(out, "  NOT traced  %s: %s\n", kv->key + 7, kv->val + 14);
-		missing++;
-	}
-	if (!missing)
+	for (size_t i = 0; i < m->n_concerns; i++)
+		fprintf(out, "%s%s (%u)", i ? ", " : "", m->concerns[i].name, m->concerns[i].attached);
+	fprintf(out, "%s\n", m->n_concerns ? "" : "nothing");
+	for (size_t i = 0; i < m->n_tracers; i++)
+		if (!m->tracers[i].attached)
+			fprintf(out, "  NOT traced  %s.%s: %s\n", m->tracers[i].concern,
+				m->tracers[i].program, m->tracers[i].detail);
+	if (!m->n_missing)
 		fprintf(out, "  not traced  - (every program attached)\n");
 }
 
 /* What ran: the built-in probe, or a traced command and perhaps its own samples. */
-static void print_workload(FILE *out, const struct tc_trace *t)
+static void print_workload(FILE *out, const struct rm_header *h)
 {
-	const char *interrupted =
-		!strcmp(meta_or(t, "run.interrupted", "no"), "yes") ? ", interrupted" : "";
+	const char *interrupted = h->interrupted ? ", interrupted" : "";
 
-	if (strcmp(meta_or(t, "run.probe", ""), "command")) {
+	if (!h->command) {
 		fprintf(out,
 			"  probe       %s on CPUs %s: %zu round trips recorded (%s requested)%s\n",
-			meta_or(t, "run.probe", "?"), meta_or(t, "run.cpus", "?"), t->n_samples,
-			meta_or(t, "run.iterations", "?"), interrupted);
+			or_q(h->probe), or_q(h->cpus), h->round_trips, or_q(h->iterations),
+			interrupted);
 		return;
 	}
-	fprintf(out, "  command     %s (pid %s, %s)%s\n", meta_or(t, "run.target", "?"),
-		meta_or(t, "run.target_pid", "?"),
-		meta_or(t, "run.target_status", "status unknown"), interrupted);
-	if (trace__meta(t, "samples.file"))
+	fprintf(out, "  command     %s (pid %s, %s)%s\n", or_q(h->target), or_q(h->target_pid),
+		h->target_status ? h->target_status : "status unknown", interrupted);
+	if (h->samples_file)
 		fprintf(out, "  samples     %s: %zu iterations timed by the command (%s columns)\n",
-			meta_or(t, "samples.file", "?"), t->n_samples,
-			meta_or(t, "samples.columns", "?"));
+			h->samples_file, h->round_trips, or_q(h->samples_columns));
 	else
 		fprintf(out,
 			"  samples     none (no --samples): host noise per thread and interval\n");
 }
 
-/* Where events were lost: the recorder's TC_EV_LOST windows, the first few of them. */
-static void print_lost(FILE *out, const struct tc_trace *t)
+/* Where events were lost: the recorder's lost windows, the first few of them. */
+static void print_lost(FILE *out, const struct report_model *m)
 {
-	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < m->n_lost && i < 5; i++) {
+		const struct tc_event *e = m->lost[i];
 
-	for (size_t i = 0; i < t->n_events; i++) {
-		const struct tc_event *e = &t->events[i];
-
-		if (e->kind != TC_EV_LOST)
-			continue;
-		if (shown == 5) {
-			more++;
-			continue;
-		}
-		shown++;
 		/* flags: the kind lost (0 in traces from before they were told apart) */
 		fprintf(out,
 			"  lost        %" PRIu64 " %s%srecords on cpu %u between +%.3f s and +%.3f s:"
 			" spikes there may lack their cause\n",
-			(uint64_t)e->aux, e->flags ? report_kind_name(e->flags) : "",
+			(uint64_t)e->aux, e->flags ? describe_kind(e->flags) : "",
 			e->flags ? " " : "", e->cpu,
-			(double)((int64_t)(e->start_ns - t->mono_ns)) / 1e9,
-			(double)((int64_t)(e->start_ns + e->dur_ns - t->mono_ns)) / 1e9);
+			(double)((int64_t)(e->start_ns - m->h.start_ns)) / 1e9,
+			(double)((int64_t)(e->start_ns + e->dur_ns - m->h.start_ns)) / 1e9);
 	}
-	if (more)
+	if (m->n_lost > 5)
 		fprintf(out, "  lost        ... and %zu more windows ('tailcause dump' lists them)\n",
-			more);
+			m->n_lost - 5);
 }
 
-void report_text_header(FILE *out, const struct tc_trace *t, const struct report_opts *o)
+void report_text_header(FILE *out, const struct report_model *m)
 {
-	uint64_t drops = trace__total_drops(t);
+	const struct rm_header *h = &m->h;
 
-	fprintf(out, "tailcause report  %s\n", o->trace_kept ? o->path : "(trace not kept)");
-	fprintf(out, "  host        %s  (Linux %s, %s CPUs, %s)\n", meta_or(t, "host.name", "?"),
-		meta_or(t, "host.kernel", "?"), meta_or(t, "host.cpus", "?"),
-		meta_or(t, "host.cpu_model", "?"));
-	print_workload(out, t);
-	if (trace__meta(t, "run.probe_detail"))
-		fprintf(out, "  device      %s\n", trace__meta(t, "run.probe_detail"));
-	fprintf(out, "  clock       %s\n", meta_or(t, "run.clock", "CLOCK_MONOTONIC"));
-	print_tracers(out, t);
+	fprintf(out, "tailcause report  %s\n", h->path ? h->path : "(trace not kept)");
+	fprintf(out, "  host        %s  (Linux %s, %s CPUs, %s)\n", or_q(h->host_name),
+		or_q(h->kernel), or_q(h->host_cpus), or_q(h->cpu_model));
+	print_workload(out, h);
+	if (h->probe_detail)
+		fprintf(out, "  device      %s\n", h->probe_detail);
+	fprintf(out, "  clock       %s\n", h->clock ? h->clock : "CLOCK_MONOTONIC");
+	print_tracers(out, m);
 	fprintf(out, "  events      %zu intervals, %" PRIu64 " lost to ring-buffer overrun%s\n",
-		t->n_events, drops, drops ? " (attribution may be incomplete)" : "");
-	print_lost(out, t);
-	if (t->truncated)
+		h->n_events, h->lost, h->lost ? " (attribution may be incomplete)" : "");
+	print_lost(out, m);
+	if (h->truncated)
 		fprintf(out,
 			"  WARNING     the trace file is truncated: it ends before its END block;"
 			" what follows covers only what was written\n");
-	if (!o->trace_kept)
+	if (!h->path)
 		fprintf(out, "  trace       not kept (use -o FILE to keep it)\n");
 }
 
 /* Rows of the cause table; the rest are summed on one line. */
 #define CAUSE_ROWS 15
 
-static double share(const struct tc_analysis *a, uint64_t excess_ns)
+static void print_causes(FILE *out, const struct report_model *m)
 {
-	return a->total_excess_ns ? 100.0 * (double)excess_ns / (double)a->total_excess_ns : 0.0;
-}
-
-static void print_causes(FILE *out, const struct report_data *d)
-{
-	const struct tc_analysis *a = d->a;
-	size_t *idx = calloc(a->n_causes ? a->n_causes : 1, sizeof(*idx));
+	const struct tc_analysis *a = m->a;
 	uint64_t rest_spikes = 0, rest_excess = 0;
-	size_t shown = 0, rest = 0;
-	char rule[128];
+	size_t rest = 0;
 
-	if (!idx)
-		return;
-	spike_rule_describe(&a->rule, rule, sizeof(rule));
 	fprintf(out, "\nspikes: %zu of %zu %s above %.3f usec %s (%s)\n", a->n_spikes, a->stats.n,
-		d->div == 2 ? "round trips" : "iterations", LAT_US(d, a->threshold_ns), LAT_WHAT(d),
-		rule);
-	if (!a->n_spikes) {
-		free(idx);
+		m->div == 2 ? "round trips" : "iterations", rm_lat_us(m, a->threshold_ns),
+		rm_lat_what(m), m->rule);
+	if (!a->n_spikes)
 		return;
-	}
 	fprintf(out, "  %-48s %8s %16s %7s\n", "cause", "spikes", "excess[usec]", "share");
-	analysis_causes_by_excess(a, idx);
-	for (size_t i = 0; i < a->n_causes; i++) {
-		const struct tc_cause *c = &a->causes[idx[i]];
+	for (size_t i = 0; i < m->n_causes; i++) {
+		const struct tc_cause *c = &a->causes[m->causes[i].cause];
 
-		if (!c->spikes && !c->excess_ns)
-			continue;
-		if (shown == CAUSE_ROWS) {
+		if (i >= CAUSE_ROWS) {
 			rest++;
 			rest_spikes += c->spikes;
 			rest_excess += c->excess_ns;
 			continue;
 		}
-		shown++;
 		fprintf(out, "  %-48.48s %8" PRIu64 " %16.3f %6.1f%%\n", c->name, c->spikes,
-			LAT_US(d, c->excess_ns), share(a, c->excess_ns));
+			rm_lat_us(m, c->excess_ns), m->causes[i].share_pct);
 	}
 	if (rest) {
 		char label[48];
 
 		snprintf(label, sizeof(label), "(%zu more cause%s)", rest, rest == 1 ? "" : "s");
 		fprintf(out, "  %-48s %8" PRIu64 " %16.3f %6.1f%%\n", label, rest_spikes,
-			LAT_US(d, rest_excess), share(a, rest_excess));
+			rm_lat_us(m, rest_excess),
+			a->total_excess_ns ? 100.0 * (double)rest_excess / (double)a->total_excess_ns
+					   : 0.0);
 	}
 	fprintf(out,
 		"  (spikes: spikes with this primary cause; excess: %s latency above the"
 		" median, split among causes by overlap)\n",
-		d->div == 2 ? "one-way" : "the");
-	free(idx);
+		m->div == 2 ? "one-way" : "the");
 }
 
-static void describe_event(FILE *out, const struct tc_trace *t, const struct tc_event *e)
+static void print_event(FILE *out, const struct tc_trace *t, const struct tc_event *e)
 {
 	char detail[256];
 
-	report_event_detail(t, e, detail, sizeof(detail));
-	fprintf(out, "%-9s %s", report_kind_name(e->kind), detail);
+	describe_event(t, e, detail, sizeof(detail));
+	fprintf(out, "%-9s %s", describe_kind(e->kind), detail);
 }
 
-static void print_spike(FILE *out, const struct report_data *d, size_t rank,
+static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 			const struct tc_spike *sp)
 {
-	const struct tc_trace *t = d->t;
-	const struct tc_analysis *a = d->a;
+	const struct tc_trace *t = m->t;
+	const struct tc_analysis *a = m->a;
 	const struct tc_sample *s = &t->samples[sp->sample];
-	uint64_t t0 = t->samples[0].t_start;
 	const struct tc_cause *c = &a->causes[sp->primary];
 	size_t pick[TIMELINE_MAX], n;
 
 	fprintf(out, "\n  #%zu  at +%.6f s: %.3f usec %s (%.1fx median), cpu %d\n", rank,
-		(double)(s->t_start - t0) / 1e9, LAT_US(d, sp->rtt_ns), LAT_WHAT(d),
+		(double)(s->t_start - m->h.first_sample_ns) / 1e9, rm_lat_us(m, sp->rtt_ns),
+		rm_lat_what(m),
 		a->stats.p50 ? (double)sp->rtt_ns / (double)a->stats.p50 : 0.0,
 		s->cpu == UINT32_MAX ? -1 : (int)s->cpu);
 	fprintf(out, "      cause %s, %.0f%% of the excess explained", c->name,
@@ -262,7 +211,7 @@ static void print_spike(FILE *out, const struct report_data *d, size_t rank,
 
 		fprintf(out, "      %+12.3f %12.3f %12.3f  ", rel, US(e->dur_ns),
 			US(k->attributed_ns));
-		describe_event(out, t, e);
+		print_event(out, t, e);
 		fprintf(out, "%s\n", k->nested ? "  [nested: counted in its parent]" : "");
 	}
 	if (n < sp->n_contrib)
@@ -270,42 +219,22 @@ static void print_spike(FILE *out, const struct report_data *d, size_t rank,
 			sp->n_contrib - n);
 }
 
-static void print_top(FILE *out, const struct report_data *d, unsigned int top)
+static void print_top(FILE *out, const struct report_model *m)
 {
-	const struct tc_analysis *a = d->a;
-	size_t *idx, n;
-
-	if (!a->n_spikes || !top)
+	if (!m->n_top)
 		return;
-	idx = calloc(top, sizeof(*idx));
-	if (!idx)
-		return;
-	n = analysis_top_spikes(a, idx, top);
-	fprintf(out, "\ntop %zu spikes\n", n);
-	for (size_t i = 0; i < n; i++)
-		print_spike(out, d, i + 1, &a->spikes[idx[i]]);
-	free(idx);
+	fprintf(out, "\ntop %zu spikes\n", m->n_top);
+	for (size_t i = 0; i < m->n_top; i++)
+		print_spike(out, m, i + 1, &m->a->spikes[m->ranked[i]]);
 }
 
-static void print_recommendations(FILE *out, const struct tc_analysis *a)
+static void print_recommendations(FILE *out, const struct report_model *m)
 {
-	int seen[TC_CAUSE_CLASS_COUNT] = {0};
-	int any = 0;
-
-	for (size_t i = 0; i < a->n_causes; i++) {
-		const struct tc_cause *c = &a->causes[i];
-		const struct tc_cause_info *info;
-
-		if (!c->spikes || seen[c->cls])
-			continue;
-		seen[c->cls] = 1;
-		info = causes_info(c->cls);
-		if (!any)
-			fprintf(out, "\nrecommendations\n");
-		any = 1;
-		fprintf(out, "  %-16s %s\n  %-16s fix: %s\n", info->prefix, info->what, "",
-			info->fix);
-	}
+	if (m->n_recs)
+		fprintf(out, "\nrecommendations\n");
+	for (size_t i = 0; i < m->n_recs; i++)
+		fprintf(out, "  %-16s %s\n  %-16s fix: %s\n", m->recs[i].info->prefix,
+			m->recs[i].info->what, "", m->recs[i].info->fix);
 }
 
 /* "50 ns", "2 us", "10 ms": a power of ten of nanoseconds, in its unit. */
@@ -349,27 +278,24 @@ static void print_distribution(FILE *out, const struct hist *h, unsigned int div
 	}
 }
 
-void report_text(FILE *out, const struct report_data *d)
+void report_text(FILE *out, const struct report_model *m)
 {
-	const struct tc_trace *t = d->t;
-	const struct tc_analysis *a = d->a;
-	const struct report_opts *o = d->o;
+	const struct tc_analysis *a = m->a;
 
-	report_text_header(out, t, o);
+	report_text_header(out, m);
 	fprintf(out, "\n");
-	stats_table(out, &a->stats, 0, d->div);
-	if (d->div == 2)
-		fprintf(out, " verdict: t_avg %.3f usec is %s%s\n", LAT_US(d, a->stats.mean),
-			verdict_of(LAT_US(d, a->stats.mean))->text,
-			strcmp(meta_or(t, "run.probe", ""), "verbs")
-				? " - on the RDMA scale; this probe has no NIC, so read it as host"
-				  " jitter"
-				: "");
-	if (d->hist)
-		print_distribution(out, d->hist, d->div);
-	print_causes(out, d);
-	print_top(out, d, o->top);
-	report_text_irqs(out, t, o->nic_irq_pattern);
-	print_recommendations(out, a);
-	report_audit(out, t, a);
+	stats_table(out, &a->stats, 0, m->div);
+	if (m->verdict)
+		fprintf(out, " verdict: t_avg %.3f usec is %s%s\n", rm_lat_us(m, a->stats.mean),
+			m->verdict->text,
+			!m->h.nic_probe ? " - on the RDMA scale; this probe has no NIC, so read it as"
+					  " host jitter"
+					: "");
+	if (m->hist)
+		print_distribution(out, m->hist, m->div);
+	print_causes(out, m);
+	print_top(out, m);
+	report_text_irqs(out, m);
+	print_recommendations(out, m);
+	report_audit(out, m);
 }

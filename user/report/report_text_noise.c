@@ -4,9 +4,6 @@
  * (record -- CMD): host noise per thread of the command and per interval,
  * the worst intervals first, totals by cause. Formatting only.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "report.h"
 #include "report_common.h"
 
@@ -43,21 +40,18 @@ static void print_intro(FILE *out, const struct tc_noise *n)
 			"\n  no thread of the command was seen: no off-CPU interval was traced\n");
 }
 
-static void print_causes(FILE *out, const struct tc_noise *n)
+static void print_causes(FILE *out, const struct report_model *m)
 {
-	size_t *idx = calloc(n->n_causes ? n->n_causes : 1, sizeof(*idx));
+	const struct tc_noise *n = m->noise;
 	uint64_t rest_ns = 0, rest_count = 0;
 	size_t shown = 0, rest = 0;
 
-	if (!idx || !n->n_causes) {
-		free(idx);
+	if (!n->n_causes)
 		return;
-	}
-	noise_causes_by_time(n, idx);
 	fprintf(out, "\ntotals by cause\n  %-40s %-8s %14s %9s %7s\n", "cause", "group",
 		"time[usec]", "count", "share");
-	for (size_t i = 0; i < n->n_causes; i++) {
-		const struct tc_noise_cause *c = &n->causes[idx[i]];
+	for (size_t i = 0; i < m->n_noise_causes; i++) {
+		const struct tc_noise_cause *c = &n->causes[m->noise_causes[i].cause];
 
 		if (c->group >= TC_NOISE_NOISY)
 			continue;
@@ -70,22 +64,21 @@ static void print_causes(FILE *out, const struct tc_noise *n)
 		shown++;
 		fprintf(out, "  %-40.40s %-8s %14.3f %9llu %6.1f%%\n", c->name,
 			noise_group_name(c->group), NS_US(c->ns), (unsigned long long)c->count,
-			pct(c->ns, n->noise_ns));
+			m->noise_causes[i].share_pct);
 	}
 	if (rest)
 		fprintf(out, "  %-40s %-8s %14.3f %9llu %6.1f%%\n", "(more causes)", "",
 			NS_US(rest_ns), (unsigned long long)rest_count, pct(rest_ns, n->noise_ns));
 	fprintf(out, "  %-40s %-8s %14.3f %9s %6.1f%%\n", "noise in all", "", NS_US(n->noise_ns),
 		"", 100.0);
-	for (size_t i = 0; i < n->n_causes; i++) {
-		const struct tc_noise_cause *c = &n->causes[idx[i]];
+	for (size_t i = 0; i < m->n_noise_causes; i++) {
+		const struct tc_noise_cause *c = &n->causes[m->noise_causes[i].cause];
 
 		if (c->group >= TC_NOISE_NOISY)
 			fprintf(out, "  %-40.40s %-8s %14.3f %9llu %7s\n", c->name,
 				noise_group_name(c->group), NS_US(c->ns),
 				(unsigned long long)c->count, "-");
 	}
-	free(idx);
 }
 
 static void print_threads(FILE *out, const struct tc_noise *n)
@@ -159,29 +152,23 @@ static void print_row(FILE *out, const struct tc_noise *n, size_t rank,
 	}
 }
 
-static void print_worst(FILE *out, const struct tc_noise *n, unsigned int top)
+static void print_worst(FILE *out, const struct report_model *m)
 {
-	size_t *idx, k;
+	const struct tc_noise *n = m->noise;
 
-	if (!n->n_rows || !top)
+	if (!n->n_rows || !m->top)
 		return;
-	idx = calloc(top, sizeof(*idx));
-	if (!idx)
-		return;
-	k = noise_worst_rows(n, idx, top);
-	fprintf(out, "\nworst intervals (top %zu of %zu thread-intervals)\n", k, n->n_rows);
-	for (size_t i = 0; i < k; i++)
-		print_row(out, n, i + 1, &n->rows[idx[i]]);
-	free(idx);
+	fprintf(out, "\nworst intervals (top %zu of %zu thread-intervals)\n", m->n_worst,
+		n->n_rows);
+	for (size_t i = 0; i < m->n_worst; i++)
+		print_row(out, n, i + 1, &n->rows[m->worst[i]]);
 }
 
-void report_text_noise(FILE *out, const struct report_data *d)
+void report_text_noise(FILE *out, const struct report_model *m)
 {
-	const struct tc_noise *n = d->noise;
-
-	report_text_header(out, d->t, d->o);
-	print_intro(out, n);
-	print_causes(out, n);
-	print_threads(out, n);
-	print_worst(out, n, d->o->top);
+	report_text_header(out, m);
+	print_intro(out, m->noise);
+	print_causes(out, m);
+	print_threads(out, m->noise);
+	print_worst(out, m);
 }

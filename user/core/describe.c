@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* report_common.c - helpers every report format uses; formatting only. */
+/*
+ * describe.c - the words for a trace's records: each kind's name (as `tailcause
+ * dump` and every report print it) and one line on what an event was.
+ */
 #include <stdio.h>
-#include <string.h>
 
-#include "core/analyze.h"
-#include "core/causes.h"
-#include "report_common.h"
-
-const char *report_meta_or(const struct tc_trace *t, const char *key, const char *dflt)
-{
-	const char *v = trace__meta(t, key);
-
-	return v ? v : dflt;
-}
+#include "analyze.h"
+#include "describe.h"
 
 static const char *const kind_names[] = {
 	[TC_EV_OFFCPU] = "offcpu",
@@ -30,12 +24,10 @@ static const char *const kind_names[] = {
 	[TC_EV_COLLAPSE] = "collapse",
 	[TC_EV_CPU_FREQ] = "cpu_freq",
 	[TC_EV_NAPI] = "napi",
-#ifdef TC_EV_LOST
 	[TC_EV_LOST] = "lost",
-#endif
 };
 
-const char *report_kind_name(uint16_t kind)
+const char *describe_kind(uint16_t kind)
 {
 	if (kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind])
 		return kind_names[kind];
@@ -51,7 +43,7 @@ static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 
 	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->aux && e->aux < e->dur_ns && n > 0 &&
 	    (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", NS_US(e->aux));
+		n += snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", (double)e->aux / 1000.0);
 	if ((e->flags & TC_OFFCPU_UNENDED) && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "; its return was not reported: end unknown");
 }
@@ -73,7 +65,7 @@ static void ipi_detail(const struct tc_trace *t, const struct tc_event *e, char 
 		 (double)(e->start_ns - e->aux) / 1000.0);
 }
 
-void report_event_detail(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
+void describe_event(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
 {
 	const char *name;
 	char cause[TC_CAUSE_NAME_LEN];
@@ -110,57 +102,18 @@ void report_event_detail(const struct tc_trace *t, const struct tc_event *e, cha
 	case TC_EV_COMPACTION:
 	case TC_EV_RECLAIM:
 	case TC_EV_COLLAPSE:
-		snprintf(buf, len, "%s by %s (tid %u) on cpu %u", report_kind_name(e->kind),
+		snprintf(buf, len, "%s by %s (tid %u) on cpu %u", describe_kind(e->kind),
 			 e->other_comm[0] ? e->other_comm : "?", e->tid, e->cpu);
 		return;
 	case TC_EV_CPU_FREQ:
 		snprintf(buf, len, "cpu %u now at %u MHz", e->cpu, e->arg / 1000);
 		return;
-#ifdef TC_EV_LOST
 	case TC_EV_LOST:
 		snprintf(buf, len, "%llu records of cpu %u lost to ring-buffer overrun",
 			 (unsigned long long)e->aux, e->cpu);
 		return;
-#endif
 	default:
 		causes_name_event(t, e, NULL, cause, sizeof(cause));
 		snprintf(buf, len, "%s on cpu %u", cause, e->cpu);
 	}
-}
-
-int report_next_tracer(const struct tc_trace *t, size_t *pos, struct report_tracer *out)
-{
-	for (; *pos < t->n_meta; (*pos)++) {
-		const struct tc_kv *kv = &t->meta[*pos];
-		const char *rest;
-		size_t n;
-
-		if (strncmp(kv->key, "tracer.", 7))
-			continue;
-		rest = kv->key + 7;
-		n = strcspn(rest, ".");
-		snprintf(out->concern, sizeof(out->concern), "%.*s", (int)n, rest);
-		out->program = rest[n] ? rest + n + 1 : rest;
-		out->attached = !strncmp(kv->val, "attached ", 9);
-		if (out->attached)
-			out->detail = kv->val + 9;
-		else if (!strncmp(kv->val, "not attached: ", 14))
-			out->detail = kv->val + 14;
-		else
-			out->detail = kv->val;
-		(*pos)++;
-		return 1;
-	}
-	return 0;
-}
-
-void report_probe_cpus(const struct tc_trace *t, unsigned char *mark, size_t n)
-{
-	memset(mark, 0, n);
-	for (size_t i = 0; i < t->n_threads; i++)
-		if (t->threads[i].role == TC_THREAD_PROBE && t->threads[i].cpu < n)
-			mark[t->threads[i].cpu] = 1;
-	for (size_t i = 0; i < t->n_samples; i++)
-		if (t->samples[i].cpu < n)
-			mark[t->samples[i].cpu] = 1;
 }
