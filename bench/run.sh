@@ -18,7 +18,7 @@ export O top
 CC=${CC:-cc}
 
 [ "$(id -u)" = 0 ] || { echo "tailcause: bench: needs root (BPF, perf, ftrace)" >&2; exit 2; }
-[ -x "$O/tailcause" ] && [ -f "$O/libtccore.a" ] ||
+[ -x "$O/tailcause" ] && [ -f "$O/libtccore.a" ] && [ -f "$O/libtclib.a" ] ||
 	{ echo "tailcause: bench: $O/tailcause not built (make O=$O)" >&2; exit 2; }
 for t in perf bpftrace trace-cmd python3 /usr/bin/time; do
 	command -v "$t" >/dev/null ||
@@ -36,7 +36,8 @@ build() {  # OUT SRC ARGS...
 	fi
 }
 build "$O/bench/storm" "$top/bench/storm.c" -lpthread
-build "$O/bench/gen_trace" "$top/bench/gen_trace.c" -I"$top/user" "$O/libtccore.a" -lz -lm
+build "$O/bench/gen_trace" "$top/bench/gen_trace.c" -I"$top/user" -I"$top" "$O/libtccore.a" \
+	"$O/libtclib.a" -lz -lm
 build "$O/bench/ftrace_shim.so" "$top/bench/ftrace_shim.c" -shared -fPIC -ldl
 
 BENCH_LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "report_model.h"
 
 static int is_yes(const char *v)
@@ -102,21 +103,26 @@ static int build_tracers(struct report_model *m)
 	return 0;
 }
 
-/* The events of one kind, in time order (the trace is sorted). */
-static int events_of(const struct tc_trace *t, uint16_t kind, const struct tc_event ***out,
-		     size_t *n)
+/* The lost windows and the IRQ moves, in time order (the trace is sorted): one pass. */
+static int collect_events(struct report_model *m)
 {
-	size_t k = 0;
+	const struct tc_trace *t = m->t;
+	size_t cap_lost = 0, cap_moves = 0;
 
-	for (size_t i = 0; i < t->n_events; i++)
-		k += t->events[i].kind == kind;
-	*n = 0;
-	*out = calloc(k ? k : 1, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n_events; i++)
-		if (t->events[i].kind == kind)
-			(*out)[(*n)++] = &t->events[i];
+	for (size_t i = 0; i < t->n_events; i++) {
+		const struct tc_event *e = &t->events[i];
+
+		if (e->kind == TC_EV_LOST) {
+			if (grow(&m->lost, &cap_lost, m->n_lost + 1, sizeof(*m->lost)))
+				return -ENOMEM;
+			m->lost[m->n_lost++] = e;
+		} else if (e->kind == TC_EV_IRQ_MOVE) {
+			if (grow(&m->irq_moves, &cap_moves, m->n_irq_moves + 1,
+				 sizeof(*m->irq_moves)))
+				return -ENOMEM;
+			m->irq_moves[m->n_irq_moves++] = e;
+		}
+	}
 	return 0;
 }
 
@@ -284,8 +290,7 @@ int report_model__build(struct report_model *m, const struct tc_trace *t,
 	build_header(m, o);
 	build_probe_cpus(m);
 	err = build_tracers(m);
-	err = err ?: events_of(t, TC_EV_LOST, &m->lost, &m->n_lost);
-	err = err ?: events_of(t, TC_EV_IRQ_MOVE, &m->irq_moves, &m->n_irq_moves);
+	err = err ?: collect_events(m);
 	err = err ?: build_irqs(m);
 	if (!err && a) {
 		err = build_latency(m);
