@@ -76,7 +76,8 @@ USER_OBJS := $(USER_SRCS:%.c=$(O)/%.o)
 BPF_OBJS := $(BPF_SRCS:%.c=$(O)/%.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.skel.h)
 TESTS := $(TEST_SRCS:tests/%.c=$(O)/tests/%)
-AUDIT_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/audit/*.c)) $(O)/user/report/audit_print.o
+AUDIT_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/audit/*.c)) $(O)/user/report/audit_print.o \
+	$(O)/user/report/report_common.o
 LIB_LIB := $(O)/libtclib.a
 CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
@@ -139,7 +140,7 @@ $(O)/tests/%: tests/%.c $(CORE_LIB) $(LIB_LIB)
 		$(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
 
 # test_audit_{irq,host,nic} run the checks of user/audit on fixture trees and print them: they
-# link them, the audit's renderer (report/audit_print.o) and libibverbs (test_audit_join tests
+# link them, the audit's renderer (report/audit_print.o, report_common.o) and libibverbs (test_audit_join tests
 # core/ only and takes the rule above).
 AUDIT_TESTS := $(addprefix $(O)/tests/,test_audit_irq test_audit_host test_audit_nic)
 $(AUDIT_TESTS): $(O)/tests/%: tests/%.c $(AUDIT_OBJS) $(CORE_LIB) $(LIB_LIB)
@@ -160,10 +161,11 @@ $(O)/tests/test_trace_file: tests/test_trace_file.c $(TRACE_FILE_OBJS) $(CORE_LI
 # libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).
 FUZZ_RUNS ?= 10000000
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -Iuser -I.
-$(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(wildcard user/core/*.h)
+$(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) -ldeflate -lz -lm -o $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lz -lm \
+		-o $@
 
 fuzz: $(O)/fuzz/fuzz_trace
 	$(Q)sh tests/fuzz/run.sh $(O) $(FUZZ_RUNS)

@@ -280,7 +280,7 @@ static void test_print_json_escapes(void **state)
 	json = render(1);
 	assert_non_null(strstr(json, "a \\\"quote\\\", a \\\\ and a\\u000anewline, "
 				     "bad \\ufffd byte, good \xc3\xa9"));
-	assert_non_null(strstr(json, "\"evidence\": [\"one\", \"two\", \"three\"]"));
+	assert_non_null(strstr(json, "\"evidence\": [ \"one\", \"two\", \"three\" ]"));
 	free(json);
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "core/cpuset.h"
+#include "lib/str.h"
 #include "host_audit.h"
 
 /* A network interface to check, and the device whose IRQs it uses. */
@@ -84,8 +85,6 @@ void res_note(struct tc_audit_result *r, const char *fmt, ...)
 void res_verdict(struct tc_audit_result *r, enum tc_audit_status status, const char *fix,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Appends to the string in buf (truncating). */
-void audit_cat(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "CPU 3" / "CPUs 2,3" into buf; returns buf. */
 const char *cpus_phrase(const struct tc_cpuset *s, char *buf, size_t len);
 

@@ -88,7 +88,7 @@ static int cstate_params(struct audit_ctx *c, struct tc_audit_result *r)
 	for (size_t i = 0; i < 3; i++) {
 		if (!audit_cmdline_param(c->cmdline, params[i], val, sizeof(val)))
 			continue;
-		audit_cat(seen, sizeof(seen), "%s%s=%s", seen[0] ? " " : "", params[i], val);
+		str_appendf(seen, sizeof(seen), "%s%s=%s", seen[0] ? " " : "", params[i], val);
 		if (i < 2 ? atoi(val) <= 1 : !strcmp(val, "poll") || !strcmp(val, "halt"))
 			limited = 1;
 	}
@@ -121,14 +121,14 @@ static int cpu_states(struct audit_ctx *c, struct tc_audit_result *r, int cpu, u
 				s))
 			snprintf(dis, sizeof(dis), "0");
 		us = atol(lat);
-		audit_cat(text, sizeof(text), "%s%s %sus%s", text[0] ? ", " : "", name, lat,
+		str_appendf(text, sizeof(text), "%s%s %sus%s", text[0] ? ", " : "", name, lat,
 			  strcmp(dis, "0") ? " (disabled)" : "");
 		if (strcmp(dis, "0"))
 			continue;
 		worst = worst < (int)us ? (int)us : worst;
 		if (us > SHALLOW_US && !(*deep & (1u << s))) {
 			*deep |= 1u << s;
-			audit_cat(names, len, "%s%s", names[0] ? ", " : "", name);
+			str_appendf(names, len, "%s%s", names[0] ? ", " : "", name);
 		}
 	}
 	if (text[0])
@@ -142,7 +142,7 @@ static void cstates_fix(struct audit_ctx *c, unsigned int deep, char *fix, size_
 
 	for (int s = 0; s < MAX_STATES; s++)
 		if (deep & (1u << s))
-			audit_cat(states, sizeof(states), "%s%d", states[0] ? "," : "", s);
+			str_appendf(states, sizeof(states), "%s%d", states[0] ? "," : "", s);
 	snprintf(fix, len,
 		 "disable them now: echo 1 > " CPU_DIR "/cpuN/cpuidle/stateK/disable for N in %s, "
 		 "K in %s; at boot: intel_idle.max_cstate=1 processor.max_cstate=1",
@@ -233,8 +233,8 @@ static void check_isolation(struct audit_ctx *c)
 			covered++;
 			continue;
 		}
-		audit_cat(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "", params[i]);
-		audit_cat(fix, sizeof(fix), " %s=%s%s", params[i], i ? "" : "managed_irq,domain,",
+		str_appendf(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "", params[i]);
+		str_appendf(fix, sizeof(fix), " %s=%s%s", params[i], i ? "" : "managed_irq,domain,",
 			  c->probe_list);
 	}
 	if (!rootfs_read(c, val, sizeof(val), CPU_DIR "/isolated"))
@@ -243,7 +243,7 @@ static void check_isolation(struct audit_ctx *c)
 		res_note(r, CPU_DIR "/nohz_full = %s",
 			 val[0] && strcmp(val, "(null)") ? val : "(none)");
 	cpus_phrase(&c->probe, cpus, sizeof(cpus));
-	audit_cat(fix, sizeof(fix), " on the kernel command line, then run the probe on %s", cpus);
+	str_appendf(fix, sizeof(fix), " on the kernel command line, then run the probe on %s", cpus);
 	if (covered == 3)
 		res_verdict(r, TC_AUDIT_OK, "", "probe %s in isolcpus, nohz_full and rcu_nocbs",
 			    cpus);

@@ -57,18 +57,6 @@ void res_verdict(struct tc_audit_result *r, enum tc_audit_status status, const c
 	va_end(ap);
 }
 
-void audit_cat(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t off = strnlen(buf, len);
-	va_list ap;
-
-	if (off + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-}
-
 const char *cpus_phrase(const struct tc_cpuset *s, char *buf, size_t len)
 {
 	char list[128];

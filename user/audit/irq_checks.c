@@ -34,7 +34,7 @@ static int find_irqbalance(struct audit_ctx *c, char *pids, size_t len)
 		if (rootfs_read(c, comm, sizeof(comm), "/proc/%s/comm", de->d_name) ||
 		    strcmp(comm, "irqbalance"))
 			continue;
-		audit_cat(pids, len, "%s%s", pids[0] ? "," : "", de->d_name);
+		str_appendf(pids, len, "%s%s", pids[0] ? "," : "", de->d_name);
 	}
 	closedir(d);
 	return seen;
@@ -52,14 +52,14 @@ static void find_enabled(struct audit_ctx *c, char *where, size_t len)
 		if (n < 6 || strcmp(de->d_name + n - 6, ".wants") ||
 		    !rootfs_exists(c, "/etc/systemd/system/%s/irqbalance.service", de->d_name))
 			continue;
-		audit_cat(where, len, "%s%s", where[0] ? ", " : "", de->d_name);
+		str_appendf(where, len, "%s%s", where[0] ? ", " : "", de->d_name);
 	}
 	if (d)
 		closedir(d);
 	d = rootfs_opendir(c, "/etc/rc2.d");
 	while (d && (de = readdir(d)))
 		if (de->d_name[0] == 'S' && strstr(de->d_name, "irqbalance"))
-			audit_cat(where, len, "%s/etc/rc2.d/%s", where[0] ? ", " : "", de->d_name);
+			str_appendf(where, len, "%s/etc/rc2.d/%s", where[0] ? ", " : "", de->d_name);
 	if (d)
 		closedir(d);
 }
@@ -265,9 +265,9 @@ static void list_irq(char *list, size_t len, size_t count, unsigned int irq, con
 		return;
 	cpuset_format(cpus, where, sizeof(where));
 	if (count == LISTED)
-		audit_cat(list, len, ", ...");
+		str_appendf(list, len, ", ...");
 	else
-		audit_cat(list, len, "%s%u %.40s -> %s", list[0] ? ", " : "", irq, name, where);
+		str_appendf(list, len, "%s%u %.40s -> %s", list[0] ? ", " : "", irq, name, where);
 }
 
 static void place_irq(struct audit_ctx *c, const struct irq_group *g, unsigned int irq,

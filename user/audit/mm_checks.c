@@ -142,7 +142,7 @@ static void check_compaction(struct audit_ctx *c)
 	fclose(f);
 	for (size_t i = 0; i < N_COUNTERS; i++)
 		if (found[i])
-			audit_cat(text, sizeof(text), "%s%s %" PRIu64, text[0] ? ", " : "",
+			str_appendf(text, sizeof(text), "%s%s %" PRIu64, text[0] ? ", " : "",
 				  counters[i], v[i]);
 	if (any)
 		res_note(r, "/proc/vmstat (since boot): %s", text);

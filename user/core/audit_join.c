@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "audit_join.h"
+#include "lib/str.h"
 #include "cpuset.h"
 
 #define THP_CHECKS                                                                                 \
@@ -82,21 +83,6 @@ struct group {
 	struct tc_cpuset cpus;	 /* where the primary intervals ran */
 };
 
-static void append(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t off = strnlen(buf, len);
-	va_list ap;
-
-	if (off + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-}
-
 static void add_cause(struct group *g, const struct tc_analysis *a, uint32_t c)
 {
 	size_t n = g->n_causes < TOP_NAMES ? g->n_causes : TOP_NAMES;
@@ -151,21 +137,21 @@ static void write_head(char *buf, size_t len, const struct group *g, const struc
 	snprintf(buf, len, "%llu spike%s %s ", (unsigned long long)g->spikes,
 		 g->spikes == 1 ? "" : "s", g->spikes == 1 ? "was" : "were");
 	if (g->n_causes == 1) {
-		append(buf, len, "%s", c0->name);
+		str_appendf(buf, len, "%s", c0->name);
 		return;
 	}
-	append(buf, len, "%s (", causes_info(c0->cls)->prefix);
+	str_appendf(buf, len, "%s (", causes_info(c0->cls)->prefix);
 	for (size_t i = 0; i < shown; i++) {
 		const char *name = a->causes[g->top[i]].name;
 
 		if (!strncmp(name, causes_info(c0->cls)->prefix, prefix) && name[prefix] == ':')
 			name += prefix + 1;
-		append(buf, len, "%s%s %llu", i ? ", " : "", name,
+		str_appendf(buf, len, "%s%s %llu", i ? ", " : "", name,
 		       (unsigned long long)a->causes[g->top[i]].spikes);
 	}
 	if (g->n_causes > shown)
-		append(buf, len, ", %zu more", g->n_causes - shown);
-	append(buf, len, ")");
+		str_appendf(buf, len, ", %zu more", g->n_causes - shown);
+	str_appendf(buf, len, ")");
 }
 
 static void write_cpus(char *buf, size_t len, const struct group *g, const struct tc_cpuset *probe)
@@ -178,9 +164,9 @@ static void write_cpus(char *buf, size_t len, const struct group *g, const struc
 		return;
 	cpuset_format(&g->cpus, list, sizeof(list));
 	cpuset_andnot(&off, &g->cpus, probe);
-	append(buf, len, " on CPU%s %s", n == 1 ? "" : "s", list);
+	str_appendf(buf, len, " on CPU%s %s", n == 1 ? "" : "s", list);
 	if (cpuset_empty(&off))
-		append(buf, len, " (%s)", n == 1 ? "a probe CPU" : "probe CPUs");
+		str_appendf(buf, len, " (%s)", n == 1 ? "a probe CPU" : "probe CPUs");
 }
 
 /*
@@ -207,22 +193,22 @@ static enum tc_audit_status write_checks(char *buf, size_t len, const struct tc_
 		if (res->status > worst)
 			worst = res->status;
 		if (res->status >= TC_AUDIT_WARN) {
-			append(buf, len, "; %s", res->summary);
+			str_appendf(buf, len, "; %s", res->summary);
 			bad++;
 		}
 	}
 	if (bad && repeated) {
-		append(buf, len, " \u2014 the same fix as above");
+		str_appendf(buf, len, " \u2014 the same fix as above");
 		return worst;
 	}
 	if (bad) {
-		append(buf, len, " \u2014 ");
+		str_appendf(buf, len, " \u2014 ");
 		for (size_t i = 0; i < r->n_checks; i++) {
 			const struct tc_audit_result *res = &au->r[r->checks[i]];
 
 			if (!res->present || res->status < TC_AUDIT_WARN || !res->fix[0])
 				continue;
-			append(buf, len, "%s%s", fixes++ ? ", then " : "", res->fix);
+			str_appendf(buf, len, "%s%s", fixes++ ? ", then " : "", res->fix);
 		}
 		return worst;
 	}
@@ -230,7 +216,7 @@ static enum tc_audit_status write_checks(char *buf, size_t len, const struct tc_
 		const struct tc_audit_result *res = &au->r[r->checks[i]];
 
 		if (res->present && res->status == TC_AUDIT_OK)
-			append(buf, len, "%s %s (%s)",
+			str_appendf(buf, len, "%s %s (%s)",
 			       k++ ? "," : "; related checks pass:", audit_info(r->checks[i])->name,
 			       res->summary);
 	}
@@ -238,10 +224,10 @@ static enum tc_audit_status write_checks(char *buf, size_t len, const struct tc_
 		const struct tc_audit_result *res = &au->r[r->checks[i]];
 
 		if (res->present && res->status == TC_AUDIT_UNKNOWN)
-			append(buf, len, "%s %s",
+			str_appendf(buf, len, "%s %s",
 			       k++ ? "," : "; not checked:", audit_info(r->checks[i])->name);
 	}
-	append(buf, len, " \u2014 %s", causes_info(cls)->fix);
+	str_appendf(buf, len, " \u2014 %s", causes_info(cls)->fix);
 	return present ? worst : TC_AUDIT_UNKNOWN;
 }
 

@@ -16,6 +16,7 @@
 
 #include "grow.h"
 #include "spike_rule.h"
+#include "units.h"
 
 /* More digits than a double holds exactly is a typo, not a latency. */
 #define MAX_DIGITS 15
@@ -108,20 +109,15 @@ int spike_rule_parse(const char *s, struct tc_spike_rule *out)
 void spike_rule_describe(const struct tc_spike_rule *r, char *buf, size_t len)
 {
 	double v = r->value;
+	char d[32];
 
 	switch (r->mode) {
 	case TC_SPIKE_PERCENTILE:
 		snprintf(buf, len, "above p%g", v);
 		break;
 	case TC_SPIKE_ABSOLUTE:
-		if (v < 1e3)
-			snprintf(buf, len, "one-way latency above %g ns", v);
-		else if (v < 1e6)
-			snprintf(buf, len, "one-way latency above %g us", v / 1e3);
-		else if (v < 1e9)
-			snprintf(buf, len, "one-way latency above %g ms", v / 1e6);
-		else
-			snprintf(buf, len, "one-way latency above %g s", v / 1e9);
+		units_duration(v, 0, d, sizeof(d));
+		snprintf(buf, len, "one-way latency above %s", d);
 		break;
 	case TC_SPIKE_MEDIAN_X:
 		snprintf(buf, len, "above %gx median", v);

@@ -3,23 +3,20 @@
  * stats.c - latency statistics: nearest-rank percentiles, mean and population
  * standard deviation over up to 1e8 samples of up to 1e12 ns.
  *
- * Sorting is an LSD radix sort of v - min, 11 bits per pass over the bits that
- * vary, skipping passes where every key has the same digit: latencies of one run
- * take 2 or 3 passes, where qsort() takes log2(n) compare rounds. Without memory for its scratch buffer it falls back to an
- * in-place heap sort, so summarizing never fails for lack of memory.
+ * Sorting is core's radix sort (radix.c). Without memory for its scratch buffer
+ * it falls back to an in-place heap sort, so summarizing never fails for lack of
+ * memory.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "radix.h"
 #include "stats.h"
 
 /* Below this, the radix sort's counters and scratch buffer do not pay off. */
-#define RADIX_MIN_N	 256
-#define RADIX_BITS	 11
-#define RADIX_BUCKETS	 (1u << RADIX_BITS)
-#define RADIX_MAX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_MIN_N 256
 
 static void insertion_sort(uint64_t *v, size_t n)
 {
@@ -67,65 +64,13 @@ static void heap_sort(uint64_t *v, size_t n)
 	}
 }
 
-/* Sorts v ascending; 0, or -ENOMEM (v untouched). */
-static int radix_sort(uint64_t *v, size_t n)
-{
-	size_t(*count)[RADIX_BUCKETS];
-	uint64_t *src = v, *dst, *tmp, min = v[0], range = 0;
-	unsigned int pass, passes;
-
-	tmp = malloc(n * sizeof(*tmp));
-	count = calloc(RADIX_MAX_PASSES, sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return -ENOMEM;
-	}
-	dst = tmp;
-	for (size_t i = 1; i < n; i++)
-		min = v[i] < min ? v[i] : min;
-	for (size_t i = 0; i < n; i++)
-		range |= v[i] - min;
-	for (passes = 0; passes < RADIX_MAX_PASSES && range >> (passes * RADIX_BITS); passes++)
-		;
-	/* One read of the input fills the histograms of every pass. */
-	for (size_t i = 0; i < n; i++)
-		for (pass = 0; pass < passes; pass++)
-			count[pass][((v[i] - min) >> (pass * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
-
-	for (pass = 0; pass < passes; pass++) {
-		unsigned int shift = pass * RADIX_BITS;
-		size_t sum = 0, *c = count[pass];
-
-		/* Every key has the same digit here: the pass would be a copy. */
-		if (c[((v[0] - min) >> shift) & (RADIX_BUCKETS - 1)] == n)
-			continue;
-		for (unsigned int d = 0; d < RADIX_BUCKETS; d++) {
-			size_t k = c[d];
-
-			c[d] = sum;
-			sum += k;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[c[((src[i] - min) >> shift) & (RADIX_BUCKETS - 1)]++] = src[i];
-		tmp = src;
-		src = dst;
-		dst = tmp;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(src == v ? dst : src);
-	free(count);
-	return 0;
-}
-
 static void sort_u64(uint64_t *v, size_t n)
 {
 	if (n < RADIX_MIN_N) {
 		insertion_sort(v, n);
 		return;
 	}
-	if (radix_sort(v, n))
+	if (radix_sort_u64(v, n))
 		heap_sort(v, n);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "radix.h"
 #include "trace.h"
 
 /*
@@ -26,9 +27,6 @@
 #define SORT_BUDGET	 8	    /* insertion moves allowed per record */
 #define SORT_SLACK	 (1u << 20) /* at most this many moves beyond the budget */
 #define SORT_SMALL	 1024	    /* below this, radix sort's setup costs more than it saves */
-#define RADIX_BITS	 11
-#define RADIX_BUCKETS	 (1u << RADIX_BITS)
-#define RADIX_MAX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
 
 struct sort_ctx {
 	char *base;
@@ -203,13 +201,8 @@ static void stable_inplace(const struct sort_ctx *c, size_t n)
 	}
 }
 
-struct kidx {
-	uint64_t key;
-	uint64_t idx;
-};
-
 /* Moves records so that record i becomes the old record perm[i]; perm is consumed. */
-static void permute(const struct sort_ctx *c, struct kidx *perm, size_t n)
+static void permute(const struct sort_ctx *c, struct radix_pair *perm, size_t n)
 {
 	char tmp[SORT_MAX_SIZE];
 	size_t i, j, k;
@@ -230,61 +223,22 @@ static void permute(const struct sort_ctx *c, struct kidx *perm, size_t n)
 	}
 }
 
+/* The (key, index) pairs sorted by radix.c, then the records moved to their places. */
 static int radix_sort(const struct sort_ctx *c, size_t n)
 {
-	size_t(*hist)[RADIX_BUCKETS];
-	struct kidx *a, *b, *t;
-	uint64_t min = UINT64_MAX, range;
-	unsigned int pass, passes;
-	size_t i;
+	struct radix_pair *a;
 
 	if (n > SIZE_MAX / sizeof(*a))
 		return -ENOMEM;
 	a = malloc(n * sizeof(*a));
-	b = malloc(n * sizeof(*b));
-	hist = calloc(RADIX_MAX_PASSES, sizeof(*hist));
-	if (!a || !b || !hist) {
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct radix_pair){key(c, i), i};
+	if (radix_sort_pairs(a, n)) {
 		free(a);
-		free(b);
-		free(hist);
 		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		a[i].key = key(c, i);
-		a[i].idx = i;
-		if (a[i].key < min)
-			min = a[i].key;
-	}
-	/* sort on key - min: a trace spans minutes, so 3 or 4 digits instead of 6 */
-	range = 0;
-	for (i = 0; i < n; i++) {
-		a[i].key -= min;
-		range |= a[i].key;
-	}
-	for (passes = 0; passes < RADIX_MAX_PASSES && range >> (passes * RADIX_BITS); passes++)
-		;
-	for (i = 0; i < n; i++)
-		for (pass = 0; pass < passes; pass++)
-			hist[pass][(a[i].key >> (pass * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
-	for (pass = 0; pass < passes; pass++) {
-		unsigned int shift = pass * RADIX_BITS;
-		size_t sum = 0, cnt, d;
-
-		if (hist[pass][(a[0].key >> shift) & (RADIX_BUCKETS - 1)] == n)
-			continue; /* every key has the same digit here */
-		for (d = 0; d < RADIX_BUCKETS; d++) {
-			cnt = hist[pass][d];
-			hist[pass][d] = sum;
-			sum += cnt;
-		}
-		for (i = 0; i < n; i++)
-			b[hist[pass][(a[i].key >> shift) & (RADIX_BUCKETS - 1)]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
-	}
-	free(hist);
-	free(b);
 	permute(c, a, n);
 	free(a);
 	return 0;

@@ -94,6 +94,12 @@ void json_str(struct json *j, const char *key, const char *v)
 		fputs("null", j->f);
 }
 
+void json_strn(struct json *j, const char *key, const char *v, size_t n)
+{
+	lead(j, key);
+	json_write_stringn(j->f, v, n);
+}
+
 void json_u64(struct json *j, const char *key, uint64_t v)
 {
 	lead(j, key);
@@ -127,18 +133,18 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not one. */
-static int utf8_len(const unsigned char *s)
+/* Length of the valid UTF-8 sequence at s (1 to 4, within left bytes), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t left)
 {
-	int n = s[0] < 0x80		? 1
-		: (s[0] & 0xe0) == 0xc0 ? 2
-		: (s[0] & 0xf0) == 0xe0 ? 3
-		: (s[0] & 0xf8) == 0xf0 ? 4
-					: 0;
+	size_t n = s[0] < 0x80		   ? 1
+		   : (s[0] & 0xe0) == 0xc0 ? 2
+		   : (s[0] & 0xf0) == 0xe0 ? 3
+		   : (s[0] & 0xf8) == 0xf0 ? 4
+					   : 0;
 
-	if (s[0] == 0xc0 || s[0] == 0xc1 || s[0] > 0xf4)
+	if (s[0] == 0xc0 || s[0] == 0xc1 || s[0] > 0xf4 || n > left)
 		return 0;
-	for (int i = 1; i < n; i++)
+	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;
@@ -146,11 +152,16 @@ static int utf8_len(const unsigned char *s)
 
 void json_write_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	json_write_stringn(f, s, strlen(s));
+}
+
+void json_write_stringn(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 
 	fputc('"', f);
-	while (*p) {
-		int n = utf8_len(p);
+	while (p < end) {
+		size_t n = utf8_len(p, (size_t)(end - p));
 
 		if (*p == '"' || *p == '\\') {
 			fputc('\\', f);
@@ -161,7 +172,7 @@ void json_write_string(FILE *f, const char *s)
 			fputs("\\ufffd", f);
 			p++;
 		} else {
-			fwrite(p, 1, (size_t)n, f);
+			fwrite(p, 1, n, f);
 			p += n;
 		}
 	}

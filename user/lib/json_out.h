@@ -7,6 +7,7 @@
 #ifndef TAILCAUSE_LIB_JSON_OUT_H
 #define TAILCAUSE_LIB_JSON_OUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,13 +31,15 @@ void json_arr_compact(struct json *j, const char *key);
 void json_end(struct json *j); /* closes the innermost object or array */
 
 void json_str(struct json *j, const char *key, const char *v); /* NULL: null */
+void json_strn(struct json *j, const char *key, const char *v, size_t n); /* v[0..n) */
 void json_u64(struct json *j, const char *key, uint64_t v);
 void json_i64(struct json *j, const char *key, int64_t v);
 void json_num(struct json *j, const char *key, double v, int decimals);
 void json_bool(struct json *j, const char *key, int v);
 void json_null(struct json *j, const char *key);
 
-/* Writes s as a JSON string literal, quotes included. */
+/* Writes s (or s[0..n)) as a JSON string literal, quotes included. */
 void json_write_string(FILE *f, const char *s);
+void json_write_stringn(FILE *f, const char *s, size_t n);
 
 #endif /* TAILCAUSE_LIB_JSON_OUT_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_common.h"
 
 #define WIDTH	   100
 #define INDENT	   4
@@ -14,28 +15,7 @@
 /* "  - " + text wrapped at WIDTH, continuation lines indented by INDENT. */
 static void item(FILE *out, const char *text)
 {
-	size_t col = (size_t)fprintf(out, "  - ");
-	const char *p = text;
-	int first = 1;
-
-	while (*p) {
-		size_t w = strcspn(p, " ");
-
-		if (!first && col + 1 + w > WIDTH) {
-			fprintf(out, "\n%*s", INDENT, "");
-			col = INDENT;
-		} else if (!first) {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(p, 1, w, out);
-		col += w;
-		first = 0;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', out);
+	report_wrap(out, "  - ", text, strlen(text), WIDTH, INDENT);
 }
 
 static void print_unjoined(FILE *out, const struct rm_audit *ra)

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* report_common.h - what the renderers share beyond the model: units. */
+/* report_common.h - what the renderers share beyond the model: units, word wrap. */
 #ifndef TAILCAUSE_REPORT_REPORT_COMMON_H
 #define TAILCAUSE_REPORT_REPORT_COMMON_H
+
+#include <stddef.h>
+#include <stdio.h>
 
 #include "core/describe.h"
 #include "core/report_model.h"
 
 #define NS_US(ns) ((double)(ns) / 1000.0)
+
+/*
+ * Prints prefix, then text[0..n) wrapped at width columns (breaking at spaces),
+ * continuation lines indented by indent, and a newline.
+ */
+void report_wrap(FILE *out, const char *prefix, const char *text, size_t n, size_t width,
+		 size_t indent);
 
 #endif /* TAILCAUSE_REPORT_REPORT_COMMON_H */

@@ -67,18 +67,6 @@ void html_esc(FILE *out, const char *s)
 	}
 }
 
-void html_fmt_ns(double ns, char *buf, size_t len)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.3g us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.3g ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3g s", ns / 1e9);
-}
-
 void log_axis_init(struct log_axis *ax, double v0, double v1, double p0, double p1)
 {
 	ax->l0 = floor(log10(v0 > 0 ? v0 : 1));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/units.h"
 #include "report.h"
 
 /* Chart geometry: the plot area inside an SVG of CHART_W x height. */
@@ -32,7 +33,7 @@ const char *html_palette(size_t i);
 /* Writes s with &, <, >, " and ' escaped. */
 void html_esc(FILE *out, const char *s);
 /* A duration in ns as "850 ns", "12.3 us", "4.56 ms", "1.23 s". */
-void html_fmt_ns(double ns, char *buf, size_t len);
+#define html_fmt_ns(ns, buf, len) units_duration((ns), 3, (buf), (len))
 /*
  * One row of a horizontal bar chart at y: the name right-aligned before x=300,
  * a bar of share * bar_w in the cause's colour, then "share%, amount, n unit".

@@ -11,6 +11,7 @@
 
 #include "core/causes.h"
 #include "core/plot.h"
+#include "core/units.h"
 #include "core/verdict.h"
 #include "report.h"
 #include "report_common.h"
@@ -237,19 +238,6 @@ static void print_recommendations(FILE *out, const struct report_model *m)
 			m->recs[i].info->what, "", m->recs[i].info->fix);
 }
 
-/* "50 ns", "2 us", "10 ms": a power of ten of nanoseconds, in its unit. */
-static void edge_label(uint64_t ns, char *buf, size_t len)
-{
-	static const char *const units[] = {"ns", "us", "ms", "s"};
-	size_t u = 0;
-
-	while (u < 3 && ns >= 1000) {
-		ns /= 1000;
-		u++;
-	}
-	snprintf(buf, len, "%llu %s", (unsigned long long)ns, units[u]);
-}
-
 /* A short histogram of the latency, one row per decade, bars on a log scale. */
 static void print_distribution(FILE *out, const struct hist *h, unsigned int div)
 {
@@ -270,8 +258,8 @@ static void print_distribution(FILE *out, const struct hist *h, unsigned int div
 		int bar = n ? (int)(scale * log10(1.0 + (double)n) + 0.999) : 0;
 
 		below = upto;
-		edge_label(lo, a, sizeof(a));
-		edge_label(10 * lo, b, sizeof(b));
+		units_duration((double)lo, 0, a, sizeof(a));
+		units_duration((double)(10 * lo), 0, b, sizeof(b));
 		fprintf(out, "  %6s .. %-6s %10llu %8.4f%%  %.*s\n", a, b, (unsigned long long)n,
 			100.0 * (double)n / (double)h->total, bar,
 			"########################################");
