@@ -80,21 +80,33 @@
 /*
  * One interval (or an instant, dur_ns == 0). For TC_EV_OFFCPU: tid = the
  * probe thread, cpu = the CPU it left, other_pid/other_comm = the task that
- * ran longest on that CPU meanwhile, arg = the prev_state it left in, aux = ns
- * from start until it was woken (0: runnable throughout). For TC_EV_HARDIRQ:
- * arg = IRQ number. For TC_EV_SOFTIRQ: arg = vector (HI_SOFTIRQ=0 ...
- * RCU_SOFTIRQ=9). Other kinds: see their definitions above.
+ * ran longest on that CPU meanwhile, arg = the prev_state it left in. For
+ * TC_EV_HARDIRQ: arg = IRQ number. For TC_EV_SOFTIRQ: arg = vector
+ * (HI_SOFTIRQ=0 ... RCU_SOFTIRQ=9). Other kinds: see their definitions above.
+ * Where a field's meaning depends on the kind it has a name for each; aux and
+ * flags are the kind-free names of the same bytes. 64 bytes, fixed.
  */
 struct tc_event {
 	__u64 start_ns;		/* bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC */
 	__u64 dur_ns;
-	__u64 aux;
+	union {
+		__u64 aux;
+		__u64 woken_after_ns;	/* TC_EV_OFFCPU: from start until woken (0: runnable
+					 * throughout, or not seen) */
+		__u64 fault_addr;	/* TC_EV_PAGE_FAULT: the address that faulted */
+		__u64 sent_ns;		/* TC_EV_IPI: when it was sent (0: not seen) */
+		__u64 from_cpu;		/* TC_EV_IRQ_MOVE: the CPU the vector left */
+		__u64 lost;		/* TC_EV_LOST: records lost in the window */
+	};
 	__u32 cpu;
 	__u32 tid;		/* thread concerned, 0 for CPU-wide events */
 	__u32 arg;
 	__u32 other_pid;	/* TC_EV_OFFCPU: who ran instead (longest) */
 	__u16 kind;
-	__u16 flags;
+	union {
+		__u16 flags;
+		__u16 lost_kind;	/* TC_EV_LOST: the kind of the records lost (0: not known) */
+	};
 	__u32 pad;
 	char other_comm[TC_COMM_LEN];
 };

@@ -11,12 +11,12 @@
  *
  * Delivery: ipi_send_cpu/ipi_send_cpumask stamp when the first IPI still
  * pending for a CPU of interest was sent; its next IPI entry takes the stamp
- * into the event's aux. Under a hypervisor the target vCPU stops for the
+ * into the event's sent_ns. Under a hypervisor the target vCPU stops for the
  * delivery (tens of us here), and that is part of what the IPI cost the
  * probe. A send answered without an IPI (the target polled in idle) clears
  * it. A csd function run inside the IPI that is RPS's trigger marks the IPI
  * TC_IPI_RPS: it is the NET_RX softirq's work (kernels >= 6.6 have these
- * tracepoints; elsewhere aux stays 0).
+ * tracepoints; elsewhere sent_ns stays 0).
  */
 #include "common.bpf.h"
 
@@ -96,7 +96,7 @@ static __always_inline void vec_exit(__u32 slot)
 		__builtin_memset(e, 0, sizeof(*e));
 		e->start_ns = v->start;
 		e->dur_ns = bpf_ktime_get_ns() - v->start;
-		e->aux = v->sent;
+		e->sent_ns = v->sent;
 		e->cpu = cpu;
 		e->kind = slot == SLOT_TIMER ? TC_EV_TIMER : TC_EV_IPI;
 		e->arg = slot;
@@ -168,7 +168,7 @@ static __always_inline void vector_moved(__u32 irq, __u32 cpu, __u32 prev_cpu)
 	e->start_ns = bpf_ktime_get_ns();
 	e->cpu = cpu;
 	e->arg = irq;
-	e->aux = prev_cpu;
+	e->from_cpu = prev_cpu;
 	e->kind = TC_EV_IRQ_MOVE;
 	event_submit(e);
 }

@@ -20,6 +20,7 @@
  * twins keep the role in probe_tids and the slot in the hash offcpu_start.
  */
 #include "common.bpf.h"
+#include "compat.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -106,7 +107,7 @@ static __always_inline void emit_offcpu(const struct tc_offcpu_slot *slot,
 		return;
 	e->start_ns = slot->start_ns;
 	e->dur_ns = end - slot->start_ns;
-	e->aux = slot->woken_ns > slot->start_ns ? slot->woken_ns - slot->start_ns : 0;
+	e->woken_after_ns = slot->woken_ns > slot->start_ns ? slot->woken_ns - slot->start_ns : 0;
 	e->cpu = slot->cpu;
 	e->tid = tid;
 	e->arg = slot->state;
@@ -433,7 +434,7 @@ int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	/* Direct loads through the BTF-typed pointers: no helper call on this hot path. */
-	__u32 state = prev->__state;
+	__u32 state = get_task_state(prev);
 
 	on_switch_btf(preempt || state == 0, prev, state, next);
 	return 0;
@@ -509,7 +510,7 @@ int tc_sched_open_iter(struct bpf_iter__task *ctx)
 	if (cfg_sched_info)
 		woken_from_sched_info(&ts->slot, task, rq_clock_of(task), bpf_ktime_get_ns());
 	e.start_ns = ts->slot.start_ns;
-	e.aux = ts->slot.woken_ns > e.start_ns ? ts->slot.woken_ns - e.start_ns : 0;
+	e.woken_after_ns = ts->slot.woken_ns > e.start_ns ? ts->slot.woken_ns - e.start_ns : 0;
 	e.cpu = ts->slot.cpu;
 	e.tid = task->pid;
 	e.arg = ts->slot.state;

@@ -96,9 +96,9 @@ void context_span(const struct idle_latency *l, const struct tc_event *e, uint64
 		*s = *end = start;
 		return;
 	}
-	if (e->kind == TC_EV_IPI && e->aux && e->aux < start) {
+	if (e->kind == TC_EV_IPI && e->sent_ns && e->sent_ns < start) {
 		/* From the send: a vCPU stops while the hypervisor delivers the IPI. */
-		*s = e->aux;
+		*s = e->sent_ns;
 		*end = stop;
 		return;
 	}

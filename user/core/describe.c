@@ -41,9 +41,10 @@ static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 			 e->other_comm[0] ? e->other_comm : "?", e->other_pid,
 			 (e->flags & TC_OFFCPU_PREEMPTED) ? " next" : " meanwhile");
 
-	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->aux && e->aux < e->dur_ns && n > 0 &&
+	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->woken_after_ns && e->woken_after_ns < e->dur_ns &&
+	    n > 0 &&
 	    (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", (double)e->aux / 1000.0);
+		n += snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", (double)e->woken_after_ns / 1000.0);
 	if ((e->flags & TC_OFFCPU_UNENDED) && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "; its return was not reported: end unknown");
 }
@@ -59,10 +60,10 @@ static void ipi_detail(const struct tc_trace *t, const struct tc_event *e, char 
 		n = snprintf(buf, len, "RPS kick for %s on cpu %u", cause, e->cpu);
 	else
 		n = snprintf(buf, len, "%s on cpu %u", cause, e->cpu);
-	if (n < 0 || (size_t)n >= len || !e->aux || e->aux >= e->start_ns)
+	if (n < 0 || (size_t)n >= len || !e->sent_ns || e->sent_ns >= e->start_ns)
 		return;
 	snprintf(buf + n, len - (size_t)n, ", sent %.1f us before it ran",
-		 (double)(e->start_ns - e->aux) / 1000.0);
+		 (double)(e->start_ns - e->sent_ns) / 1000.0);
 }
 
 void describe_event(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
@@ -89,7 +90,7 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 		return;
 	case TC_EV_PAGE_FAULT:
 		snprintf(buf, len, "tid %u faulted at 0x%llx on cpu %u (error code %u)", e->tid,
-			 (unsigned long long)e->aux, e->cpu, e->arg);
+			 (unsigned long long)e->fault_addr, e->cpu, e->arg);
 		return;
 	case TC_EV_MIGRATE:
 		snprintf(buf, len, "tid %u moved from cpu %u to cpu %u", e->tid, e->arg, e->cpu);
@@ -97,7 +98,7 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 	case TC_EV_IRQ_MOVE:
 		name = trace__irq_name(t, e->arg);
 		snprintf(buf, len, "irq %u (%s) moved from cpu %llu to cpu %u", e->arg,
-			 name ? name : "?", (unsigned long long)e->aux, e->cpu);
+			 name ? name : "?", (unsigned long long)e->from_cpu, e->cpu);
 		return;
 	case TC_EV_COMPACTION:
 	case TC_EV_RECLAIM:
@@ -110,7 +111,7 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 		return;
 	case TC_EV_LOST:
 		snprintf(buf, len, "%llu records of cpu %u lost to ring-buffer overrun",
-			 (unsigned long long)e->aux, e->cpu);
+			 (unsigned long long)e->lost, e->cpu);
 		return;
 	default:
 		causes_name_event(t, e, NULL, cause, sizeof(cause));

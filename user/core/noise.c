@@ -280,10 +280,10 @@ static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct
 	return cause_of(acc, g, cls, name, cause);
 }
 
-/* Preempted: all of it. Blocked: asleep until woken (aux), then waiting for the CPU. */
+/* Preempted: all of it. Blocked: asleep until woken, then waiting for the CPU. */
 static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e)
 {
-	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns), woken = sat_add(s, e->aux);
+	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns), woken = sat_add(s, e->woken_after_ns);
 	struct tc_event as_preempted = *e;
 	uint32_t cause;
 	int err;
@@ -292,7 +292,7 @@ static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e
 		err = name_event(acc, TC_NOISE_OFFCPU, e, &cause);
 		return err ?: add_span(acc, th, cause, s, end, 1, 0);
 	}
-	if (!e->aux || woken >= end)
+	if (!e->woken_after_ns || woken >= end)
 		woken = end;
 	err = fixed_cause(acc, NOISE_FIXED_BLOCKED, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED, "blocked",
 			  &cause);

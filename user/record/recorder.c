@@ -131,11 +131,11 @@ static void note_drops(struct recorder *r)
 		struct tc_event e = {
 			.start_ns = r->last_drain_ns,
 			.dur_ns = now - r->last_drain_ns,
-			.aux = lost,
+			.lost = lost,
 			.cpu = (uint32_t)(i / TC_DROP_KINDS),
 			.arg = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost,
 			.kind = TC_EV_LOST,
-			.flags = (uint16_t)(i % TC_DROP_KINDS),
+			.lost_kind = (uint16_t)(i % TC_DROP_KINDS),
 		};
 
 		if (r->drops_now[i] <= r->drops_seen[i])

@@ -163,8 +163,8 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 		json_obj_compact(j, NULL);
 		json_num(j, "start_us", (double)((int64_t)(e->start_ns - s->t_start)) / 1000.0, 3);
 		json_num(j, "dur_us", NS_US(e->dur_ns), 3);
-		if (e->kind == TC_EV_IPI && e->aux && e->aux < e->start_ns)
-			json_num(j, "delivery_us", NS_US(e->start_ns - e->aux), 3);
+		if (e->kind == TC_EV_IPI && e->sent_ns && e->sent_ns < e->start_ns)
+			json_num(j, "delivery_us", NS_US(e->start_ns - e->sent_ns), 3);
 		json_num(j, "overlap_us", NS_US(k->overlap_ns), 3);
 		json_num(j, "credit_us", NS_US(k->attributed_ns), 3);
 		json_bool(j, "nested", k->nested);

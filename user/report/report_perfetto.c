@@ -235,7 +235,7 @@ static void slice_name(struct pf *p, const struct slice *s, char *name, size_t l
 		return;
 	}
 	if (e->kind == TC_EV_LOST) {
-		snprintf(name, len, "%llu records lost", (unsigned long long)e->aux);
+		snprintf(name, len, "%llu records lost", (unsigned long long)e->lost);
 		return;
 	}
 	if (e->kind == TC_EV_OFFCPU && !(e->flags & TC_OFFCPU_PREEMPTED)) {

@@ -96,8 +96,8 @@ static void print_lost(FILE *out, const struct report_model *m)
 		fprintf(out,
 			"  lost        %" PRIu64 " %s%srecords on cpu %u between +%.3f s and +%.3f s:"
 			" spikes there may lack their cause\n",
-			(uint64_t)e->aux, e->flags ? describe_kind(e->flags) : "",
-			e->flags ? " " : "", e->cpu,
+			(uint64_t)e->lost, e->lost_kind ? describe_kind(e->lost_kind) : "",
+			e->lost_kind ? " " : "", e->cpu,
 			(double)((int64_t)(e->start_ns - m->h.start_ns)) / 1e9,
 			(double)((int64_t)(e->start_ns + e->dur_ns - m->h.start_ns)) / 1e9);
 	}

@@ -24,7 +24,7 @@ static void print_moves(FILE *out, const struct report_model *m)
 			return;
 		}
 		fprintf(out, "  IRQ %u (%s) moved from CPU %" PRIu64 " to CPU %u at +%.3f s%s\n",
-			e->arg, name ? name : "?", (uint64_t)e->aux, e->cpu,
+			e->arg, name ? name : "?", (uint64_t)e->from_cpu, e->cpu,
 			(double)((int64_t)(e->start_ns - m->h.start_ns)) / 1e9,
 			i == 0 ? " (irqbalance or a manual change)" : "");
 	}

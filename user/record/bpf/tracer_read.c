@@ -95,7 +95,7 @@ size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const stru
 				continue;
 			struct tc_event e = {
 				.start_ns = slots[c].start_ns,
-				.aux = slots[c].address,
+				.fault_addr = slots[c].address,
 				.cpu = (uint32_t)c,
 				.tid = slots[c].tid,
 				.arg = slots[c].error_code,
@@ -125,7 +125,7 @@ static size_t open_hash_slots(int fd, struct tc_event *out, size_t max)
 			continue;
 		out[n] = (struct tc_event){
 			.start_ns = slot.start_ns,
-			.aux = slot.woken_ns > slot.start_ns ? slot.woken_ns - slot.start_ns : 0,
+			.woken_after_ns = slot.woken_ns > slot.start_ns ? slot.woken_ns - slot.start_ns : 0,
 			.cpu = slot.cpu,
 			.tid = key,
 			.arg = slot.state,
