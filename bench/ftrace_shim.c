@@ -22,9 +22,9 @@
 
 static int bypassed(const char *path)
 {
-	return path && (!strcmp(path, "/proc/sys/kernel/ftrace_enabled") ||
-			strstr(path, "/tracing/set_ftrace_") ||
-			strstr(path, "/tracing/set_graph_"));
+	return path &&
+	       (!strcmp(path, "/proc/sys/kernel/ftrace_enabled") ||
+		strstr(path, "/tracing/set_ftrace_") || strstr(path, "/tracing/set_graph_"));
 }
 
 static int mode_of(int flags, va_list ap)

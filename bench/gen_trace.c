@@ -32,12 +32,12 @@
 
 #define PROBE_CPU0 2
 #define PROBE_CPU1 3
-#define TID0 4001
-#define TID1 4002
-#define SELF_TID 4003
-#define RTT_BASE 2300
+#define TID0	   4001
+#define TID1	   4002
+#define SELF_TID   4003
+#define RTT_BASE   2300
 #define RTT_JITTER 300
-#define GAP_NS 60
+#define GAP_NS	   60
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -56,9 +56,9 @@ static uint64_t range(uint64_t lo, uint64_t hi)
 }
 
 static const char *const comms[] = {
-	"kworker/2:1", "ksoftirqd/2", "rcu_preempt", "migration/2", "irqbalance",
-	"systemd-journal", "sshd", "python3", "kcompactd0", "kworker/u8:3", "containerd",
-	"node_exporter",
+	"kworker/2:1", "ksoftirqd/2",	  "rcu_preempt", "migration/2",
+	"irqbalance",  "systemd-journal", "sshd",	 "python3",
+	"kcompactd0",  "kworker/u8:3",	  "containerd",	 "node_exporter",
 };
 #define N_COMMS (sizeof(comms) / sizeof(comms[0]))
 
@@ -66,22 +66,22 @@ static const struct {
 	uint32_t irq;
 	const char *name;
 } irqs[] = {
-	{ 24, "mlx5_comp0@pci:0000:3b:00.0" },
-	{ 25, "mlx5_comp1@pci:0000:3b:00.0" },
-	{ 26, "mlx5_async0@pci:0000:3b:00.0" },
-	{ 11, "virtio0-input.0" },
-	{ 12, "virtio0-output.0" },
-	{ 4, "ttyS0" },
+	{24, "mlx5_comp0@pci:0000:3b:00.0"},
+	{25, "mlx5_comp1@pci:0000:3b:00.0"},
+	{26, "mlx5_async0@pci:0000:3b:00.0"},
+	{11, "virtio0-input.0"},
+	{12, "virtio0-output.0"},
+	{4, "ttyS0"},
 };
 #define N_IRQS (sizeof(irqs) / sizeof(irqs[0]))
 
 struct gen {
 	int fd;
 	struct tc_buf buf;
-	struct tc_event *blk;	/* EVENTS block being filled */
+	struct tc_event *blk; /* EVENTS block being filled */
 	size_t n_blk;
 	uint64_t n_events;
-	struct tc_event win[64];	/* events starting in the current round trip */
+	struct tc_event win[64]; /* events starting in the current round trip */
 	size_t n_win;
 };
 
@@ -171,7 +171,7 @@ static void background(struct gen *g, uint64_t start)
 		if (e)
 			e->arg = (uint32_t)range(TC_IPI_RESCHEDULE, TC_IPI_IRQ_WORK);
 	} else if (r < 830) {
-		static const uint32_t vec[] = { 1, 3, 7, 9 };	/* TIMER NET_RX SCHED RCU */
+		static const uint32_t vec[] = {1, 3, 7, 9}; /* TIMER NET_RX SCHED RCU */
 
 		e = win_add(g, TC_EV_SOFTIRQ, start, range(500, 12000), cpu);
 		if (e)
@@ -222,7 +222,7 @@ static size_t spike_causes(struct gen *g, uint64_t t, uint64_t extra)
 
 	if (r < 40) {
 		offcpu(g, at, extra, PROBE_CPU0, TID0);
-		if (rnd() % 3 == 0) {	/* nested in the preemption: counted once */
+		if (rnd() % 3 == 0) { /* nested in the preemption: counted once */
 			e = win_add(g, TC_EV_TIMER, at + extra / 4, range(1500, 6000), PROBE_CPU0);
 			return e ? 2 : 1;
 		}
@@ -289,8 +289,8 @@ static void meta(struct tc_trace *t, const char *k, const char *v)
 static void describe(struct tc_trace *t, size_t n_samples)
 {
 	static const char *const progs[] = {
-		"sched.tc_sched_switch", "sched.tc_sched_wakeup", "irq.tc_irq_entry",
-		"irq.tc_irq_exit", "irq.tc_softirq_entry", "irq.tc_softirq_exit",
+		"sched.tc_sched_switch",    "sched.tc_sched_wakeup",   "irq.tc_irq_entry",
+		"irq.tc_irq_exit",	    "irq.tc_softirq_entry",    "irq.tc_softirq_exit",
 		"ipi.tc_local_timer_entry", "ipi.tc_local_timer_exit", "mm.tc_page_fault",
 		"power.tc_cpu_idle",
 	};
@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	struct tc_sample *s;
 	struct tc_trace *tr;
-	struct gen g = { .fd = -1 };
+	struct gen g = {.fd = -1};
 	int opt, err;
 
 	while ((opt = getopt(argc, argv, "o:e:s:S:")) != -1) {
@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 		uint64_t rtt = RTT_BASE + rnd() % RTT_JITTER, bg;
 		uint64_t left_samples = n_samples - i;
 
-		if (left && rnd() % 100 == 0) {	/* ~1 % spikes */
+		if (left && rnd() % 100 == 0) { /* ~1 % spikes */
 			uint64_t extra = rnd() % 4 ? range(3000, 30000) : range(30000, 200000);
 			size_t c = spike_causes(&g, t, extra);
 
@@ -402,7 +402,7 @@ int main(int argc, char **argv)
 		for (uint64_t k = 0; k < bg; k++)
 			background(&g, t + rnd() % rtt);
 		left -= bg;
-		s[i] = (struct tc_sample){ t, t + rtt, PROBE_CPU0, TID0 };
+		s[i] = (struct tc_sample){t, t + rtt, PROBE_CPU0, TID0};
 		t += rtt + GAP_NS;
 		win_flush(&g);
 	}

@@ -42,19 +42,19 @@
 enum { MODE_PIPE, MODE_YIELD, MODE_FAULT };
 
 #define FAULT_PAGES 4096
-#define PAGE 4096
+#define PAGE	    4096
 
 struct storm {
 	int mode;
 	int cpu;
-	uint64_t n;		/* round trips to run (upper bound) */
-	uint64_t deadline_ns;	/* stop at this CLOCK_MONOTONIC time (0: none) */
-	double rate;		/* round trips per second, 0: as fast as possible */
-	int ab[2], ba[2];	/* pipe mode: ping -> pong, pong -> ping */
+	uint64_t n;	      /* round trips to run (upper bound) */
+	uint64_t deadline_ns; /* stop at this CLOCK_MONOTONIC time (0: none) */
+	double rate;	      /* round trips per second, 0: as fast as possible */
+	int ab[2], ba[2];     /* pipe mode: ping -> pong, pong -> ping */
 	atomic_int stop;
 	atomic_int ready;
-	uint64_t done;		/* round trips completed by the ping thread */
-	long pong_switches;	/* the pong thread's, counted as it returns */
+	uint64_t done;	    /* round trips completed by the ping thread */
+	long pong_switches; /* the pong thread's, counted as it returns */
 };
 
 static uint64_t now_ns(void)
@@ -110,7 +110,7 @@ static void pong_loop(struct storm *s)
 	char c;
 
 	if (s->mode == MODE_FAULT) {
-		if (read(s->ab[0], &c, 1) < 0)	/* parked until the end */
+		if (read(s->ab[0], &c, 1) < 0) /* parked until the end */
 			die("read pipe", errno);
 		return;
 	}
@@ -191,7 +191,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct storm s = { .mode = MODE_PIPE, .n = 300000 };
+	struct storm s = {.mode = MODE_PIPE, .n = 300000};
 	struct rusage ru, ru0;
 	double secs = 0;
 	uint64_t t0, t1;
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (secs > 0 && s.n == 300000)
-		s.n = UINT64_MAX;	/* -d alone: bounded by time */
+		s.n = UINT64_MAX; /* -d alone: bounded by time */
 	if (pipe(s.ab) || pipe(s.ba))
 		die("pipe", errno);
 	err = pin(s.cpu);
@@ -255,8 +255,11 @@ int main(int argc, char **argv)
 		memset(&ru, 0, sizeof(ru));
 	printf("storm mode=%s cpu=%d round_trips=%llu elapsed_ns=%llu ns_per_rt=%.1f rate=%.0f"
 	       " cpu_ns=%llu switches=%ld switches_resumed=%ld switches_before=%ld\n",
-	       s.mode == MODE_PIPE ? "pipe" : s.mode == MODE_YIELD ? "yield" : "fault", s.cpu, (unsigned long long)s.done,
-	       (unsigned long long)(t1 - t0), s.done ? (double)(t1 - t0) / (double)s.done : 0.0,
+	       s.mode == MODE_PIPE    ? "pipe"
+	       : s.mode == MODE_YIELD ? "yield"
+				      : "fault",
+	       s.cpu, (unsigned long long)s.done, (unsigned long long)(t1 - t0),
+	       s.done ? (double)(t1 - t0) / (double)s.done : 0.0,
 	       t1 > t0 ? (double)s.done * 1e9 / (double)(t1 - t0) : 0.0,
 	       (unsigned long long)(tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime)),
 	       ru.ru_nvcsw + ru.ru_nivcsw, ping_switches + s.pong_switches,

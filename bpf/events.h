@@ -15,67 +15,71 @@
 #endif
 
 /* Record kinds (tc_event.kind). Values are stored in trace files: append only. */
-#define TC_EV_OFFCPU	1	/* a probe thread was off its CPU */
-#define TC_EV_HARDIRQ	2	/* a hard IRQ handler ran on a probe CPU */
-#define TC_EV_SOFTIRQ	3	/* a softirq vector ran on a probe CPU */
-#define TC_EV_IPI	4	/* an IPI handler ran on a probe CPU: arg = TC_IPI_*, aux = when
-				 * it was sent (0: not seen), flags = TC_IPI_RPS */
-#define TC_EV_TIMER	5	/* the local timer interrupt ran on a probe CPU */
-#define TC_EV_PAGE_FAULT 6	/* a probe thread's user page fault until it mapped a page
-				 * (instant when that was not seen); arg = error code, aux = address */
-#define TC_EV_COMPACTION 7	/* memory compaction by tid (any CPU): arg = TC_COMPACT_* */
-#define TC_EV_RECLAIM	8	/* direct reclaim by tid (any CPU): arg = order */
-#define TC_EV_IDLE	9	/* a probe CPU idled in C-state arg */
-#define TC_EV_MIGRATE	10	/* instant: probe thread tid moved from CPU arg to cpu */
-#define TC_EV_IRQ_MOVE	11	/* instant: IRQ arg's vector moved to cpu from CPU aux */
-#define TC_EV_NIC	12	/* NIC driver work: arg = TC_NIC_*, interval or instant */
-#define TC_EV_COLLAPSE	13	/* instant: khugepaged collapsed or scanned a huge page by tid */
-#define TC_EV_CPU_FREQ	14	/* instant: a probe CPU changed frequency to arg kHz */
-#define TC_EV_NAPI	15	/* instant: a NAPI poll on a probe CPU, arg = work, aux = budget */
-#define TC_EV_LOST	16	/* written by the recorder, not BPF: aux records of cpu were lost
-				 * to ring-buffer overrun between start and start + dur;
-				 * flags = their kind (0: not known, older traces) */
-#define TC_EV_KIND_MAX	16
+#define TC_EV_OFFCPU  1 /* a probe thread was off its CPU */
+#define TC_EV_HARDIRQ 2 /* a hard IRQ handler ran on a probe CPU */
+#define TC_EV_SOFTIRQ 3 /* a softirq vector ran on a probe CPU */
+#define TC_EV_IPI                                                                                  \
+	4	      /* an IPI handler ran on a probe CPU: arg = TC_IPI_*, aux = when             \
+		       * it was sent (0: not seen), flags = TC_IPI_RPS */
+#define TC_EV_TIMER 5 /* the local timer interrupt ran on a probe CPU */
+#define TC_EV_PAGE_FAULT                                                                           \
+	6		    /* a probe thread's user page fault until it mapped a page             \
+			     * (instant when that was not seen); arg = error code, aux = address */
+#define TC_EV_COMPACTION 7  /* memory compaction by tid (any CPU): arg = TC_COMPACT_* */
+#define TC_EV_RECLAIM	 8  /* direct reclaim by tid (any CPU): arg = order */
+#define TC_EV_IDLE	 9  /* a probe CPU idled in C-state arg */
+#define TC_EV_MIGRATE	 10 /* instant: probe thread tid moved from CPU arg to cpu */
+#define TC_EV_IRQ_MOVE	 11 /* instant: IRQ arg's vector moved to cpu from CPU aux */
+#define TC_EV_NIC	 12 /* NIC driver work: arg = TC_NIC_*, interval or instant */
+#define TC_EV_COLLAPSE	 13 /* instant: khugepaged collapsed or scanned a huge page by tid */
+#define TC_EV_CPU_FREQ	 14 /* instant: a probe CPU changed frequency to arg kHz */
+#define TC_EV_NAPI	 15 /* instant: a NAPI poll on a probe CPU, arg = work, aux = budget */
+#define TC_EV_LOST                                                                                 \
+	16 /* written by the recorder, not BPF: aux records of cpu were lost                       \
+	    * to ring-buffer overrun between start and start + dur;                                \
+	    * flags = their kind (0: not known, older traces) */
+#define TC_EV_KIND_MAX 16
 
 /* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
-#define TC_DROP_KINDS	(TC_EV_KIND_MAX + 1)
+#define TC_DROP_KINDS (TC_EV_KIND_MAX + 1)
 
 /* tc_event.flags for TC_EV_OFFCPU */
-#define TC_OFFCPU_PREEMPTED	0x1	/* switched out while runnable (prev_state == running) */
-#define TC_OFFCPU_MIGRATED	0x2	/* switched back in on another CPU */
-#define TC_OFFCPU_UNENDED	0x4	/* an instant: its switch back in was never reported (the
-					 * task that ran instead is one this kernel does not
-					 * trace), seen only when it left its CPU again */
+#define TC_OFFCPU_PREEMPTED 0x1 /* switched out while runnable (prev_state == running) */
+#define TC_OFFCPU_MIGRATED  0x2 /* switched back in on another CPU */
+#define TC_OFFCPU_UNENDED                                                                          \
+	0x4 /* an instant: its switch back in was never reported (the                              \
+	     * task that ran instead is one this kernel does not                                   \
+	     * trace), seen only when it left its CPU again */
 
 /* tc_event.arg for TC_EV_IPI */
-#define TC_IPI_RESCHEDULE	1
-#define TC_IPI_CALL_FUNCTION	2
+#define TC_IPI_RESCHEDULE	    1
+#define TC_IPI_CALL_FUNCTION	    2
 #define TC_IPI_CALL_FUNCTION_SINGLE 3
-#define TC_IPI_IRQ_WORK		4
+#define TC_IPI_IRQ_WORK		    4
 
 /* tc_event.flags for TC_EV_IPI */
-#define TC_IPI_RPS		0x1	/* it ran RPS's trigger: NET_RX work steered to this CPU */
+#define TC_IPI_RPS 0x1 /* it ran RPS's trigger: NET_RX work steered to this CPU */
 
 /* tc_event.arg for TC_EV_COMPACTION */
-#define TC_COMPACT_RUN		1	/* mm_compaction_begin .. end: a compaction pass */
-#define TC_COMPACT_DIRECT	2	/* instant: try_to_compact_pages (direct, in an allocation) */
-#define TC_COMPACT_KCOMPACTD	3	/* kcompactd wake .. sleep on a node */
+#define TC_COMPACT_RUN	     1 /* mm_compaction_begin .. end: a compaction pass */
+#define TC_COMPACT_DIRECT    2 /* instant: try_to_compact_pages (direct, in an allocation) */
+#define TC_COMPACT_KCOMPACTD 3 /* kcompactd wake .. sleep on a node */
 
 /* tc_event.arg for TC_EV_NIC */
-#define TC_NIC_COMP_EQ		1	/* mlx5_eq_comp_int: completion EQ interrupt work */
-#define TC_NIC_ASYNC_EQ		2	/* mlx5_eq_async_int: async EQ (port, health) work */
-#define TC_NIC_HEALTH		3	/* instant: devlink health report */
-#define TC_NIC_HWERR		4	/* instant: devlink hardware error */
-#define TC_NIC_RXE_RCV		5	/* rxe_rcv: soft-RoCE receive path (the lab's stand-in NIC) */
+#define TC_NIC_COMP_EQ	1 /* mlx5_eq_comp_int: completion EQ interrupt work */
+#define TC_NIC_ASYNC_EQ 2 /* mlx5_eq_async_int: async EQ (port, health) work */
+#define TC_NIC_HEALTH	3 /* instant: devlink health report */
+#define TC_NIC_HWERR	4 /* instant: devlink hardware error */
+#define TC_NIC_RXE_RCV	5 /* rxe_rcv: soft-RoCE receive path (the lab's stand-in NIC) */
 
 /* Maximum CPUs the filter maps cover. */
-#define TC_MAX_CPUS	1024
+#define TC_MAX_CPUS 1024
 
 /* Value in the probe_tids map: which role a traced thread plays. */
-#define TC_ROLE_PROBE	1	/* a latency-probe thread: its off-CPU time is traced */
-#define TC_ROLE_TARGET	2	/* a thread of `record -- CMD`; its children are followed */
+#define TC_ROLE_PROBE  1 /* a latency-probe thread: its off-CPU time is traced */
+#define TC_ROLE_TARGET 2 /* a thread of `record -- CMD`; its children are followed */
 
-#define TC_COMM_LEN	16
+#define TC_COMM_LEN 16
 
 /*
  * One interval (or an instant, dur_ns == 0). For TC_EV_OFFCPU: tid = the
@@ -87,25 +91,25 @@
  * flags are the kind-free names of the same bytes. 64 bytes, fixed.
  */
 struct tc_event {
-	__u64 start_ns;		/* bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC */
+	__u64 start_ns; /* bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC */
 	__u64 dur_ns;
 	union {
 		__u64 aux;
-		__u64 woken_after_ns;	/* TC_EV_OFFCPU: from start until woken (0: runnable
-					 * throughout, or not seen) */
-		__u64 fault_addr;	/* TC_EV_PAGE_FAULT: the address that faulted */
-		__u64 sent_ns;		/* TC_EV_IPI: when it was sent (0: not seen) */
-		__u64 from_cpu;		/* TC_EV_IRQ_MOVE: the CPU the vector left */
-		__u64 lost;		/* TC_EV_LOST: records lost in the window */
+		__u64 woken_after_ns; /* TC_EV_OFFCPU: from start until woken (0: runnable
+				       * throughout, or not seen) */
+		__u64 fault_addr;     /* TC_EV_PAGE_FAULT: the address that faulted */
+		__u64 sent_ns;	      /* TC_EV_IPI: when it was sent (0: not seen) */
+		__u64 from_cpu;	      /* TC_EV_IRQ_MOVE: the CPU the vector left */
+		__u64 lost;	      /* TC_EV_LOST: records lost in the window */
 	};
 	__u32 cpu;
-	__u32 tid;		/* thread concerned, 0 for CPU-wide events */
+	__u32 tid; /* thread concerned, 0 for CPU-wide events */
 	__u32 arg;
-	__u32 other_pid;	/* TC_EV_OFFCPU: who ran instead (longest) */
+	__u32 other_pid; /* TC_EV_OFFCPU: who ran instead (longest) */
 	__u16 kind;
 	union {
 		__u16 flags;
-		__u16 lost_kind;	/* TC_EV_LOST: the kind of the records lost (0: not known) */
+		__u16 lost_kind; /* TC_EV_LOST: the kind of the records lost (0: not known) */
 	};
 	__u32 pad;
 	char other_comm[TC_COMM_LEN];
@@ -121,12 +125,12 @@ struct tc_event {
  */
 struct tc_offcpu_slot {
 	__u64 start_ns;
-	__u64 woken_ns;		/* when it was runnable again (0: unknown, or preempted) */
-	__u64 rq_clock;		/* tp_btf with sched_info: its run queue's clock when it left */
-	__u64 run_delay;	/* and its sched_info.run_delay then */
+	__u64 woken_ns;	 /* when it was runnable again (0: unknown, or preempted) */
+	__u64 rq_clock;	 /* tp_btf with sched_info: its run queue's clock when it left */
+	__u64 run_delay; /* and its sched_info.run_delay then */
 	__u32 cpu;
 	__u32 state;
-	__u32 top_pid;		/* the task switched to when it left */
+	__u32 top_pid; /* the task switched to when it left */
 	__u32 preempted;
 	char top_comm[TC_COMM_LEN];
 };
@@ -141,15 +145,15 @@ struct tc_offcpu_slot {
 #define TC_SCHED_WAITERS 4
 
 struct tc_sched_waiter {
-	__u64 start_ns;		/* the waiter's slot start_ns; 0: entry free */
-	__u64 top_ns;		/* run time of top_pid inside the interval so far */
+	__u64 start_ns; /* the waiter's slot start_ns; 0: entry free */
+	__u64 top_ns;	/* run time of top_pid inside the interval so far */
 	__u32 tid;
 	__u32 top_pid;
 	char top_comm[TC_COMM_LEN];
 };
 
 struct tc_sched_cpu {
-	__u64 last_switch_ns;	/* when the running task was switched in */
+	__u64 last_switch_ns; /* when the running task was switched in */
 	struct tc_sched_waiter waiters[TC_SCHED_WAITERS];
 };
 
@@ -161,13 +165,13 @@ struct tc_sched_cpu {
 struct tc_fault_slot {
 	__u64 start_ns;
 	__u64 address;
-	__u64 ip;		/* the faulting user instruction */
-	__u32 tid;		/* 0: no fault open */
+	__u64 ip;  /* the faulting user instruction */
+	__u32 tid; /* 0: no fault open */
 	__u32 error_code;
 };
 
 /* Counter kinds (user/core trace counters): kept in maps, not as events. */
-#define TC_COUNTER_IRQ		1	/* key = IRQ number: handler runs on cpu, all CPUs */
-#define TC_COUNTER_SOFTIRQ	2	/* key = vector: runs on cpu (probe CPUs) */
+#define TC_COUNTER_IRQ	   1 /* key = IRQ number: handler runs on cpu, all CPUs */
+#define TC_COUNTER_SOFTIRQ 2 /* key = vector: runs on cpu (probe CPUs) */
 
 #endif /* TAILCAUSE_EVENTS_H */

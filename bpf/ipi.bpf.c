@@ -22,8 +22,8 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define SLOT_TIMER 0	/* the other slots are TC_IPI_* */
-#define N_SLOTS 8
+#define SLOT_TIMER 0 /* the other slots are TC_IPI_* */
+#define N_SLOTS	   8
 
 /* Only sends this recent count as the delivery of the IPI that follows. */
 #define DELIVERY_MAX_NS 10000000ull
@@ -32,9 +32,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 cfg_nr_cpus = 1;
 
 struct vec_slot {
-	__u64 start;	/* entry of the handler running now (0: none) */
-	__u64 sent;	/* when the IPI it serves was sent (0: unknown) */
-	__u32 flags;	/* TC_IPI_* flags seen inside it */
+	__u64 start; /* entry of the handler running now (0: none) */
+	__u64 sent;  /* when the IPI it serves was sent (0: unknown) */
+	__u32 flags; /* TC_IPI_* flags seen inside it */
 	__u32 pad;
 };
 
@@ -142,10 +142,9 @@ static __always_inline void woke_without_ipi(__u32 cpu)
 
 static __always_inline void csd_function(const void *func)
 {
-	__u32 slots[2] = { TC_IPI_CALL_FUNCTION_SINGLE, TC_IPI_CALL_FUNCTION };
+	__u32 slots[2] = {TC_IPI_CALL_FUNCTION_SINGLE, TC_IPI_CALL_FUNCTION};
 
-	if (!func || func != &rps_trigger_softirq ||
-	    !cpu_of_interest(bpf_get_smp_processor_id()))
+	if (!func || func != &rps_trigger_softirq || !cpu_of_interest(bpf_get_smp_processor_id()))
 		return;
 	for (int i = 0; i < 2; i++) {
 		struct vec_slot *v = bpf_map_lookup_elem(&vector_start, &slots[i]);
@@ -174,30 +173,30 @@ static __always_inline void vector_moved(__u32 irq, __u32 cpu, __u32 prev_cpu)
 }
 
 /* tp_btf twins: every irq_vectors entry/exit event takes the vector number. */
-#define VECTOR_PAIR(name, slot)                                                        \
-	SEC("tp_btf/" #name "_entry")                                                  \
-	int BPF_PROG(tc_##name##_entry_btf, int vector)                               \
-	{                                                                              \
-		vec_entry(slot);                                                       \
-		return 0;                                                              \
-	}                                                                              \
-	SEC("tp_btf/" #name "_exit")                                                   \
-	int BPF_PROG(tc_##name##_exit_btf, int vector)                                \
-	{                                                                              \
-		vec_exit(slot);                                                        \
-		return 0;                                                              \
-	}                                                                              \
-	SEC("tp/irq_vectors/" #name "_entry")                                          \
-	int tc_##name##_entry_tp(struct trace_event_raw_x86_irq_vector *ctx)          \
-	{                                                                              \
-		vec_entry(slot);                                                       \
-		return 0;                                                              \
-	}                                                                              \
-	SEC("tp/irq_vectors/" #name "_exit")                                           \
-	int tc_##name##_exit_tp(struct trace_event_raw_x86_irq_vector *ctx)           \
-	{                                                                              \
-		vec_exit(slot);                                                        \
-		return 0;                                                              \
+#define VECTOR_PAIR(name, slot)                                                                    \
+	SEC("tp_btf/" #name "_entry")                                                              \
+	int BPF_PROG(tc_##name##_entry_btf, int vector)                                            \
+	{                                                                                          \
+		vec_entry(slot);                                                                   \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("tp_btf/" #name "_exit")                                                               \
+	int BPF_PROG(tc_##name##_exit_btf, int vector)                                             \
+	{                                                                                          \
+		vec_exit(slot);                                                                    \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("tp/irq_vectors/" #name "_entry")                                                      \
+	int tc_##name##_entry_tp(struct trace_event_raw_x86_irq_vector *ctx)                       \
+	{                                                                                          \
+		vec_entry(slot);                                                                   \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("tp/irq_vectors/" #name "_exit")                                                       \
+	int tc_##name##_exit_tp(struct trace_event_raw_x86_irq_vector *ctx)                        \
+	{                                                                                          \
+		vec_exit(slot);                                                                    \
+		return 0;                                                                          \
 	}
 
 VECTOR_PAIR(local_timer, SLOT_TIMER)

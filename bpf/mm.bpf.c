@@ -275,8 +275,7 @@ int tc_compact_end_tp(void *ctx)
 SEC("tp/compaction/mm_compaction_try_to_compact_pages")
 int tc_compact_direct_tp(struct trace_event_raw_mm_compaction_try_to_compact_pages *ctx)
 {
-	emit(TC_EV_COMPACTION, bpf_ktime_get_ns(), 0, current_tid(), TC_COMPACT_DIRECT,
-	     ctx->order);
+	emit(TC_EV_COMPACTION, bpf_ktime_get_ns(), 0, current_tid(), TC_COMPACT_DIRECT, ctx->order);
 	return 0;
 }
 

@@ -45,8 +45,8 @@ struct {
 /* The tp_btf path: every task that switches gets one (freed with the task). */
 struct task_state {
 	struct tc_offcpu_slot slot;
-	__u32 gen;	/* probe_tids_gen when role was read from probe_tids */
-	__u32 role;	/* TC_ROLE_*, 0: not of interest */
+	__u32 gen;  /* probe_tids_gen when role was read from probe_tids */
+	__u32 role; /* TC_ROLE_*, 0: not of interest */
 };
 
 struct {
@@ -145,7 +145,7 @@ static __always_inline void switch_out(struct tc_sched_cpu *cs, struct tc_offcpu
 	slot->woken_ns = 0;
 	slot->cpu = bpf_get_smp_processor_id();
 	slot->state = state;
-	slot->top_pid = next_pid;	/* until a runner finishes, whoever runs first */
+	slot->top_pid = next_pid; /* until a runner finishes, whoever runs first */
 	slot->preempted = preempted;
 	copy_comm(slot->top_comm, next_comm, btf);
 	if (cs) {
@@ -163,8 +163,9 @@ static __always_inline void switch_out(struct tc_sched_cpu *cs, struct tc_offcpu
  * taken by another waiter. Another CPU's entry is read without a lock: at worst
  * a runner that is being replaced.
  */
-static __always_inline struct tc_sched_waiter *
-waiter_of(struct tc_sched_cpu *cs, const struct tc_offcpu_slot *slot, __u32 tid, __u32 cpu)
+static __always_inline struct tc_sched_waiter *waiter_of(struct tc_sched_cpu *cs,
+							 const struct tc_offcpu_slot *slot,
+							 __u32 tid, __u32 cpu)
 {
 	struct tc_sched_waiter *w;
 	__u32 zero = 0;
@@ -327,8 +328,8 @@ static __always_inline void woken_from_sched_info(struct tc_offcpu_slot *slot,
 {
 	__u64 queued, gained, asleep, off, wait;
 
-	if (!bpf_core_field_exists(p->sched_info.last_queued) ||
-	    !slot->start_ns || slot->preempted || !slot->rq_clock || now <= slot->start_ns)
+	if (!bpf_core_field_exists(p->sched_info.last_queued) || !slot->start_ns ||
+	    slot->preempted || !slot->rq_clock || now <= slot->start_ns)
 		return;
 	queued = p->sched_info.last_queued;
 	gained = p->sched_info.run_delay - slot->run_delay;
@@ -430,8 +431,7 @@ static __always_inline __u32 task_cpu(struct task_struct *p)
 
 /* tp_btf: the `preempt` argument tells preemption from blocking exactly. */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
+int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	/* Direct loads through the BTF-typed pointers: no helper call on this hot path. */
 	__u32 state = get_task_state(prev);

@@ -154,8 +154,8 @@ static inline uLongf pack(uint8_t *dst, uLongf cap, const void *raw, size_t raw_
 	z_stream zs;
 
 	memset(&zs, 0, sizeof(zs));
-	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, version == 1 ? MAX_WBITS : -MAX_WBITS,
-				      8, Z_DEFAULT_STRATEGY),
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, version == 1 ? MAX_WBITS : -MAX_WBITS, 8,
+				      Z_DEFAULT_STRATEGY),
 			 Z_OK);
 	zs.next_in = (Bytef *)raw;
 	zs.avail_in = (uInt)raw_len;

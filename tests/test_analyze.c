@@ -245,7 +245,7 @@ static void test_analyze_explaining_cause_wins_tie_with_blocked(void **state)
 
 	(void)state;
 	set_rtt(t, K, 5000);
-	add_offcpu(t, t0(t, K) + 500, 2000, 0, 777, "sshd");	/* first: the lower cause index */
+	add_offcpu(t, t0(t, K) + 500, 2000, 0, 777, "sshd"); /* first: the lower cause index */
 	add_preempt(t, t0(t, K) + 2500, 2000, "stress");
 
 	a = run(t);

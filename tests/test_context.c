@@ -63,7 +63,7 @@ static void test_context_span_each_kind(void **state)
 	assert_span(NULL, &e, 21000, 21000);
 	e = event(TC_EV_IPI, 1000, 500, TC_IPI_CALL_FUNCTION_SINGLE);
 	assert_span(&l, &e, 1000, 1500); /* the send not seen */
-	e.aux = 200; /* sent 800 ns before it ran: delivered meanwhile */
+	e.aux = 200;			 /* sent 800 ns before it ran: delivered meanwhile */
 	assert_span(&l, &e, 200, 1500);
 	e.aux = 1000; /* not before its start: no delivery */
 	assert_span(&l, &e, 1000, 1500);

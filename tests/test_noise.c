@@ -314,8 +314,8 @@ static void assert_stretches_as_sorted(const uint32_t cpus[3])
 	for (i = 0; i < 3000; i++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		/* equal starts now and then, a thread sometimes moving CPU */
-		add(t, TC_EV_PAGE_FAULT, 10 * US * (i / 3), 0, cpus[(x >> 40) % 5 == 0 ? 2 : (x >> 50) % 2],
-		    tids[(x >> 33) % 3], 0);
+		add(t, TC_EV_PAGE_FAULT, 10 * US * (i / 3), 0,
+		    cpus[(x >> 40) % 5 == 0 ? 2 : (x >> 50) % 2], tids[(x >> 33) % 3], 0);
 	}
 	assert_int_equal(noise_stretch_build(&acc, &s, &n), 0);
 	assert_true(n > 100);

@@ -90,7 +90,10 @@ static void test_report_model_tracers(void **state)
 static void test_report_model_orders(void **state)
 {
 	struct tc_trace *t = new_trace();
-	struct tc_event lost = {.dur_ns = 50, .aux = 7, .cpu = PROBE_CPU, .kind = TC_EV_LOST,
+	struct tc_event lost = {.dur_ns = 50,
+				.aux = 7,
+				.cpu = PROBE_CPU,
+				.kind = TC_EV_LOST,
 				.flags = TC_EV_OFFCPU};
 	struct tc_analysis *a;
 	struct report_model m;

@@ -69,7 +69,6 @@ static void test_spike_rule_threshold_default_takes_p99_when_higher(void **state
 	trace__free(t);
 }
 
-
 static void test_spike_rule_parse_accepts_each_form(void **state)
 {
 	struct tc_spike_rule r;

@@ -187,10 +187,13 @@ static void test_stats_summarize_spans_matches_sorting(void **state)
 				x ^= x >> 7;
 				x ^= x << 17;
 				r[i].t_start = 1000 + i;
-				/* a run's RTTs above a base, now and then an end before the start */
-				r[i].t_end = i % 97 == 5 ? 0 : r[i].t_start + 2500 +
-					     (spreads[k] < UINT64_MAX - 5000 ? x % (spreads[k] + 1)
-									     : x >> 1);
+				/* a run's RTTs above a base, now and then an end before the start
+				 */
+				r[i].t_end = i % 97 == 5 ? 0
+							 : r[i].t_start + 2500 +
+								   (spreads[k] < UINT64_MAX - 5000
+									    ? x % (spreads[k] + 1)
+									    : x >> 1);
 				v[i] = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start : 0;
 			}
 			sp.n = n;

@@ -17,13 +17,13 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "run", cmd_run, "record a probe run under tracing and print the attribution report" },
-	{ "record", cmd_record, "record a probe run under tracing into a trace file (.tct)" },
-	{ "report", cmd_report, "attribute the tail spikes of a trace file to host causes" },
-	{ "lat", cmd_lat, "run a latency probe alone and print perftest-style statistics" },
-	{ "dump", cmd_dump, "print a trace file's records one per line, for scripts" },
-	{ "probes", cmd_probes, "list the BPF programs and whether each can attach here" },
-	{ "audit", cmd_audit, "check the host against the RDMA tuning checklist, with evidence" },
+	{"run", cmd_run, "record a probe run under tracing and print the attribution report"},
+	{"record", cmd_record, "record a probe run under tracing into a trace file (.tct)"},
+	{"report", cmd_report, "attribute the tail spikes of a trace file to host causes"},
+	{"lat", cmd_lat, "run a latency probe alone and print perftest-style statistics"},
+	{"dump", cmd_dump, "print a trace file's records one per line, for scripts"},
+	{"probes", cmd_probes, "list the BPF programs and whether each can attach here"},
+	{"audit", cmd_audit, "check the host against the RDMA tuning checklist, with evidence"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -38,20 +38,21 @@ static void usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n"
-		   "options:\n"
-		   "  -v, --verbose   debug messages (-vv: libbpf's too)\n"
-		   "  -V, --version   print the version\n"
-		   "  -h, --help      this text; 'tailcause COMMAND --help' for a command's options\n"
-		   "\n"
-		   "examples:\n"
-		   "  sudo tailcause run                     # 100000 round trips on the last two CPUs\n"
-		   "  sudo tailcause record -o run.tct -n 1M --cpu 2,3\n"
-		   "  tailcause report run.tct --spike 20us\n"
-		   "  tailcause lat --probe shm -n 1M\n"
-		   "\n"
-		   "exit codes: 0 ok, 1 usage, 2 environment (privileges, kernel feature),\n"
-		   "3 bad input file, 4 runtime failure, 5 a check or threshold crossed\n");
+	fprintf(f,
+		"\n"
+		"options:\n"
+		"  -v, --verbose   debug messages (-vv: libbpf's too)\n"
+		"  -V, --version   print the version\n"
+		"  -h, --help      this text; 'tailcause COMMAND --help' for a command's options\n"
+		"\n"
+		"examples:\n"
+		"  sudo tailcause run                     # 100000 round trips on the last two CPUs\n"
+		"  sudo tailcause record -o run.tct -n 1M --cpu 2,3\n"
+		"  tailcause report run.tct --spike 20us\n"
+		"  tailcause lat --probe shm -n 1M\n"
+		"\n"
+		"exit codes: 0 ok, 1 usage, 2 environment (privileges, kernel feature),\n"
+		"3 bad input file, 4 runtime failure, 5 a check or threshold crossed\n");
 }
 
 int main(int argc, char **argv)

@@ -92,7 +92,7 @@ static long preemptions(void)
 
 static void sleep_until(uint64_t t)
 {
-	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+	struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
 
 	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
@@ -114,8 +114,7 @@ static void pin(int cpu)
 
 #define MAX_WIN 100000
 
-static int run_probe(int cpu, long count, const char *csv, FILE *log, long period_us,
-		     long pages)
+static int run_probe(int cpu, long count, const char *csv, FILE *log, long period_us, long pages)
 {
 	uint64_t *t = malloc(sizeof(*t) * 2 * (size_t)count), next;
 	volatile unsigned long x = 0;
@@ -184,9 +183,9 @@ int main(int argc, char **argv)
 	double seconds = 10;
 	long period_us = 50000, burst_us = 2000;
 	int cpu = -1, target = -1, fifo = 0, opt, fd = -1, rx = -1;
-	struct sockaddr_in addr = { 0 };
+	struct sockaddr_in addr = {0};
 	socklen_t alen = sizeof(addr);
-	char cause[64], buf[64] = { 0 };
+	char cause[64], buf[64] = {0};
 	FILE *log = stdout;
 	uint64_t end, next;
 	volatile unsigned long x = 0;
@@ -201,18 +200,41 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((opt = getopt(argc, argv, "o:t:p:b:c:T:n:f:N:s:F:")) != -1) {
 		switch (opt) {
-		case 'o': log_path = optarg; break;
-		case 't': seconds = atof(optarg); break;
-		case 'p': period_us = atol(optarg); break;
-		case 'b': burst_us = atol(optarg); break;
-		case 'c': cpu = atoi(optarg); break;
-		case 'T': target = atoi(optarg); break;
-		case 'n': comm = optarg; break;
-		case 'f': fifo = atoi(optarg); break;
-		case 'N': count = atol(optarg); break;
-		case 's': csv = optarg; break;
-		case 'F': file = optarg; break;
-		default: usage();
+		case 'o':
+			log_path = optarg;
+			break;
+		case 't':
+			seconds = atof(optarg);
+			break;
+		case 'p':
+			period_us = atol(optarg);
+			break;
+		case 'b':
+			burst_us = atol(optarg);
+			break;
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		case 'T':
+			target = atoi(optarg);
+			break;
+		case 'n':
+			comm = optarg;
+			break;
+		case 'f':
+			fifo = atoi(optarg);
+			break;
+		case 'N':
+			count = atol(optarg);
+			break;
+		case 's':
+			csv = optarg;
+			break;
+		case 'F':
+			file = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (log_path && !(log = fopen(log_path, "w"))) {
@@ -233,7 +255,8 @@ int main(int argc, char **argv)
 		prctl(PR_SET_NAME, "lab-ipi", 0, 0, 0);
 		snprintf(path, sizeof(path), "/dev/cpu/%d/cpuid", target);
 		if ((fd = open(path, O_RDONLY)) < 0) {
-			fprintf(stderr, "tc-lab-inject: %s: %s (modprobe cpuid)\n", path, strerror(errno));
+			fprintf(stderr, "tc-lab-inject: %s: %s (modprobe cpuid)\n", path,
+				strerror(errno));
 			return 2;
 		}
 		snprintf(cause, sizeof(cause), "ipi:call_function*");
@@ -244,8 +267,10 @@ int main(int argc, char **argv)
 		if (!file || (fd = open(file, O_RDONLY | O_DIRECT)) < 0 ||
 		    (size = lseek(fd, 0, SEEK_END)) < (1 << 20) ||
 		    posix_memalign(&dbuf, 4096, 4096)) {
-			fprintf(stderr, "tc-lab-inject: disk needs -F FILE of >= 1 MiB opened "
-					"O_DIRECT: %s\n", file ? strerror(errno) : "no -F");
+			fprintf(stderr,
+				"tc-lab-inject: disk needs -F FILE of >= 1 MiB opened "
+				"O_DIRECT: %s\n",
+				file ? strerror(errno) : "no -F");
 			return 2;
 		}
 		blocks = size / 4096;
@@ -275,15 +300,16 @@ int main(int argc, char **argv)
 	}
 
 	if (fifo) {
-		struct sched_param sp = { .sched_priority = fifo };
+		struct sched_param sp = {.sched_priority = fifo};
 
 		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
 			perror("tc-lab-inject: SCHED_FIFO");
 			return 2;
 		}
 	}
-#define LOG(a, b) fprintf(log, "%llu %llu %d %s\n", (unsigned long long)(a), \
-			  (unsigned long long)(b), target, cause)
+#define LOG(a, b)                                                                                  \
+	fprintf(log, "%llu %llu %d %s\n", (unsigned long long)(a), (unsigned long long)(b),        \
+		target, cause)
 	end = now_ns() + (uint64_t)(seconds * 1e9);
 	next = now_ns() + (uint64_t)period_us * 1000;
 	while (!stop && next < end) {
@@ -327,8 +353,9 @@ int main(int argc, char **argv)
 				if (preemptions() == sw)
 					LOG(r0, r1);
 				else
-					fprintf(log, "%llu %llu %d uncertain\n", (unsigned long long)r0,
-						(unsigned long long)r1, target);
+					fprintf(log, "%llu %llu %d uncertain\n",
+						(unsigned long long)r0, (unsigned long long)r1,
+						target);
 			} while (now_ns() < stop_at);
 			goto logged;
 		} else if (!strcmp(mode, "disk")) {
@@ -346,8 +373,9 @@ int main(int argc, char **argv)
 				if (preemptions() == sw)
 					LOG(r0, r1);
 				else
-					fprintf(log, "%llu %llu %d uncertain\n", (unsigned long long)r0,
-						(unsigned long long)r1, target);
+					fprintf(log, "%llu %llu %d uncertain\n",
+						(unsigned long long)r0, (unsigned long long)r1,
+						target);
 			} while (now_ns() < stop_at);
 			goto logged;
 		} else if (!strcmp(mode, "udp")) {
@@ -367,7 +395,7 @@ int main(int argc, char **argv)
 		}
 		t1 = now_ns();
 		LOG(t0, t1);
-logged:
+	logged:
 		t1 = now_ns();
 		next += (uint64_t)period_us * 1000;
 		if (next < t1)

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct tc_analysis_opts o = { 0 };
+	struct tc_analysis_opts o = {0};
 	struct tc_codec_error err;
 	struct tc_analysis *a = NULL;
 	struct tc_trace *t = trace__new();

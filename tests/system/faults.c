@@ -20,8 +20,8 @@ int main(int argc, char **argv)
 
 	printf("tid %d\n", (int)gettid());
 	for (int i = 0; i < rounds; i++) {
-		char *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
+		char *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
 		volatile char *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 

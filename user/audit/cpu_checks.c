@@ -122,7 +122,7 @@ static int cpu_states(struct audit_ctx *c, struct tc_audit_result *r, int cpu, u
 			snprintf(dis, sizeof(dis), "0");
 		us = atol(lat);
 		str_appendf(text, sizeof(text), "%s%s %sus%s", text[0] ? ", " : "", name, lat,
-			  strcmp(dis, "0") ? " (disabled)" : "");
+			    strcmp(dis, "0") ? " (disabled)" : "");
 		if (strcmp(dis, "0"))
 			continue;
 		worst = worst < (int)us ? (int)us : worst;
@@ -235,7 +235,7 @@ static void check_isolation(struct audit_ctx *c)
 		}
 		str_appendf(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "", params[i]);
 		str_appendf(fix, sizeof(fix), " %s=%s%s", params[i], i ? "" : "managed_irq,domain,",
-			  c->probe_list);
+			    c->probe_list);
 	}
 	if (!rootfs_read(c, val, sizeof(val), CPU_DIR "/isolated"))
 		res_note(r, CPU_DIR "/isolated = %s", val[0] ? val : "(none)");
@@ -243,7 +243,8 @@ static void check_isolation(struct audit_ctx *c)
 		res_note(r, CPU_DIR "/nohz_full = %s",
 			 val[0] && strcmp(val, "(null)") ? val : "(none)");
 	cpus_phrase(&c->probe, cpus, sizeof(cpus));
-	str_appendf(fix, sizeof(fix), " on the kernel command line, then run the probe on %s", cpus);
+	str_appendf(fix, sizeof(fix), " on the kernel command line, then run the probe on %s",
+		    cpus);
 	if (covered == 3)
 		res_verdict(r, TC_AUDIT_OK, "", "probe %s in isolcpus, nohz_full and rcu_nocbs",
 			    cpus);

@@ -59,7 +59,8 @@ static void find_enabled(struct audit_ctx *c, char *where, size_t len)
 	d = rootfs_opendir(c, "/etc/rc2.d");
 	while (d && (de = readdir(d)))
 		if (de->d_name[0] == 'S' && strstr(de->d_name, "irqbalance"))
-			str_appendf(where, len, "%s/etc/rc2.d/%s", where[0] ? ", " : "", de->d_name);
+			str_appendf(where, len, "%s/etc/rc2.d/%s", where[0] ? ", " : "",
+				    de->d_name);
 	if (d)
 		closedir(d);
 }

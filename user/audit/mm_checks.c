@@ -143,7 +143,7 @@ static void check_compaction(struct audit_ctx *c)
 	for (size_t i = 0; i < N_COUNTERS; i++)
 		if (found[i])
 			str_appendf(text, sizeof(text), "%s%s %" PRIu64, text[0] ? ", " : "",
-				  counters[i], v[i]);
+				    counters[i], v[i]);
 	if (any)
 		res_note(r, "/proc/vmstat (since boot): %s", text);
 	if (!any)

@@ -18,8 +18,8 @@
 #define CAP_BPF 39
 #endif
 
-static int parse_scaled(const char *opt, const char *s, uint64_t unit, uint64_t min,
-			uint64_t max, uint64_t *out)
+static int parse_scaled(const char *opt, const char *s, uint64_t unit, uint64_t min, uint64_t max,
+			uint64_t *out)
 {
 	uint64_t mul = 1, v;
 	char *end;
@@ -35,10 +35,23 @@ static int parse_scaled(const char *opt, const char *s, uint64_t unit, uint64_t 
 		return -EINVAL;
 	}
 	switch (*end) {
-	case 'k': case 'K': mul = unit; end++; break;
-	case 'm': case 'M': mul = unit * unit; end++; break;
-	case 'g': case 'G': mul = unit * unit * unit; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mul = unit;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = unit * unit;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = unit * unit * unit;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end) {
 		log_err("%s: unexpected '%s' after the number in '%s'", opt, end, s);
@@ -88,8 +101,8 @@ int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2])
 
 int cli_can_trace(char *why, size_t len)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = { 0 };
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2] = {0};
 	int has_admin, has_bpf, has_perfmon;
 
 	if (syscall(SYS_capget, &hdr, data)) {

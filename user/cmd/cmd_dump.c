@@ -42,8 +42,8 @@ static void dump(const struct tc_trace *t, int samples)
 
 		printf("event kind=%s start=%" PRIu64 " dur=%" PRIu64 " cpu=%u tid=%u arg=%u"
 		       " aux=%" PRIu64 " flags=%u other=%u:%.16s\n",
-		       describe_kind(e->kind), (uint64_t)e->start_ns, (uint64_t)e->dur_ns, e->cpu, e->tid,
-		       e->arg, (uint64_t)e->aux, e->flags, e->other_pid,
+		       describe_kind(e->kind), (uint64_t)e->start_ns, (uint64_t)e->dur_ns, e->cpu,
+		       e->tid, e->arg, (uint64_t)e->aux, e->flags, e->other_pid,
 		       e->other_comm[0] ? e->other_comm : "-");
 	}
 	for (size_t i = 0; i < t->n_counters; i++) {
@@ -86,7 +86,7 @@ int cmd_dump(int argc, char **argv)
 		return -TC_ERRNO__USAGE;
 	}
 	err = trace_file_read(path, &t);
-	if (err)	/* reported: an unreadable trace is bad input */
+	if (err) /* reported: an unreadable trace is bad input */
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	dump(t, samples);
 	trace__free(t);

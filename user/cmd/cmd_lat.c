@@ -77,7 +77,7 @@ int cmd_lat(int argc, char **argv)
 		free(rtt);
 		return -ENOMEM;
 	}
-	memset(s, 0, a.probe_opts.iterations * sizeof(*s));	/* fault the pages in now */
+	memset(s, 0, a.probe_opts.iterations * sizeof(*s)); /* fault the pages in now */
 	err = a.probe->open(&a.probe_opts, &probe);
 	if (!err) {
 		print_probe(&a, probe);

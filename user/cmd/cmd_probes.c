@@ -23,7 +23,7 @@ static void probes_help(void)
 
 int cmd_probes(int argc, char **argv)
 {
-	struct tracer_cfg cfg = { .ringbuf_bytes = 4096 };
+	struct tracer_cfg cfg = {.ringbuf_bytes = 4096};
 	const struct tc_prog_status *st;
 	struct run_args a;
 	struct tracer *t;
@@ -41,7 +41,7 @@ int cmd_probes(int argc, char **argv)
 	cfg.force_fallback = a.fallback;
 	t = tracer__new(&cfg);
 	if (!t)
-		return -TC_ERRNO__ENV;	/* nothing loads: reported */
+		return -TC_ERRNO__ENV; /* nothing loads: reported */
 	n = tracer__status(t, &st);
 	printf("%-10s %-30s %-8s %s\n", "concern", "program", "status", "target / reason");
 	for (size_t i = 0; i < n; i++) {

@@ -70,7 +70,7 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -135,9 +135,9 @@ int cmd_record(int argc, char **argv)
 	struct run_args a;
 	int err;
 
-	err = run_args_parse(argc, argv,
-			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_COMMAND,
-			     record_help, &a);
+	err = run_args_parse(
+		argc, argv, RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_COMMAND,
+		record_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest) {
@@ -166,8 +166,8 @@ int cmd_run(int argc, char **argv)
 	int err, fd;
 
 	err = run_args_parse(argc, argv,
-			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_REPORT |
-				     RA_HTML,
+			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
+				     RA_REPORT | RA_HTML,
 			     run_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;

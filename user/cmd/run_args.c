@@ -35,77 +35,103 @@ static const struct {
 	unsigned int mask;
 	const char *help;
 } options[] = {
-	{ { "probe", required_argument, NULL, 'p' }, RA_PROBE,
-	  "  -p, --probe NAME     verbs (RDMA WRITE ping-pong, ib_write_lat's method) or shm\n"
-	  "                       (ping-pong over a shared cache line, no NIC). Default: shm\n"
-	  "                       for lat; for record and run verbs where an RDMA port is\n"
-	  "                       active, else shm; verbs whenever a verbs option is given" },
-	{ { "cpu", required_argument, NULL, 'c' }, RA_PROBE,
-	  "  -c, --cpu A,B        pin the two probe threads to CPUs A and B (default: the last two)" },
-	{ { "iterations", required_argument, NULL, 'n' }, RA_PROBE,
-	  "  -n, --iterations N   round trips to time, k/M suffixes allowed (default 100000)" },
-	{ { "ib-dev", required_argument, NULL, 'd' }, RA_VERBS,
-	  "  -d, --ib-dev DEV     verbs: RDMA device (default: the first ibv_devinfo lists)" },
-	{ { "ib-port", required_argument, NULL, 'i' }, RA_VERBS,
-	  "  -i, --ib-port N      verbs: device port (default 1)" },
-	{ { "gid-index", required_argument, NULL, 'x' }, RA_VERBS,
-	  "  -x, --gid-index N    verbs: GID index (default: RoCE v2 with an IPv4 address; on\n"
-	  "                       InfiniBand, none: LID routing)" },
-	{ { "size", required_argument, NULL, 's' }, RA_VERBS,
-	  "  -s, --size BYTES     verbs: message size (default 2)" },
-	{ { "inline-size", required_argument, NULL, 'I' }, RA_VERBS,
-	  "  -I, --inline-size N  verbs: largest message sent inline (default 220; 0: never)" },
-	{ { "loopback", no_argument, NULL, OPT_LOOPBACK }, RA_VERBS,
-	  "      --loopback       verbs: two queue pairs on one device, two threads, one process\n"
-	  "                       (the default of record and run)" },
-	{ { "server", no_argument, NULL, OPT_SERVER }, RA_VERBS,
-	  "      --server         verbs: wait for a client on --port (the default of lat without\n"
-	  "                       HOST); HOST instead connects to that server as client. Two-host\n"
-	  "                       mode runs one thread, on the first --cpu" },
-	{ { "port", required_argument, NULL, OPT_PORT }, RA_VERBS,
-	  "      --port N         verbs: TCP port of the two-host exchange (default 18515)" },
-	{ { "clock", required_argument, NULL, OPT_CLOCK }, RA_VERBS,
-	  "      --clock C        verbs: auto (default: the TSC where clock_gettime is slow),\n"
-	  "                       tsc, or monotonic (clock_gettime)" },
-	{ { "output", required_argument, NULL, 'o' }, RA_OUTPUT,
-	  "  -o, --output FILE    trace file to write (.tct)" },
-	{ { "force", no_argument, NULL, 'f' }, RA_OUTPUT,
-	  "  -f, --force          overwrite an existing output file" },
-	{ { "ringbuf", required_argument, NULL, OPT_RINGBUF }, RA_TRACE,
-	  "      --ringbuf SIZE   BPF ring buffer size, K/M suffixes (default 16M)" },
-	{ { "drain-ms", required_argument, NULL, OPT_DRAIN_MS }, RA_TRACE,
-	  "      --drain-ms MS    drain the ring buffer every MS ms (default 200; the drain\n"
-	  "                       thread preempts the probe when it has no spare CPU: `self`)" },
-	{ { "fallback", no_argument, NULL, OPT_FALLBACK }, RA_TRACE,
-	  "      --fallback       classic tracepoints instead of BTF ones (tp_btf)" },
-	{ { "no-progress", no_argument, NULL, OPT_NO_PROGRESS }, RA_TRACE,
-	  "      --no-progress    no progress line on stderr" },
-	{ { "spike", required_argument, NULL, OPT_SPIKE }, RA_REPORT,
-	  "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
-	  "                       median), p99.9 (a percentile), 20us (one-way latency), 3x\n"
-	  "                       (a multiple of the median)" },
-	{ { "nic-irq", required_argument, NULL, OPT_NIC_IRQ }, RA_REPORT,
-	  "      --nic-irq PAT    IRQ names that belong to the NIC, shell pattern (default mlx5_*)" },
-	{ { "top", required_argument, NULL, OPT_TOP }, RA_REPORT,
-	  "      --top N          spikes to show with their timelines (default 10)" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, RA_FORMAT,
-	  "      --format F       text (default), json (docs/report-schema.md), html (one\n"
-	  "                       self-contained page), perfetto (trace-event JSON for\n"
-	  "                       ui.perfetto.dev) or openmetrics (Prometheus textfile collector)" },
-	{ { "output", required_argument, NULL, 'o' }, RA_FORMAT,
-	  "  -o, --output FILE    write the report to FILE (it appears whole or not at all)\n"
-	  "                       instead of stdout" },
-	{ { "samples", required_argument, NULL, OPT_SAMPLES }, RA_FORMAT,
-	  "      --samples CSV    attribute your own benchmark's iterations instead of the\n"
-	  "                       trace's: lines of start_ns,end_ns[,cpu,tid] on CLOCK_MONOTONIC,\n"
-	  "                       taken while 'tailcause record -- CMD' traced it (# comments,\n"
-	  "                       optional header; docs/samples-csv.md)" },
-	{ { "interval", required_argument, NULL, OPT_INTERVAL }, RA_FORMAT,
-	  "      --interval MS    a trace without samples (record -- CMD) is reported as host\n"
-	  "                       noise per thread and per interval of MS ms (default 100)" },
-	{ { "html", required_argument, NULL, OPT_HTML }, RA_HTML,
-	  "      --html FILE      also write the report as one self-contained HTML page" },
-	{ { "help", no_argument, NULL, 'h' }, 0, "  -h, --help           this text" },
+	{{"probe", required_argument, NULL, 'p'},
+	 RA_PROBE,
+	 "  -p, --probe NAME     verbs (RDMA WRITE ping-pong, ib_write_lat's method) or shm\n"
+	 "                       (ping-pong over a shared cache line, no NIC). Default: shm\n"
+	 "                       for lat; for record and run verbs where an RDMA port is\n"
+	 "                       active, else shm; verbs whenever a verbs option is given"},
+	{{"cpu", required_argument, NULL, 'c'},
+	 RA_PROBE,
+	 "  -c, --cpu A,B        pin the two probe threads to CPUs A and B (default: the last two)"},
+	{{"iterations", required_argument, NULL, 'n'},
+	 RA_PROBE,
+	 "  -n, --iterations N   round trips to time, k/M suffixes allowed (default 100000)"},
+	{{"ib-dev", required_argument, NULL, 'd'},
+	 RA_VERBS,
+	 "  -d, --ib-dev DEV     verbs: RDMA device (default: the first ibv_devinfo lists)"},
+	{{"ib-port", required_argument, NULL, 'i'},
+	 RA_VERBS,
+	 "  -i, --ib-port N      verbs: device port (default 1)"},
+	{{"gid-index", required_argument, NULL, 'x'},
+	 RA_VERBS,
+	 "  -x, --gid-index N    verbs: GID index (default: RoCE v2 with an IPv4 address; on\n"
+	 "                       InfiniBand, none: LID routing)"},
+	{{"size", required_argument, NULL, 's'},
+	 RA_VERBS,
+	 "  -s, --size BYTES     verbs: message size (default 2)"},
+	{{"inline-size", required_argument, NULL, 'I'},
+	 RA_VERBS,
+	 "  -I, --inline-size N  verbs: largest message sent inline (default 220; 0: never)"},
+	{{"loopback", no_argument, NULL, OPT_LOOPBACK},
+	 RA_VERBS,
+	 "      --loopback       verbs: two queue pairs on one device, two threads, one process\n"
+	 "                       (the default of record and run)"},
+	{{"server", no_argument, NULL, OPT_SERVER},
+	 RA_VERBS,
+	 "      --server         verbs: wait for a client on --port (the default of lat without\n"
+	 "                       HOST); HOST instead connects to that server as client. Two-host\n"
+	 "                       mode runs one thread, on the first --cpu"},
+	{{"port", required_argument, NULL, OPT_PORT},
+	 RA_VERBS,
+	 "      --port N         verbs: TCP port of the two-host exchange (default 18515)"},
+	{{"clock", required_argument, NULL, OPT_CLOCK},
+	 RA_VERBS,
+	 "      --clock C        verbs: auto (default: the TSC where clock_gettime is slow),\n"
+	 "                       tsc, or monotonic (clock_gettime)"},
+	{{"output", required_argument, NULL, 'o'},
+	 RA_OUTPUT,
+	 "  -o, --output FILE    trace file to write (.tct)"},
+	{{"force", no_argument, NULL, 'f'},
+	 RA_OUTPUT,
+	 "  -f, --force          overwrite an existing output file"},
+	{{"ringbuf", required_argument, NULL, OPT_RINGBUF},
+	 RA_TRACE,
+	 "      --ringbuf SIZE   BPF ring buffer size, K/M suffixes (default 16M)"},
+	{{"drain-ms", required_argument, NULL, OPT_DRAIN_MS},
+	 RA_TRACE,
+	 "      --drain-ms MS    drain the ring buffer every MS ms (default 200; the drain\n"
+	 "                       thread preempts the probe when it has no spare CPU: `self`)"},
+	{{"fallback", no_argument, NULL, OPT_FALLBACK},
+	 RA_TRACE,
+	 "      --fallback       classic tracepoints instead of BTF ones (tp_btf)"},
+	{{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+	 RA_TRACE,
+	 "      --no-progress    no progress line on stderr"},
+	{{"spike", required_argument, NULL, OPT_SPIKE},
+	 RA_REPORT,
+	 "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
+	 "                       median), p99.9 (a percentile), 20us (one-way latency), 3x\n"
+	 "                       (a multiple of the median)"},
+	{{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
+	 RA_REPORT,
+	 "      --nic-irq PAT    IRQ names that belong to the NIC, shell pattern (default mlx5_*)"},
+	{{"top", required_argument, NULL, OPT_TOP},
+	 RA_REPORT,
+	 "      --top N          spikes to show with their timelines (default 10)"},
+	{{"format", required_argument, NULL, OPT_FORMAT},
+	 RA_FORMAT,
+	 "      --format F       text (default), json (docs/report-schema.md), html (one\n"
+	 "                       self-contained page), perfetto (trace-event JSON for\n"
+	 "                       ui.perfetto.dev) or openmetrics (Prometheus textfile collector)"},
+	{{"output", required_argument, NULL, 'o'},
+	 RA_FORMAT,
+	 "  -o, --output FILE    write the report to FILE (it appears whole or not at all)\n"
+	 "                       instead of stdout"},
+	{{"samples", required_argument, NULL, OPT_SAMPLES},
+	 RA_FORMAT,
+	 "      --samples CSV    attribute your own benchmark's iterations instead of the\n"
+	 "                       trace's: lines of start_ns,end_ns[,cpu,tid] on CLOCK_MONOTONIC,\n"
+	 "                       taken while 'tailcause record -- CMD' traced it (# comments,\n"
+	 "                       optional header; docs/samples-csv.md)"},
+	{{"interval", required_argument, NULL, OPT_INTERVAL},
+	 RA_FORMAT,
+	 "      --interval MS    a trace without samples (record -- CMD) is reported as host\n"
+	 "                       noise per thread and per interval of MS ms (default 100)"},
+	{{"html", required_argument, NULL, OPT_HTML},
+	 RA_HTML,
+	 "      --html FILE      also write the report as one self-contained HTML page"},
+	{{"help", no_argument, NULL, 'h'}, 0, "  -h, --help           this text"},
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
 
@@ -297,8 +323,8 @@ static int pick_probe(unsigned int mask, struct run_args *a)
 	struct probe_opts *o = &a->probe_opts;
 	const char *host = NULL;
 
-	if ((mask & RA_VERBS) && a->n_rest > 0 && (a->verbs_given || !a->probe ||
-						    !strcmp(a->probe->name, "verbs"))) {
+	if ((mask & RA_VERBS) && a->n_rest > 0 &&
+	    (a->verbs_given || !a->probe || !strcmp(a->probe->name, "verbs"))) {
 		host = a->rest[0];
 		a->rest++;
 		a->n_rest--;
@@ -315,7 +341,8 @@ static int pick_probe(unsigned int mask, struct run_args *a)
 	if (strcmp(a->probe->name, "verbs")) {
 		if (a->verbs_given) {
 			log_err("--probe %s: the RDMA options (-d -i -x -s -I --loopback --server "
-				"--port --clock, HOST) are for --probe verbs", a->probe->name);
+				"--port --clock, HOST) are for --probe verbs",
+				a->probe->name);
 			return -EINVAL;
 		}
 		return 0;
@@ -335,8 +362,7 @@ static int pick_probe(unsigned int mask, struct run_args *a)
 	return 0;
 }
 
-int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
-		   struct run_args *a)
+int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void), struct run_args *a)
 {
 	struct option longopts[N_OPTIONS + 1];
 	char shortopts[64] = "";
@@ -373,8 +399,8 @@ int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
 			if (optopt && optopt < 0x100 && strchr(shortopts, optopt))
 				log_err("%s: option -%c needs a value", argv[0], optopt);
 			else
-				log_err("%s: unknown option '%s' (see tailcause %s --help)", argv[0],
-					argv[optind - 1], argv[0]);
+				log_err("%s: unknown option '%s' (see tailcause %s --help)",
+					argv[0], argv[optind - 1], argv[0]);
 			return -EINVAL;
 		}
 		if (parse_one(c, optarg, a))
@@ -383,7 +409,7 @@ int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
 	a->rest = argv + optind;
 	a->n_rest = argc - optind;
 	if ((mask & RA_COMMAND) && a->n_rest && !strcmp(argv[optind - 1], "--")) {
-		a->command = a->rest;	/* argv is NULL-terminated, so is the command */
+		a->command = a->rest; /* argv is NULL-terminated, so is the command */
 		a->n_rest = 0;
 		return 0;
 	}

@@ -9,23 +9,23 @@
 #include "probe/probe.h"
 
 /* Which options a command takes. */
-#define RA_PROBE	0x01	/* -p -c -n */
-#define RA_OUTPUT	0x02	/* -o -f */
-#define RA_TRACE	0x04	/* --ringbuf --drain-ms --fallback --no-progress */
-#define RA_REPORT	0x08	/* --spike --nic-irq --top */
-#define RA_VERBS	0x10	/* -d -i -x -s -I --loopback --server --port --clock, HOST */
-#define RA_AUTO_PROBE	0x20	/* no --probe: verbs on an active RDMA port, else shm */
+#define RA_PROBE	  0x01	/* -p -c -n */
+#define RA_OUTPUT	  0x02	/* -o -f */
+#define RA_TRACE	  0x04	/* --ringbuf --drain-ms --fallback --no-progress */
+#define RA_REPORT	  0x08	/* --spike --nic-irq --top */
+#define RA_VERBS	  0x10	/* -d -i -x -s -I --loopback --server --port --clock, HOST */
+#define RA_AUTO_PROBE	  0x20	/* no --probe: verbs on an active RDMA port, else shm */
 #define RA_SERVER_DEFAULT 0x40	/* verbs without HOST or --loopback waits as server */
-#define RA_COMMAND	0x80	/* -- CMD ARGS: trace a command instead of running a probe */
-#define RA_FORMAT	0x100	/* report: --format -o --samples --interval */
-#define RA_HTML		0x200	/* run: --html */
+#define RA_COMMAND	  0x80	/* -- CMD ARGS: trace a command instead of running a probe */
+#define RA_FORMAT	  0x100 /* report: --format -o --samples --interval */
+#define RA_HTML		  0x200 /* run: --html */
 
 struct run_args {
 	const struct probe_ops *probe;
 	struct probe_opts probe_opts;
-	int verbs_given;	/* a verbs-only option or HOST was given */
-	int loopback;		/* --loopback */
-	int server;		/* --server */
+	int verbs_given; /* a verbs-only option or HOST was given */
+	int loopback;	 /* --loopback */
+	int server;	 /* --server */
 	const char *output;
 	int force;
 	size_t ringbuf_bytes;
@@ -35,13 +35,13 @@ struct run_args {
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
 	unsigned int top;
-	int format;		/* RA_FORMAT: enum report_format */
-	const char *html;	/* RA_HTML: also write the HTML report there */
-	const char *samples;	/* RA_FORMAT: --samples CSV */
-	uint64_t interval_ns;	/* RA_FORMAT: --interval, 0: default */
-	char *const *rest;	/* positional arguments left over (HOST taken out) */
+	int format;	      /* RA_FORMAT: enum report_format */
+	const char *html;     /* RA_HTML: also write the HTML report there */
+	const char *samples;  /* RA_FORMAT: --samples CSV */
+	uint64_t interval_ns; /* RA_FORMAT: --interval, 0: default */
+	char *const *rest;    /* positional arguments left over (HOST taken out) */
 	int n_rest;
-	char *const *command;	/* RA_COMMAND: what followed "--", NULL-terminated; else NULL */
+	char *const *command; /* RA_COMMAND: what followed "--", NULL-terminated; else NULL */
 };
 
 /*

@@ -70,7 +70,7 @@ struct ctx {
 	int wide_sample_cpu; /* a sample's CPU is beyond the map */
 	struct idle_latency lat;
 
-	struct active_set act; /* the intervals that may still overlap a window */
+	struct active_set act;	 /* the intervals that may still overlap a window */
 	struct spike_window win; /* the current spike's intervals */
 	struct spike_context sc; /* and what the context rules consult */
 
@@ -317,7 +317,8 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 		const struct spike_item *it = &c->win.items[i];
 		const struct tc_event *e = &c->t->events[it->ev];
 
-		if ((c->act.items[it->slot].mm || (e->kind == TC_EV_SOFTIRQ && it->end > it->start)) &&
+		if ((c->act.items[it->slot].mm ||
+		     (e->kind == TC_EV_SOFTIRQ && it->end > it->start)) &&
 		    add_ref(c, it->slot, i))
 			return -ENOMEM;
 	}

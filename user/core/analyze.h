@@ -52,10 +52,10 @@
 #include "trace.h"
 
 enum tc_spike_mode {
-	TC_SPIKE_DEFAULT = 0,	/* above p99 and above 2x median */
-	TC_SPIKE_PERCENTILE,	/* above the value-th percentile */
-	TC_SPIKE_ABSOLUTE,	/* one-way latency above value nanoseconds */
-	TC_SPIKE_MEDIAN_X,	/* above value x median */
+	TC_SPIKE_DEFAULT = 0, /* above p99 and above 2x median */
+	TC_SPIKE_PERCENTILE,  /* above the value-th percentile */
+	TC_SPIKE_ABSOLUTE,    /* one-way latency above value nanoseconds */
+	TC_SPIKE_MEDIAN_X,    /* above value x median */
 };
 
 struct tc_spike_rule {
@@ -74,18 +74,18 @@ void spike_rule_describe(const struct tc_spike_rule *r, char *buf, size_t len);
 
 struct tc_analysis_opts {
 	struct tc_spike_rule spike;
-	const char *nic_irq_pattern;	/* NULL: TC_NIC_IRQ_PATTERN_DEFAULT */
+	const char *nic_irq_pattern; /* NULL: TC_NIC_IRQ_PATTERN_DEFAULT */
 };
 
 #define TC_CAUSE_NAME_LEN 96
-#define TC_NO_CAUSE UINT32_MAX
+#define TC_NO_CAUSE	  UINT32_MAX
 
 /* A cause as measured over the whole run. */
 struct tc_cause {
 	char name[TC_CAUSE_NAME_LEN];
 	enum tc_cause_class cls;
-	uint64_t spikes;	/* spikes where it is the primary cause */
-	uint64_t excess_ns;	/* RTT excess attributed to it, over all spikes */
+	uint64_t spikes;    /* spikes where it is the primary cause */
+	uint64_t excess_ns; /* RTT excess attributed to it, over all spikes */
 };
 
 /* One interval's part in one spike. */
@@ -94,30 +94,30 @@ struct tc_contrib {
 	uint32_t cause;		/* index into tc_analysis.causes */
 	uint32_t nested;	/* 1: inside a cause-bearing parent, counted there */
 	uint64_t overlap_ns;	/* overlap of its weighed span with the window (0: instant) */
-	uint64_t attributed_ns;	/* part of the excess credited to it */
+	uint64_t attributed_ns; /* part of the excess credited to it */
 };
 
 struct tc_spike {
-	size_t sample;		/* index into tc_trace.samples */
+	size_t sample; /* index into tc_trace.samples */
 	uint64_t rtt_ns;
-	uint64_t excess_ns;	/* rtt_ns - median RTT */
-	uint32_t primary;	/* index into causes; 0 is `unattributed` */
-	uint32_t candidate;	/* unattributed: best candidate cause, or TC_NO_CAUSE */
-	double explained;	/* attributed / excess, in [0, 1] */
+	uint64_t excess_ns; /* rtt_ns - median RTT */
+	uint32_t primary;   /* index into causes; 0 is `unattributed` */
+	uint32_t candidate; /* unattributed: best candidate cause, or TC_NO_CAUSE */
+	double explained;   /* attributed / excess, in [0, 1] */
 	size_t first_contrib;
 	size_t n_contrib;
 };
 
 struct tc_analysis {
-	struct lat_summary stats;	/* RTT nanoseconds */
+	struct lat_summary stats; /* RTT nanoseconds */
 	struct tc_spike_rule rule;
-	uint64_t threshold_ns;		/* RTT; samples strictly above it are spikes */
-	uint64_t total_excess_ns;	/* sum of excess over all spikes */
+	uint64_t threshold_ns;	  /* RTT; samples strictly above it are spikes */
+	uint64_t total_excess_ns; /* sum of excess over all spikes */
 
-	struct tc_spike *spikes;	/* in sample order */
+	struct tc_spike *spikes; /* in sample order */
 	size_t n_spikes;
 
-	struct tc_cause *causes;	/* [0] is always `unattributed` */
+	struct tc_cause *causes; /* [0] is always `unattributed` */
 	size_t n_causes;
 
 	struct tc_contrib *contribs;

@@ -147,7 +147,7 @@ static void write_head(char *buf, size_t len, const struct group *g, const struc
 		if (!strncmp(name, causes_info(c0->cls)->prefix, prefix) && name[prefix] == ':')
 			name += prefix + 1;
 		str_appendf(buf, len, "%s%s %llu", i ? ", " : "", name,
-		       (unsigned long long)a->causes[g->top[i]].spikes);
+			    (unsigned long long)a->causes[g->top[i]].spikes);
 	}
 	if (g->n_causes > shown)
 		str_appendf(buf, len, ", %zu more", g->n_causes - shown);
@@ -216,16 +216,15 @@ static enum tc_audit_status write_checks(char *buf, size_t len, const struct tc_
 		const struct tc_audit_result *res = &au->r[r->checks[i]];
 
 		if (res->present && res->status == TC_AUDIT_OK)
-			str_appendf(buf, len, "%s %s (%s)",
-			       k++ ? "," : "; related checks pass:", audit_info(r->checks[i])->name,
-			       res->summary);
+			str_appendf(buf, len, "%s %s (%s)", k++ ? "," : "; related checks pass:",
+				    audit_info(r->checks[i])->name, res->summary);
 	}
 	for (size_t i = 0, k = 0; i < r->n_checks; i++) {
 		const struct tc_audit_result *res = &au->r[r->checks[i]];
 
 		if (res->present && res->status == TC_AUDIT_UNKNOWN)
 			str_appendf(buf, len, "%s %s",
-			       k++ ? "," : "; not checked:", audit_info(r->checks[i])->name);
+				    k++ ? "," : "; not checked:", audit_info(r->checks[i])->name);
 	}
 	str_appendf(buf, len, " \u2014 %s", causes_info(cls)->fix);
 	return present ? worst : TC_AUDIT_UNKNOWN;

@@ -12,29 +12,29 @@
 #include "trace.h"
 
 enum tc_cause_class {
-	TC_CAUSE_UNATTRIBUTED = 0,	/* no traced event explains >= 50 % of the excess */
-	TC_CAUSE_PREEMPTION,		/* preemption:<comm> */
-	TC_CAUSE_HARDIRQ,		/* hardirq:<irq name> */
-	TC_CAUSE_NIC_IRQ,		/* nic-irq:<irq name>, the name matches the NIC pattern */
-	TC_CAUSE_SOFTIRQ,		/* softirq:<vector> */
-	TC_CAUSE_IPI,			/* ipi:<kind> */
-	TC_CAUSE_TIMER,			/* timer */
-	TC_CAUSE_PAGE_FAULT,		/* page-fault */
-	TC_CAUSE_THP_COMPACTION,	/* thp-compaction */
-	TC_CAUSE_RECLAIM,		/* reclaim */
-	TC_CAUSE_IDLE_EXIT,		/* idle-exit */
-	TC_CAUSE_NIC_EVENT,		/* nic-event:<name> */
-	TC_CAUSE_MIGRATION,		/* migration */
-	TC_CAUSE_SELF,			/* self: the recorder's own threads */
+	TC_CAUSE_UNATTRIBUTED = 0, /* no traced event explains >= 50 % of the excess */
+	TC_CAUSE_PREEMPTION,	   /* preemption:<comm> */
+	TC_CAUSE_HARDIRQ,	   /* hardirq:<irq name> */
+	TC_CAUSE_NIC_IRQ,	   /* nic-irq:<irq name>, the name matches the NIC pattern */
+	TC_CAUSE_SOFTIRQ,	   /* softirq:<vector> */
+	TC_CAUSE_IPI,		   /* ipi:<kind> */
+	TC_CAUSE_TIMER,		   /* timer */
+	TC_CAUSE_PAGE_FAULT,	   /* page-fault */
+	TC_CAUSE_THP_COMPACTION,   /* thp-compaction */
+	TC_CAUSE_RECLAIM,	   /* reclaim */
+	TC_CAUSE_IDLE_EXIT,	   /* idle-exit */
+	TC_CAUSE_NIC_EVENT,	   /* nic-event:<name> */
+	TC_CAUSE_MIGRATION,	   /* migration */
+	TC_CAUSE_SELF,		   /* self: the recorder's own threads */
 	TC_CAUSE_CLASS_COUNT,
 };
 
 /* What the catalogue says about a class of cause. */
 struct tc_cause_info {
 	enum tc_cause_class cls;
-	const char *prefix;	/* "preemption", "hardirq", ... */
-	const char *what;	/* one line: what happened */
-	const char *fix;	/* one line: what to do about it (from DOMAIN.md's checklist) */
+	const char *prefix; /* "preemption", "hardirq", ... */
+	const char *what;   /* one line: what happened */
+	const char *fix;    /* one line: what to do about it (from DOMAIN.md's checklist) */
 };
 
 /* The catalogue entry for cls; never NULL for a valid class. */

@@ -41,10 +41,10 @@ static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 			 e->other_comm[0] ? e->other_comm : "?", e->other_pid,
 			 (e->flags & TC_OFFCPU_PREEMPTED) ? " next" : " meanwhile");
 
-	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->woken_after_ns && e->woken_after_ns < e->dur_ns &&
-	    n > 0 &&
-	    (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "; woken after %.3f us", (double)e->woken_after_ns / 1000.0);
+	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->woken_after_ns &&
+	    e->woken_after_ns < e->dur_ns && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "; woken after %.3f us",
+			      (double)e->woken_after_ns / 1000.0);
 	if ((e->flags & TC_OFFCPU_UNENDED) && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "; its return was not reported: end unknown");
 }

@@ -283,7 +283,8 @@ static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct
 /* Preempted: all of it. Blocked: asleep until woken, then waiting for the CPU. */
 static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e)
 {
-	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns), woken = sat_add(s, e->woken_after_ns);
+	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns),
+		 woken = sat_add(s, e->woken_after_ns);
 	struct tc_event as_preempted = *e;
 	uint32_t cause;
 	int err;
@@ -294,8 +295,8 @@ static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e
 	}
 	if (!e->woken_after_ns || woken >= end)
 		woken = end;
-	err = fixed_cause(acc, NOISE_FIXED_BLOCKED, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED, "blocked",
-			  &cause);
+	err = fixed_cause(acc, NOISE_FIXED_BLOCKED, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED,
+			  "blocked", &cause);
 	err = err ?: add_span(acc, th, cause, s, woken, 1, 0);
 	if (err || woken >= end)
 		return err;

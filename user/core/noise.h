@@ -43,7 +43,7 @@ enum tc_noise_group {
 	TC_NOISE_IRQ,	     /* hardirq, softirq, timer, IPI, NIC work on its CPU while it ran */
 	TC_NOISE_MM,	     /* its own direct compaction or reclaim */
 	TC_NOISE_BLOCKED,    /* asleep: not noise */
-	TC_NOISE_FAULT,	     /* its own page faults: counted, timed where the end was seen; not noise */
+	TC_NOISE_FAULT, /* its own page faults: counted, timed where the end was seen; not noise */
 	TC_NOISE_GROUPS,
 };
 

@@ -54,7 +54,7 @@ struct noise_acc {
 
 	uint32_t *tids; /* the threads, sorted */
 	size_t n_tids;
-	struct noise_tcache *tcache; /* by thread */
+	struct noise_tcache *tcache;   /* by thread */
 	uint32_t fixed[NOISE_FIXED_N]; /* cause index + 1, 0 until first used */
 
 	struct u64map rowmap;	 /* thread << 40 | bin -> rows[] */

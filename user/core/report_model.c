@@ -268,8 +268,8 @@ static int build_noise(struct report_model *m)
 	m->n_worst = noise_worst_rows(n, m->worst, m->top);
 	for (size_t i = 0; i < n->n_threads; i++)
 		m->threads_by_noise[i] = i;
-	qsort_r(m->threads_by_noise, n->n_threads, sizeof(*m->threads_by_noise),
-		cmp_thread_noise, (void *)n);
+	qsort_r(m->threads_by_noise, n->n_threads, sizeof(*m->threads_by_noise), cmp_thread_noise,
+		(void *)n);
 	return 0;
 }
 

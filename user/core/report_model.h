@@ -29,7 +29,7 @@
 
 /* The facts of a report's header; a string is NULL where the trace does not say. */
 struct rm_header {
-	const char *path;	/* the trace file; NULL when it was not kept */
+	const char *path; /* the trace file; NULL when it was not kept */
 	const char *host_name;
 	const char *kernel;
 	const char *host_cpus;
@@ -44,20 +44,20 @@ struct rm_header {
 	const char *probe_detail;
 	const char *clock;
 	const char *command_line;
-	const char *target;	/* the command traced, its pid and how it ended */
+	const char *target; /* the command traced, its pid and how it ended */
 	const char *target_pid;
 	const char *target_status;
 	const char *samples_file; /* --samples */
 	const char *samples_columns;
 	int has_samples_rows;
 	uint64_t samples_rows;
-	const char *recorded_by; /* the tailcause version that recorded it */
-	uint64_t realtime_ns;	 /* when it was recorded (CLOCK_REALTIME) */
-	uint64_t start_ns;	 /* and on CLOCK_MONOTONIC: "+1.5 s" counts from here */
+	const char *recorded_by;  /* the tailcause version that recorded it */
+	uint64_t realtime_ns;	  /* when it was recorded (CLOCK_REALTIME) */
+	uint64_t start_ns;	  /* and on CLOCK_MONOTONIC: "+1.5 s" counts from here */
 	uint64_t first_sample_ns; /* the first sample's start, spikes' "at +x s" (0: none) */
-	int truncated;		 /* the file ends before its END block */
+	int truncated;		  /* the file ends before its END block */
 	size_t n_events;
-	uint64_t lost;		 /* records lost to ring-buffer overrun, all CPUs */
+	uint64_t lost; /* records lost to ring-buffer overrun, all CPUs */
 	int has_bad_records;
 	uint64_t bad_records;
 };
@@ -97,8 +97,8 @@ struct rm_irq {
 /* The host audit the trace carries, joined to the causes measured. */
 #define RM_JOIN_LINES 8
 struct rm_audit {
-	int present;		  /* 0: an older recorder stored none */
-	int join_failed;	  /* out of memory while joining */
+	int present;	 /* 0: an older recorder stored none */
+	int join_failed; /* out of memory while joining */
 	struct tc_audit au;
 	size_t counts[TC_AUDIT_STATUS_COUNT];
 	struct tc_audit_join join[RM_JOIN_LINES];
@@ -118,23 +118,23 @@ struct report_model_opts {
 };
 
 struct report_model {
-	const struct tc_trace *t;	/* events and samples, sorted */
-	const struct tc_analysis *a;	/* a latency report, else NULL */
-	const struct hist *hist;	/* its latency histogram (RTT ns) */
-	const struct tc_noise *noise;	/* a noise report (no samples), else NULL */
+	const struct tc_trace *t;     /* events and samples, sorted */
+	const struct tc_analysis *a;  /* a latency report, else NULL */
+	const struct hist *hist;      /* its latency histogram (RTT ns) */
+	const struct tc_noise *noise; /* a noise report (no samples), else NULL */
 	unsigned int div;
 	unsigned int top;
 	const char *nic_irq_pattern;
 
 	struct rm_header h;
-	const struct tc_kv *meta;	/* every fact the recorder stored, as it stored it */
+	const struct tc_kv *meta; /* every fact the recorder stored, as it stored it */
 	size_t n_meta;
 	struct rm_tracer *tracers;
 	size_t n_tracers;
-	size_t n_missing;		/* tracers not attached */
+	size_t n_missing; /* tracers not attached */
 	struct rm_concern *concerns;
 	size_t n_concerns;
-	const struct tc_event **lost;	/* the lost windows (TC_EV_LOST events), in time order */
+	const struct tc_event **lost; /* the lost windows (TC_EV_LOST events), in time order */
 	size_t n_lost;
 	const struct tc_event **irq_moves; /* TC_EV_IRQ_MOVE events, in time order */
 	size_t n_irq_moves;
@@ -155,15 +155,15 @@ struct report_model {
 	struct rm_audit audit;
 
 	/* noise */
-	struct rm_cause *noise_causes;	/* every cause, most time first */
+	struct rm_cause *noise_causes; /* every cause, most time first */
 	size_t n_noise_causes;
-	size_t *worst;			/* the top noisiest rows (thread-intervals) */
+	size_t *worst; /* the top noisiest rows (thread-intervals) */
 	size_t n_worst;
-	size_t *threads_by_noise;	/* thread indices, noisiest first */
+	size_t *threads_by_noise; /* thread indices, noisiest first */
 
 	/* both */
-	struct plot_irq_matrix irqs;	/* every IRQ with a count, most handled first */
-	struct rm_irq *irq;		/* per row of irqs */
+	struct plot_irq_matrix irqs; /* every IRQ with a count, most handled first */
+	struct rm_irq *irq;	     /* per row of irqs */
 };
 
 /*

@@ -18,13 +18,13 @@ struct lat_summary {
 	size_t n;
 	uint64_t min;
 	uint64_t max;
-	uint64_t p50;		/* t_typical */
+	uint64_t p50; /* t_typical */
 	uint64_t p99;
 	uint64_t p999;
 	uint64_t p9999;
 	uint64_t p99999;
-	double mean;		/* t_avg */
-	double stdev;		/* population standard deviation */
+	double mean;  /* t_avg */
+	double stdev; /* population standard deviation */
 };
 
 /* Summarizes v[0..n); v is sorted in place. 0, or -EINVAL if n == 0. */

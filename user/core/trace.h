@@ -18,8 +18,8 @@
 struct tc_sample {
 	uint64_t t_start;
 	uint64_t t_end;
-	uint32_t cpu;		/* CPU of the timing thread */
-	uint32_t tid;		/* the timing thread */
+	uint32_t cpu; /* CPU of the timing thread */
+	uint32_t tid; /* the timing thread */
 };
 
 /* A name for an IRQ number, read from /proc/interrupts at record time. */
@@ -35,28 +35,28 @@ struct tc_kv {
 };
 
 /* The role a thread played in the run, so the analyzer can name it. */
-#define TC_THREAD_PROBE	1	/* a latency-probe thread */
-#define TC_THREAD_SELF	2	/* one of the recorder's own threads: preemption by it is `self` */
-#define TC_THREAD_TARGET 3	/* the first thread of a traced command (record -- CMD) */
+#define TC_THREAD_PROBE	 1 /* a latency-probe thread */
+#define TC_THREAD_SELF	 2 /* one of the recorder's own threads: preemption by it is `self` */
+#define TC_THREAD_TARGET 3 /* the first thread of a traced command (record -- CMD) */
 
 struct tc_thread {
 	uint32_t tid;
-	uint32_t role;		/* TC_THREAD_* */
-	uint32_t cpu;		/* pinned CPU, or UINT32_MAX when not pinned */
+	uint32_t role; /* TC_THREAD_* */
+	uint32_t cpu;  /* pinned CPU, or UINT32_MAX when not pinned */
 	uint32_t pad;
 };
 
 /* A count the tracers kept in a map: e.g. IRQ placement (TC_COUNTER_IRQ). */
 struct tc_counter {
-	uint32_t kind;		/* TC_COUNTER_* (bpf/events.h) */
-	uint32_t key;		/* IRQ number, vector, ... */
+	uint32_t kind; /* TC_COUNTER_* (bpf/events.h) */
+	uint32_t key;  /* IRQ number, vector, ... */
 	uint32_t cpu;
 	uint32_t pad;
 	uint64_t value;
 };
 
 struct tc_trace {
-	uint64_t mono_ns;	/* a CLOCK_MONOTONIC / CLOCK_REALTIME pair taken together */
+	uint64_t mono_ns; /* a CLOCK_MONOTONIC / CLOCK_REALTIME pair taken together */
 	uint64_t realtime_ns;
 
 	struct tc_kv *meta;
@@ -68,7 +68,7 @@ struct tc_trace {
 	struct tc_sample *samples;
 	size_t n_samples;
 
-	struct tc_event *events;	/* sorted by start_ns once trace__sort() ran */
+	struct tc_event *events; /* sorted by start_ns once trace__sort() ran */
 	size_t n_events;
 
 	struct tc_irq_name *irq_names;
@@ -77,10 +77,10 @@ struct tc_trace {
 	struct tc_counter *counters;
 	size_t n_counters;
 
-	uint64_t *drops;		/* ring-buffer drops, indexed by CPU */
+	uint64_t *drops; /* ring-buffer drops, indexed by CPU */
 	size_t n_drops;
 
-	int truncated;			/* the file ended before its END block */
+	int truncated; /* the file ended before its END block */
 
 	/* growth capacities; private to trace.c */
 	size_t cap_meta, cap_threads, cap_samples, cap_events, cap_irq_names, cap_counters;

@@ -28,25 +28,25 @@
 
 #include "trace.h"
 
-#define TC_TRACE_MAGIC		"\x89TCT\r\n\x1a\n"
-#define TC_TRACE_VERSION	2	/* what writers write */
-#define TC_TRACE_VERSION_ZLIB	1	/* oldest the reader reads: zlib-wrapped payloads */
-#define TC_TRACE_HEADER_LEN	32
-#define TC_BLOCK_HEADER_LEN	16
+#define TC_TRACE_MAGIC	      "\x89TCT\r\n\x1a\n"
+#define TC_TRACE_VERSION      2 /* what writers write */
+#define TC_TRACE_VERSION_ZLIB 1 /* oldest the reader reads: zlib-wrapped payloads */
+#define TC_TRACE_HEADER_LEN   32
+#define TC_BLOCK_HEADER_LEN   16
 /* Largest raw payload a reader accepts; writers stay well below it. */
-#define TC_BLOCK_MAX_RAW	(64u << 20)
+#define TC_BLOCK_MAX_RAW (64u << 20)
 /* Records per SAMPLES/EVENTS/table block a writer emits (bounds what a truncation loses). */
-#define TC_BLOCK_RECORDS	65536
+#define TC_BLOCK_RECORDS 65536
 
 enum tc_block_type {
-	TC_BLOCK_META = 1,	/* key\0value\0 pairs */
-	TC_BLOCK_THREADS = 2,	/* struct tc_thread records */
+	TC_BLOCK_META = 1,    /* key\0value\0 pairs */
+	TC_BLOCK_THREADS = 2, /* struct tc_thread records */
 	TC_BLOCK_SAMPLES = 3,
-	TC_BLOCK_EVENTS = 4,	/* comm string table for the block, then records */
+	TC_BLOCK_EVENTS = 4, /* comm string table for the block, then records */
 	TC_BLOCK_IRQ_NAMES = 5,
-	TC_BLOCK_DROPS = 6,	/* per-CPU ring-buffer drop counters */
-	TC_BLOCK_END = 7,	/* record totals: its absence marks a truncated file */
-	TC_BLOCK_COUNTERS = 8,	/* struct tc_counter records (IRQ placement, ...) */
+	TC_BLOCK_DROPS = 6,    /* per-CPU ring-buffer drop counters */
+	TC_BLOCK_END = 7,      /* record totals: its absence marks a truncated file */
+	TC_BLOCK_COUNTERS = 8, /* struct tc_counter records (IRQ placement, ...) */
 };
 
 /* A growable byte buffer. */
@@ -88,8 +88,7 @@ struct tc_codec_error {
  * Returns 0 (out->truncated says whether the file was cut short) or
  * -EBADMSG with err filled when the data is not a valid trace, -ENOMEM.
  */
-int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out,
-		 struct tc_codec_error *err);
+int codec_decode(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_codec_error *err);
 /*
  * As codec_decode(), and after each block calls consumed(arg, off): the
  * decoder reads data[0, off) no more, so the caller may release that part of

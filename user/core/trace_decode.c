@@ -27,7 +27,7 @@ struct dec {
 	size_t block_no, block_off;
 	uint64_t n_samples, n_events, n_meta;
 	struct libdeflate_decompressor *inflater;
-	int zlib_wrapped; /* a version 1 file: zlib streams, not raw deflate */
+	int zlib_wrapped;	 /* a version 1 file: zlib streams, not raw deflate */
 	size_t in_used, out_len; /* of the last inflate_raw() */
 	uint8_t *raw;
 	size_t raw_cap;
@@ -429,9 +429,8 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 			max_s += raw_len / SAMPLE_MIN_LEN;
 		else if (type == TC_BLOCK_EVENTS)
 			max_e += raw_len / EVENT_MIN_LEN;
-		if (type == TC_BLOCK_END &&
-		    inflate_raw(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len) ==
-			    LIBDEFLATE_SUCCESS) {
+		if (type == TC_BLOCK_END && inflate_raw(d, data + off + TC_BLOCK_HEADER_LEN,
+							comp_len, raw_len) == LIBDEFLATE_SUCCESS) {
 			r.p = d->raw;
 			r.end = d->raw + d->out_len;
 			if (!get_u64(&r, &end_s) && !get_u64(&r, &end_e) && end_s <= max_s &&

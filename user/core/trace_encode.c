@@ -58,7 +58,8 @@ int codec_encode_header(struct tc_buf *out, uint64_t mono_ns, uint64_t realtime_
 	return 0;
 }
 
-/* Raw deflate of raw into dst (room for *dst_len bytes), *dst_len set to what it took; a zlib status. */
+/* Raw deflate of raw into dst (room for *dst_len bytes), *dst_len set to what it took; a zlib
+ * status. */
 static int deflate_raw(uint8_t *dst, uLongf *dst_len, const uint8_t *raw, size_t raw_len)
 {
 	z_stream zs;

@@ -23,10 +23,10 @@
  * the order of equal keys that the one before left: the result is the stable
  * sort of the input.
  */
-#define SORT_MAX_SIZE	 64	    /* largest record the generic code moves */
-#define SORT_BUDGET	 8	    /* insertion moves allowed per record */
-#define SORT_SLACK	 (1u << 20) /* at most this many moves beyond the budget */
-#define SORT_SMALL	 1024	    /* below this, radix sort's setup costs more than it saves */
+#define SORT_MAX_SIZE 64	 /* largest record the generic code moves */
+#define SORT_BUDGET   8		 /* insertion moves allowed per record */
+#define SORT_SLACK    (1u << 20) /* at most this many moves beyond the budget */
+#define SORT_SMALL    1024	 /* below this, radix sort's setup costs more than it saves */
 
 struct sort_ctx {
 	char *base;

@@ -16,19 +16,19 @@
 
 enum tc_exit {
 	TC_EXIT_OK = 0,
-	TC_EXIT_USAGE = 1,	/* bad command line */
-	TC_EXIT_ENV = 2,	/* not root, no BTF, tracepoint or device missing */
-	TC_EXIT_INPUT = 3,	/* bad input file */
-	TC_EXIT_RUNTIME = 4,	/* anything that failed while running */
-	TC_EXIT_THRESHOLD = 5,	/* a check or a user-set threshold crossed */
+	TC_EXIT_USAGE = 1,     /* bad command line */
+	TC_EXIT_ENV = 2,       /* not root, no BTF, tracepoint or device missing */
+	TC_EXIT_INPUT = 3,     /* bad input file */
+	TC_EXIT_RUNTIME = 4,   /* anything that failed while running */
+	TC_EXIT_THRESHOLD = 5, /* a check or a user-set threshold crossed */
 };
 
 enum tc_errno {
 	TC_ERRNO__START = 4000,
-	TC_ERRNO__USAGE = TC_ERRNO__START,	/* the command line (exit 1) */
-	TC_ERRNO__ENV,				/* what this host lacks (exit 2) */
-	TC_ERRNO__INPUT,			/* an input file (exit 3) */
-	TC_ERRNO__CROSSED,			/* a check or a threshold crossed (exit 5) */
+	TC_ERRNO__USAGE = TC_ERRNO__START, /* the command line (exit 1) */
+	TC_ERRNO__ENV,			   /* what this host lacks (exit 2) */
+	TC_ERRNO__INPUT,		   /* an input file (exit 3) */
+	TC_ERRNO__CROSSED,		   /* a check or a threshold crossed (exit 5) */
 	TC_ERRNO__END,
 };
 

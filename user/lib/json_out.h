@@ -30,7 +30,7 @@ void json_arr(struct json *j, const char *key);
 void json_arr_compact(struct json *j, const char *key);
 void json_end(struct json *j); /* closes the innermost object or array */
 
-void json_str(struct json *j, const char *key, const char *v); /* NULL: null */
+void json_str(struct json *j, const char *key, const char *v);		  /* NULL: null */
 void json_strn(struct json *j, const char *key, const char *v, size_t n); /* v[0..n) */
 void json_u64(struct json *j, const char *key, uint64_t v);
 void json_i64(struct json *j, const char *key, int64_t v);

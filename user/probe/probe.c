@@ -41,7 +41,7 @@ const struct probe_ops *probe_default(void)
 void probe_opts_init(struct probe_opts *o)
 {
 	*o = (struct probe_opts){
-		.cpu = { -1, -1 },
+		.cpu = {-1, -1},
 		.iterations = 100000,
 		.ib_port = 1,
 		.gid_index = -1,
@@ -55,7 +55,7 @@ void probe_opts_init(struct probe_opts *o)
 int probe_resolve_cpus(struct probe_opts *o)
 {
 	cpu_set_t allowed;
-	int last[2] = { -1, -1 };
+	int last[2] = {-1, -1};
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
 		int err = -errno;

@@ -17,36 +17,36 @@
 
 /* How the verbs probe reaches its peer. */
 enum probe_mode {
-	PROBE_LOOPBACK,		/* two QPs on one device, two threads in this process */
-	PROBE_SERVER,		/* wait for a client on the TCP port (one side, one thread) */
-	PROBE_CLIENT,		/* connect to host (one side, one thread) */
+	PROBE_LOOPBACK, /* two QPs on one device, two threads in this process */
+	PROBE_SERVER,	/* wait for a client on the TCP port (one side, one thread) */
+	PROBE_CLIENT,	/* connect to host (one side, one thread) */
 };
 
 struct probe_opts {
-	int cpu[2];		/* CPUs for the two sides; -1: the last two CPUs */
+	int cpu[2]; /* CPUs for the two sides; -1: the last two CPUs */
 	size_t iterations;
 	/* verbs only */
-	const char *ib_dev;	/* RDMA device; NULL: the first one */
-	int ib_port;		/* 1-based */
-	int gid_index;		/* -1: the RoCE v2 IPv4-mapped GID (or 0) */
-	size_t size;		/* message size, bytes */
-	int inline_size;	/* largest message sent inline (perftest -I) */
+	const char *ib_dev; /* RDMA device; NULL: the first one */
+	int ib_port;	    /* 1-based */
+	int gid_index;	    /* -1: the RoCE v2 IPv4-mapped GID (or 0) */
+	size_t size;	    /* message size, bytes */
+	int inline_size;    /* largest message sent inline (perftest -I) */
 	enum probe_mode mode;
-	const char *host;	/* PROBE_CLIENT */
-	unsigned int tcp_port;	/* out-of-band exchange (perftest's 18515) */
-	const char *clock;	/* "auto", "tsc", "monotonic"; NULL: auto */
+	const char *host;      /* PROBE_CLIENT */
+	unsigned int tcp_port; /* out-of-band exchange (perftest's 18515) */
+	const char *clock;     /* "auto", "tsc", "monotonic"; NULL: auto */
 };
 
 /* perftest's defaults, so both tools measure the same thing out of the box. */
-#define PROBE_DEF_SIZE 2
-#define PROBE_DEF_INLINE 220
+#define PROBE_DEF_SIZE	   2
+#define PROBE_DEF_INLINE   220
 #define PROBE_DEF_TCP_PORT 18515
 
 /* A thread a probe runs, as the tracer needs it. */
 struct probe_thread {
 	uint32_t tid;
 	uint32_t cpu;
-	const char *role;	/* "ping", "pong" */
+	const char *role; /* "ping", "pong" */
 };
 
 struct probe_ops {

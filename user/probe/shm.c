@@ -30,9 +30,9 @@ struct shm {
 	struct shm_line line;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned int generation;	/* bumped by run() and close(); threads wake on change */
+	unsigned int generation; /* bumped by run() and close(); threads wake on change */
 	int quit;
-	int running;			/* ping thread is inside a run */
+	int running; /* ping thread is inside a run */
 	int cpu[2];
 	uint32_t tid[2];
 	int pin_err[2];
@@ -76,7 +76,7 @@ static void ping_loop(struct shm *p)
 		atomic_store_explicit(&l->ping, k, memory_order_release);
 		while (atomic_load_explicit(&l->pong, memory_order_acquire) != k)
 			__builtin_ia32_pause();
-		p->samples[i] = (struct tc_sample){ t0, probe_now_ns(), cpu, tid };
+		p->samples[i] = (struct tc_sample){t0, probe_now_ns(), cpu, tid};
 		if ((k & 1023) == 0) {
 			atomic_store_explicit(&p->done, k, memory_order_relaxed);
 			if (stop_requested())
@@ -158,7 +158,7 @@ static int shm_open(const struct probe_opts *o, void **state)
 			err = -ENOMEM;
 			break;
 		}
-		*a = (struct side_arg){ p, side };
+		*a = (struct side_arg){p, side};
 		err = -pthread_create(&p->thr[side], NULL, side_main, a);
 		if (err) {
 			free(a);
@@ -187,11 +187,11 @@ static int shm_open(const struct probe_opts *o, void **state)
 static size_t shm_threads(void *state, struct probe_thread *out, size_t max)
 {
 	struct shm *p = state;
-	static const char *const roles[2] = { "ping", "pong" };
+	static const char *const roles[2] = {"ping", "pong"};
 	size_t n = max < 2 ? max : 2;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct probe_thread){ p->tid[i], (uint32_t)p->cpu[i], roles[i] };
+		out[i] = (struct probe_thread){p->tid[i], (uint32_t)p->cpu[i], roles[i]};
 	return n;
 }
 

@@ -28,21 +28,21 @@
 #include "lib/stop.h"
 #include "verbs.h"
 
-#define STALL_S 10		/* no answer for this long: the peer is gone */
+#define STALL_S 10 /* no answer for this long: the peer is gone */
 
 struct verbs {
 	struct probe_opts o;
 	struct verbs_dev dev;
-	struct verbs_ep ep[2];		/* loopback: ping, pong; two hosts: ep[0] only */
+	struct verbs_ep ep[2]; /* loopback: ping, pong; two hosts: ep[0] only */
 	int sides;
 	int oob_fd;
 	struct verbs_clock clock;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned int generation;	/* bumped by run() and close(); threads wake on change */
+	unsigned int generation; /* bumped by run() and close(); threads wake on change */
 	int quit;
-	int running;			/* sides still inside the current run */
+	int running; /* sides still inside the current run */
 	int started;
 	uint32_t tid[2];
 	int pin_err[2];
@@ -51,7 +51,7 @@ struct verbs {
 	struct tc_sample *samples;
 	size_t n;
 	int run_err;
-	_Atomic int abort;		/* loopback: one side failed, the other stops */
+	_Atomic int abort; /* loopback: one side failed, the other stops */
 	_Atomic size_t done;
 	char detail[256];
 };
@@ -113,7 +113,7 @@ static int initiator_loop(struct verbs *p, struct verbs_ep *ep, size_t *done)
 		err = verbs_ep__write(ep, seq) ?: wait_for(p, ep, seq, i);
 		if (err)
 			break;
-		s[i] = (struct tc_sample){ t, 0, cpu, tid };
+		s[i] = (struct tc_sample){t, 0, cpu, tid};
 		t = verbs_clock__read(&p->clock);
 		s[i].t_end = t;
 		if (((i + 1) & 1023) == 0) {
@@ -148,7 +148,7 @@ static int responder_loop(struct verbs *p, struct verbs_ep *ep, int record, size
 			if (i)
 				s[i - 1].t_end = t;
 			if (i + 1 < p->n)
-				s[i] = (struct tc_sample){ t, 0, cpu, tid };
+				s[i] = (struct tc_sample){t, 0, cpu, tid};
 			if ((i & 1023) == 0 && i)
 				mark_done(p, i);
 		}
@@ -249,7 +249,7 @@ static int start_threads(struct verbs *p)
 
 		if (!a)
 			return -ENOMEM;
-		*a = (struct side_arg){ p, side };
+		*a = (struct side_arg){p, side};
 		err = -pthread_create(&p->thr[side], NULL, side_main, a);
 		if (err) {
 			free(a);
@@ -287,8 +287,8 @@ static int connect_sides(struct verbs *p)
 		p->ep[1].peer = p->ep[0].self;
 		return verbs_ep__connect(&p->ep[0]) ?: verbs_ep__connect(&p->ep[1]);
 	}
-	p->oob_fd = p->o.mode == PROBE_SERVER ? verbs_oob__accept(&p->o)
-					       : verbs_oob__connect(&p->o);
+	p->oob_fd =
+		p->o.mode == PROBE_SERVER ? verbs_oob__accept(&p->o) : verbs_oob__connect(&p->o);
 	if (p->oob_fd < 0)
 		return p->oob_fd;
 	err = verbs_oob__exchange(p->oob_fd, &p->o, &p->ep[0].self, &p->ep[0].peer);
@@ -299,7 +299,7 @@ static int connect_sides(struct verbs *p)
 
 static void describe(struct verbs *p)
 {
-	static const char *const modes[] = { "loopback", "server", "client of " };
+	static const char *const modes[] = {"loopback", "server", "client of "};
 	const struct verbs_dev *d = &p->dev;
 	char gid[64] = "";
 	char where[64];
@@ -308,10 +308,10 @@ static void describe(struct verbs *p)
 		snprintf(gid, sizeof(gid), ", GID %d %s", d->gid_index,
 			 verbs_gid_str(&d->gid, where, sizeof(where)));
 	snprintf(p->detail, sizeof(p->detail),
-		 "%s port %u (%s, LID %u%s), MTU %u, %zu-byte RDMA WRITE%s, %s%s", d->name,
-		 d->port, d->link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand", d->lid,
-		 gid, 128u << d->mtu, p->o.size, p->ep[0].inlined ? " inline" : "",
-		 modes[p->o.mode], p->o.mode == PROBE_CLIENT ? p->o.host : "");
+		 "%s port %u (%s, LID %u%s), MTU %u, %zu-byte RDMA WRITE%s, %s%s", d->name, d->port,
+		 d->link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand", d->lid, gid,
+		 128u << d->mtu, p->o.size, p->ep[0].inlined ? " inline" : "", modes[p->o.mode],
+		 p->o.mode == PROBE_CLIENT ? p->o.host : "");
 }
 
 static void verbs_close(void *state);
@@ -345,14 +345,16 @@ static int verbs_open(const struct probe_opts *o, void **state)
 static size_t verbs_threads(void *state, struct probe_thread *out, size_t max)
 {
 	static const char *const roles[3][2] = {
-		{ "ping", "pong" }, { "server", "" }, { "client", "" },
+		{"ping", "pong"},
+		{"server", ""},
+		{"client", ""},
 	};
 	struct verbs *p = state;
 	size_t n = max < (size_t)p->sides ? max : (size_t)p->sides;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct probe_thread){ p->tid[i], (uint32_t)p->o.cpu[i],
-						roles[p->o.mode][i] };
+		out[i] = (struct probe_thread){p->tid[i], (uint32_t)p->o.cpu[i],
+					       roles[p->o.mode][i]};
 	return n;
 }
 

@@ -29,12 +29,12 @@ struct verbs_dev {
 	struct ibv_pd *pd;
 	char name[IBV_SYSFS_NAME_MAX];
 	uint8_t port;
-	uint8_t link_layer;		/* IBV_LINK_LAYER_* */
+	uint8_t link_layer; /* IBV_LINK_LAYER_* */
 	uint16_t lid;
-	int gid_index;			/* -1: no GRH (InfiniBand without -x) */
-	int gid_type;			/* IBV_GID_TYPE_*, -1 unknown */
+	int gid_index; /* -1: no GRH (InfiniBand without -x) */
+	int gid_type;  /* IBV_GID_TYPE_*, -1 unknown */
 	union ibv_gid gid;
-	enum ibv_mtu mtu;		/* the port's active MTU */
+	enum ibv_mtu mtu; /* the port's active MTU */
 };
 
 /*
@@ -46,10 +46,10 @@ struct verbs_dest {
 	uint32_t psn;
 	uint32_t rkey;
 	uint16_t lid;
-	uint64_t addr;			/* the receive area the peer writes into */
+	uint64_t addr; /* the receive area the peer writes into */
 	union ibv_gid gid;
-	int gid_index;			/* -1: no GRH */
-	uint32_t mtu;			/* enum ibv_mtu */
+	int gid_index; /* -1: no GRH */
+	uint32_t mtu;  /* enum ibv_mtu */
 };
 
 /* One side of the ping-pong: a queue pair and its buffer. */
@@ -58,17 +58,17 @@ struct verbs_ep {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	uint8_t *buf;			/* send area, then receive area */
+	uint8_t *buf; /* send area, then receive area */
 	size_t buf_len;
-	uint8_t *send;			/* what this side writes from */
-	volatile uint8_t *recv;		/* what the peer writes into */
-	volatile uint64_t *ctl;		/* in the receive area, after the data: stop word */
-	uint64_t *stop_src;		/* in the send area: what the stop write sends */
-	size_t size;			/* message size */
-	int inlined;			/* writes carry IBV_SEND_INLINE */
+	uint8_t *send;		/* what this side writes from */
+	volatile uint8_t *recv; /* what the peer writes into */
+	volatile uint64_t *ctl; /* in the receive area, after the data: stop word */
+	uint64_t *stop_src;	/* in the send area: what the stop write sends */
+	size_t size;		/* message size */
+	int inlined;		/* writes carry IBV_SEND_INLINE */
 	struct verbs_dest self;
 	struct verbs_dest peer;
-	struct ibv_send_wr wr;		/* the data write, prepared once */
+	struct ibv_send_wr wr; /* the data write, prepared once */
 	struct ibv_sge sge;
 };
 
@@ -121,16 +121,16 @@ int verbs_oob__barrier(int fd, const char *what);
 /* verbs_clock.c */
 
 enum verbs_clock_kind {
-	VERBS_CLOCK_MONOTONIC,		/* clock_gettime(CLOCK_MONOTONIC) in the loop */
-	VERBS_CLOCK_TSC,		/* rdtsc in the loop, mapped afterwards */
+	VERBS_CLOCK_MONOTONIC, /* clock_gettime(CLOCK_MONOTONIC) in the loop */
+	VERBS_CLOCK_TSC,       /* rdtsc in the loop, mapped afterwards */
 };
 
 struct verbs_clock {
 	enum verbs_clock_kind kind;
-	double gettime_ns;		/* measured cost of one clock_gettime */
-	double tsc_ns;			/* measured cost of one rdtsc */
-	uint64_t tsc[3], mono[3];	/* pairs: at open, before, after the run */
-	char desc[224];			/* for the trace's run.clock and lat's output */
+	double gettime_ns;	  /* measured cost of one clock_gettime */
+	double tsc_ns;		  /* measured cost of one rdtsc */
+	uint64_t tsc[3], mono[3]; /* pairs: at open, before, after the run */
+	char desc[224];		  /* for the trace's run.clock and lat's output */
 };
 
 /*

@@ -32,7 +32,7 @@ static inline uint64_t tsc_read(void)
 }
 #endif
 
-#define BATCH 256
+#define BATCH  256
 #define ROUNDS 5
 
 static inline uint64_t mono_ns(void)

@@ -17,13 +17,13 @@
 #include "lib/log.h"
 #include "verbs.h"
 
-#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
-#define CQ_DEPTH 16
-#define SEND_DEPTH 16
-#define HOP_LIMIT 64
-#define RNR_TIMER 12		/* 0.64 ms */
-#define ACK_TIMEOUT 14		/* 4.096 us * 2^14 = 67 ms per try */
-#define RETRY_CNT 7
+#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
+#define CQ_DEPTH       16
+#define SEND_DEPTH     16
+#define HOP_LIMIT      64
+#define RNR_TIMER      12 /* 0.64 ms */
+#define ACK_TIMEOUT    14 /* 4.096 us * 2^14 = 67 ms per try */
+#define RETRY_CNT      7
 
 const char *verbs_gid_str(const union ibv_gid *gid, char *buf, size_t len)
 {
@@ -42,7 +42,7 @@ static int gid_is_zero(const union ibv_gid *gid)
 /* ::ffff:a.b.c.d, the form a RoCE v2 GID takes for an IPv4 address. */
 static int gid_is_v4_mapped(const union ibv_gid *gid)
 {
-	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t prefix[12] = {[10] = 0xff, [11] = 0xff};
 
 	return !memcmp(gid->raw, prefix, sizeof(prefix));
 }
@@ -54,8 +54,8 @@ static int sysfs_gid_type(const struct verbs_dev *d, int index)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/ports/%u/gid_attrs/types/%d",
-		 d->ctx->device->ibdev_path, d->port, index);
+	snprintf(path, sizeof(path), "%s/ports/%u/gid_attrs/types/%d", d->ctx->device->ibdev_path,
+		 d->port, index);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -82,7 +82,7 @@ static int read_gid(const struct verbs_dev *d, int index, union ibv_gid *gid, in
 		return gid_is_zero(gid) ? -1 : 0;
 	}
 	if (errno != EOPNOTSUPP && errno != ENOSYS && errno != EPROTONOSUPPORT)
-		return -1;	/* ENODATA: an empty slot */
+		return -1; /* ENODATA: an empty slot */
 	if (ibv_query_gid(d->ctx, d->port, index, gid) || gid_is_zero(gid))
 		return -1;
 	*type = sysfs_gid_type(d, index);
@@ -112,11 +112,11 @@ static int pick_gid(struct verbs_dev *d, const struct probe_opts *o, int tbl_len
 	int best = -1, best_score = 0;
 
 	if (o->gid_index >= 0) {
-		if (o->gid_index >= tbl_len ||
-		    read_gid(d, o->gid_index, &d->gid, &d->gid_type)) {
+		if (o->gid_index >= tbl_len || read_gid(d, o->gid_index, &d->gid, &d->gid_type)) {
 			log_err("-x %d: port %u of %s has no GID at index %d "
-				"(see %s/ports/%u/gids)", o->gid_index, d->port, d->name,
-				o->gid_index, d->ctx->device->ibdev_path, d->port);
+				"(see %s/ports/%u/gids)",
+				o->gid_index, d->port, d->name, o->gid_index,
+				d->ctx->device->ibdev_path, d->port);
 			return -ENXIO;
 		}
 		d->gid_index = o->gid_index;
@@ -205,8 +205,8 @@ static int open_port(struct verbs_dev *d, const struct probe_opts *o)
 	}
 	if (pa.state != IBV_PORT_ACTIVE) {
 		log_err("%s port %u is %s, not PORT_ACTIVE "
-			"(see ibv_devinfo -d %s; is the link up?)", d->name, d->port,
-			port_state_name(pa.state, state, sizeof(state)), d->name);
+			"(see ibv_devinfo -d %s; is the link up?)",
+			d->name, d->port, port_state_name(pa.state, state, sizeof(state)), d->name);
 		return -ENETDOWN;
 	}
 	d->link_layer = pa.link_layer;
@@ -296,8 +296,10 @@ static int create_qp(struct verbs_ep *ep, const struct probe_opts *o)
 		.send_cq = ep->cq,
 		.recv_cq = ep->cq,
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = SEND_DEPTH, .max_recv_wr = 1, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
+		.cap = {.max_send_wr = SEND_DEPTH,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1},
 	};
 	int inl = o->inline_size;
 
@@ -399,7 +401,7 @@ static int qp_to_rtr(struct verbs_ep *ep)
 		.rq_psn = p->psn,
 		.max_dest_rd_atomic = 1,
 		.min_rnr_timer = RNR_TIMER,
-		.ah_attr = { .dlid = p->lid, .port_num = ep->dev->port },
+		.ah_attr = {.dlid = p->lid, .port_num = ep->dev->port},
 	};
 	int err;
 
@@ -414,8 +416,8 @@ static int qp_to_rtr(struct verbs_ep *ep)
 				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 				    IBV_QP_MIN_RNR_TIMER);
 	if (err) {
-		log_err("move queue pair to RTR on %s (peer QPN 0x%06x): %s", ep->dev->name,
-			p->qpn, strerror(err));
+		log_err("move queue pair to RTR on %s (peer QPN 0x%06x): %s", ep->dev->name, p->qpn,
+			strerror(err));
 		return -err;
 	}
 	return 0;
@@ -460,7 +462,7 @@ int verbs_ep__connect(struct verbs_ep *ep)
 		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED | (ep->inlined ? IBV_SEND_INLINE : 0),
-		.wr.rdma = { .remote_addr = ep->peer.addr, .rkey = ep->peer.rkey },
+		.wr.rdma = {.remote_addr = ep->peer.addr, .rkey = ep->peer.rkey},
 	};
 	return 0;
 }
@@ -514,7 +516,7 @@ void verbs_ep__send_stop(struct verbs_ep *ep)
 		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = ep->peer.addr + ctl_off, .rkey = ep->peer.rkey },
+		.wr.rdma = {.remote_addr = ep->peer.addr + ctl_off, .rkey = ep->peer.rkey},
 	};
 	struct ibv_send_wr *bad;
 

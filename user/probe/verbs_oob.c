@@ -18,15 +18,15 @@
 #include "lib/log.h"
 #include "verbs.h"
 
-#define MAGIC "tailcause-verbs"
-#define LINE_MAX_LEN 320
+#define MAGIC		   "tailcause-verbs"
+#define LINE_MAX_LEN	   320
 #define EXCHANGE_TIMEOUT_S 30
 /* A barrier may wait while the peer loads its BPF programs (record): seconds under TCG. */
 #define BARRIER_TIMEOUT_S 300
 
 static void set_timeout(int fd, int seconds)
 {
-	struct timeval tv = { .tv_sec = seconds };
+	struct timeval tv = {.tv_sec = seconds};
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -34,10 +34,12 @@ static void set_timeout(int fd, int seconds)
 
 static int listen_on(unsigned int port)
 {
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
-				   .sin6_addr = IN6ADDR_ANY_INIT };
-	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_ANY) };
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6,
+				  .sin6_port = htons((uint16_t)port),
+				  .sin6_addr = IN6ADDR_ANY_INIT};
+	struct sockaddr_in a4 = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_ANY)};
 	int one = 1, zero = 0, fd, err;
 
 	/* One IPv6 socket takes IPv4 clients too; plain IPv4 where IPv6 is off. */
@@ -91,7 +93,7 @@ int verbs_oob__accept(const struct probe_opts *o)
 
 int verbs_oob__connect(const struct probe_opts *o)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res, *ai;
 	char port[16];
 	int fd = -1, err = -EHOSTUNREACH, gai;
@@ -117,7 +119,8 @@ int verbs_oob__connect(const struct probe_opts *o)
 	freeaddrinfo(res);
 	if (fd < 0) {
 		log_err("peer %s unreachable: connect to TCP port %u: %s (is 'tailcause lat "
-			"--probe verbs' waiting there?)", o->host, o->tcp_port, strerror(-err));
+			"--probe verbs' waiting there?)",
+			o->host, o->tcp_port, strerror(-err));
 		return err;
 	}
 	set_timeout(fd, EXCHANGE_TIMEOUT_S);
@@ -213,12 +216,14 @@ int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_d
 			if (*c < 0x20 || *c > 0x7e)
 				*c = '?';
 		log_err("the peer is not tailcause's verbs probe (perftest? a different program "
-			"on TCP port %u): it sent '%.40s'", o->tcp_port, line);
+			"on TCP port %u): it sent '%.40s'",
+			o->tcp_port, line);
 		return -EPROTO;
 	}
 	if (sscanf(line + sizeof(MAGIC), "%d", &ver) != 1 || ver != VERBS_PROTO_VERSION) {
 		log_err("version mismatch: the peer speaks verbs protocol %d, this tailcause %d "
-			"(run the same tailcause version on both hosts)", ver, VERBS_PROTO_VERSION);
+			"(run the same tailcause version on both hosts)",
+			ver, VERBS_PROTO_VERSION);
 		return -EPROTO;
 	}
 	if (sscanf(line + sizeof(MAGIC),
@@ -234,7 +239,8 @@ int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_d
 	peer->lid = (uint16_t)lid;
 	if (n != o->iterations || size != o->size) {
 		log_err("the peer runs -n %llu -s %llu, this side -n %zu -s %zu: give both sides "
-			"the same", n, size, o->iterations, o->size);
+			"the same",
+			n, size, o->iterations, o->size);
 		return -EPROTO;
 	}
 	return 0;

@@ -78,19 +78,19 @@ static int cpu_model(char *buf, size_t len)
  */
 static int cpuidle_states(struct tc_trace *t)
 {
-	static const char *const files[] = { "name", "latency", "disable" };
-	static const char *const keys[] = { "name", "latency_us", "disabled" };
+	static const char *const files[] = {"name", "latency", "disable"};
+	static const char *const keys[] = {"name", "latency_us", "disabled"};
 	int err = 0;
 
 	for (int n = 0; n < 32 && !err; n++) {
 		for (size_t f = 0; f < 3 && !err; f++) {
 			char path[128], key[64], buf[64];
 
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s",
-				 n, files[f]);
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", n, files[f]);
 			if (read_line(path, buf, sizeof(buf))) {
 				if (f == 0)
-					return 0;	/* no state n: done */
+					return 0; /* no state n: done */
 				continue;
 			}
 			snprintf(key, sizeof(key), "host.cpuidle.state%d.%s", n, keys[f]);
@@ -123,8 +123,9 @@ int hostfacts_collect(struct tc_trace *t)
 	if (!err && cpu_model(buf, sizeof(buf)) == 0)
 		err = trace__set_meta(t, "host.cpu_model", buf);
 	if (!err)
-		err = meta_from_file(t, "host.clocksource",
-				     "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+		err = meta_from_file(
+			t, "host.clocksource",
+			"/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	if (!err)
 		err = meta_from_file(t, "host.thp_enabled",
 				     "/sys/kernel/mm/transparent_hugepage/enabled");

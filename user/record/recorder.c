@@ -34,20 +34,20 @@ struct recorder {
 	struct tc_trace *trace;
 	struct ring_buffer *rb;
 	void *probe;
-	struct target target;		/* record -- CMD */
+	struct target target; /* record -- CMD */
 	uint64_t start_ns;
 
-	struct tc_event *pending;	/* drained, not yet written */
+	struct tc_event *pending; /* drained, not yet written */
 	size_t n_pending;
 	size_t bad_records;
 	int write_err;
 
-	uint64_t *drops_seen;		/* per CPU and kind (tracer__read_drops), at the last
-					 * drain: increases become TC_EV_LOST windows */
+	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
+			       * drain: increases become TC_EV_LOST windows */
 	uint64_t *drops_now;
 	size_t n_cpu;
 	uint64_t last_drain_ns;
-	uint64_t last_write_ns;		/* pending events reach the file at least this often */
+	uint64_t last_write_ns; /* pending events reach the file at least this often */
 
 	pthread_t drain_thr;
 	pthread_mutex_t lock;
@@ -308,15 +308,18 @@ static int store_run_facts(struct recorder *r)
 	if (o->command)
 		return err ?: store_command_facts(r);
 	err = err ?: set_metaf(r->trace, "run.probe", "%s", o->probe->name);
-	err = err ?: set_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
-			       o->probe_opts.cpu[1]);
+	err = err
+		      ?: set_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
+				   o->probe_opts.cpu[1]);
 	err = err ?: set_metaf(r->trace, "run.iterations", "%zu", o->probe_opts.iterations);
-	err = err ?: set_metaf(r->trace, "run.clock", "%s",
-			       o->probe->clock ? o->probe->clock(r->probe)
-					       : "CLOCK_MONOTONIC (clock_gettime, vDSO)");
+	err = err
+		      ?: set_metaf(r->trace, "run.clock", "%s",
+				   o->probe->clock ? o->probe->clock(r->probe)
+						   : "CLOCK_MONOTONIC (clock_gettime, vDSO)");
 	if (o->probe->detail)
-		err = err ?: set_metaf(r->trace, "run.probe_detail", "%s",
-				       o->probe->detail(r->probe));
+		err = err
+			      ?: set_metaf(r->trace, "run.probe_detail", "%s",
+					   o->probe->detail(r->probe));
 	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
 	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
 	return err ?: store_tracer_status(r);
@@ -329,7 +332,7 @@ static struct tc_sample *alloc_samples(size_t n)
 
 	if (s) {
 		memset(s, 0, n * sizeof(*s));
-		mlock(s, n * sizeof(*s));	/* best effort: keeps them resident */
+		mlock(s, n * sizeof(*s)); /* best effort: keeps them resident */
 	}
 	return s;
 }
@@ -365,8 +368,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
 	err = err ?: set_metaf(r->trace, "run.completed", "%zu", done);
-	err = err ?: set_metaf(r->trace, "run.interrupted", "%s",
-			       stop_requested() ? "yes" : "no");
+	err = err ?: set_metaf(r->trace, "run.interrupted", "%s", stop_requested() ? "yes" : "no");
 	err = err ?: set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
 	if (err)
 		return err;
@@ -470,7 +472,7 @@ int recorder_run(const struct recorder_opts *o)
 		.force_fallback = o->force_fallback,
 		.follow_children = o->command != NULL,
 	};
-	struct recorder r = { .o = o };
+	struct recorder r = {.o = o};
 	struct timespec mono, real;
 	int err;
 
@@ -510,16 +512,16 @@ int recorder_run(const struct recorder_opts *o)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
-	r.last_drain_ns = ts_ns(&mono);	/* the first lost window starts with the trace */
+	r.last_drain_ns = ts_ns(&mono); /* the first lost window starts with the trace */
 	r.writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
 	if (!r.writer) {
 		err = -errno;
 		goto out_free;
 	}
 	err = record(&r);
-	trace_writer__abort(r.writer);	/* no-op after a successful finish */
+	trace_writer__abort(r.writer); /* no-op after a successful finish */
 out_free:
-	target_abort(&r.target);	/* no-op once the command was reaped */
+	target_abort(&r.target); /* no-op once the command was reaped */
 	ring_buffer__free(r.rb);
 	if (r.probe)
 		o->probe->close(r.probe);

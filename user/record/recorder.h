@@ -18,15 +18,15 @@
 
 struct recorder_opts {
 	const char *out_path;
-	int force;			/* overwrite out_path */
+	int force; /* overwrite out_path */
 	const struct probe_ops *probe;
-	struct probe_opts probe_opts;	/* cpus resolved by the caller */
+	struct probe_opts probe_opts; /* cpus resolved by the caller */
 	size_t ringbuf_bytes;
 	unsigned int drain_ms;
-	int force_fallback;		/* classic tracepoints */
-	int progress;			/* progress line on stderr */
-	const char *command_line;	/* stored in the trace */
-	char *const *command;		/* record -- CMD ARGS: trace this instead of the probe */
+	int force_fallback;	  /* classic tracepoints */
+	int progress;		  /* progress line on stderr */
+	const char *command_line; /* stored in the trace */
+	char *const *command;	  /* record -- CMD ARGS: trace this instead of the probe */
 };
 
 /*

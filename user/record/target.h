@@ -11,7 +11,7 @@
 
 struct target {
 	pid_t pid;
-	int gate_fd;	/* write end: closing it lets the child exec */
+	int gate_fd; /* write end: closing it lets the child exec */
 };
 
 /* Forks argv[0] held before exec; 0 or -errno (reported). */

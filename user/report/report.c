@@ -194,14 +194,16 @@ static int emit(const struct report_model *m, enum report_format f, const char *
 }
 
 /* The model of t and a, or of t and n, in every format asked for. */
-static int render(const struct report_opts *o, const struct tc_trace *t, const struct tc_analysis *a,
-		  const struct hist *h, const struct tc_noise *n, FILE *out)
+static int render(const struct report_opts *o, const struct tc_trace *t,
+		  const struct tc_analysis *a, const struct hist *h, const struct tc_noise *n,
+		  FILE *out)
 {
 	struct report_model_opts mo = {
 		.path = o->trace_kept ? o->path : NULL,
 		.top = o->top,
 		.nic_irq_pattern = o->nic_irq_pattern,
-		/* The user's iterations are whole operations; the probe's are ping-pong round trips. */
+		/* The user's iterations are whole operations; the probe's are ping-pong round
+		   trips. */
 		.div = o->samples_path ? 1 : 2,
 	};
 	struct report_model *m = malloc(sizeof(*m));

@@ -10,23 +10,23 @@
 
 enum report_format {
 	REPORT_TEXT = 0,
-	REPORT_JSON,		/* docs/report-schema.md */
-	REPORT_HTML,		/* one self-contained page, inline SVG */
-	REPORT_PERFETTO,	/* Chrome trace-event JSON for the Perfetto UI */
-	REPORT_OPENMETRICS,	/* for Prometheus' textfile collector */
+	REPORT_JSON,	    /* docs/report-schema.md */
+	REPORT_HTML,	    /* one self-contained page, inline SVG */
+	REPORT_PERFETTO,    /* Chrome trace-event JSON for the Perfetto UI */
+	REPORT_OPENMETRICS, /* for Prometheus' textfile collector */
 };
 
 struct report_opts {
 	enum report_format format;
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
-	unsigned int top;	/* spikes shown with timelines */
-	int trace_kept;		/* run: say where the trace is, or that it was not kept */
-	const char *path;	/* the trace file, for the header */
-	const char *out_path;	/* write the report there (temp file + rename); NULL: out */
-	const char *html_path;	/* run --html: the HTML page too, besides the report */
+	unsigned int top;	  /* spikes shown with timelines */
+	int trace_kept;		  /* run: say where the trace is, or that it was not kept */
+	const char *path;	  /* the trace file, for the header */
+	const char *out_path;	  /* write the report there (temp file + rename); NULL: out */
+	const char *html_path;	  /* run --html: the HTML page too, besides the report */
 	const char *samples_path; /* --samples: iterations timed by the user's benchmark (CSV) */
-	uint64_t interval_ns;	/* the noise report's interval; 0: 100 ms */
+	uint64_t interval_ns;	  /* the noise report's interval; 0: 100 ms */
 };
 
 /* Parses a --format name into *out; 0 or -EINVAL. */

@@ -9,8 +9,8 @@
 #include "report.h"
 #include "report_common.h"
 
-#define WIDTH	   100
-#define INDENT	   4
+#define WIDTH  100
+#define INDENT 4
 
 /* "  - " + text wrapped at WIDTH, continuation lines indented by INDENT. */
 static void item(FILE *out, const char *text)

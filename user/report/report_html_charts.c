@@ -43,8 +43,8 @@ static void time_ticks(FILE *out, double span_s, double y0, double y1)
 }
 
 /* The per-column band (min..max) and the p50 and p99 lines. */
-static void columns(FILE *out, const struct report_model *m, const struct plot_column *c,
-		    size_t n, const struct log_axis *ay)
+static void columns(FILE *out, const struct report_model *m, const struct plot_column *c, size_t n,
+		    const struct log_axis *ay)
 {
 	int pen = 0;
 
@@ -256,8 +256,8 @@ static void percentiles(struct html *h)
 	for (size_t b = hist_next(hs, 0); b < HIST_BUCKETS; b = hist_next(hs, b + 1)) {
 		double f, x,
 			y = log_axis_px(&ay, rm_lat_ns(h->m, hist_bucket_high(b) < hs->max
-								  ? hist_bucket_high(b)
-								  : hs->max));
+								     ? hist_bucket_high(b)
+								     : hs->max));
 
 		x = PLOT_X0 + (cum ? fmin(-log10(1 - (double)cum / (double)hs->total), nines) : 0) /
 				      nines * w;

@@ -54,7 +54,8 @@ static void print_tracers(FILE *out, const struct report_model *m)
 {
 	fprintf(out, "  traced      ");
 	for (size_t i = 0; i < m->n_concerns; i++)
-		fprintf(out, "%s%s (%u)", i ? ", " : "", m->concerns[i].name, m->concerns[i].attached);
+		fprintf(out, "%s%s (%u)", i ? ", " : "", m->concerns[i].name,
+			m->concerns[i].attached);
 	fprintf(out, "%s\n", m->n_concerns ? "" : "nothing");
 	for (size_t i = 0; i < m->n_tracers; i++)
 		if (!m->tracers[i].attached)
@@ -94,7 +95,8 @@ static void print_lost(FILE *out, const struct report_model *m)
 
 		/* flags: the kind lost (0 in traces from before they were told apart) */
 		fprintf(out,
-			"  lost        %" PRIu64 " %s%srecords on cpu %u between +%.3f s and +%.3f s:"
+			"  lost        %" PRIu64
+			" %s%srecords on cpu %u between +%.3f s and +%.3f s:"
 			" spikes there may lack their cause\n",
 			(uint64_t)e->lost, e->lost_kind ? describe_kind(e->lost_kind) : "",
 			e->lost_kind ? " " : "", e->cpu,
@@ -102,7 +104,8 @@ static void print_lost(FILE *out, const struct report_model *m)
 			(double)((int64_t)(e->start_ns + e->dur_ns - m->h.start_ns)) / 1e9);
 	}
 	if (m->n_lost > 5)
-		fprintf(out, "  lost        ... and %zu more windows ('tailcause dump' lists them)\n",
+		fprintf(out,
+			"  lost        ... and %zu more windows ('tailcause dump' lists them)\n",
 			m->n_lost - 5);
 }
 
@@ -162,8 +165,9 @@ static void print_causes(FILE *out, const struct report_model *m)
 		snprintf(label, sizeof(label), "(%zu more cause%s)", rest, rest == 1 ? "" : "s");
 		fprintf(out, "  %-48s %8" PRIu64 " %16.3f %6.1f%%\n", label, rest_spikes,
 			rm_lat_us(m, rest_excess),
-			a->total_excess_ns ? 100.0 * (double)rest_excess / (double)a->total_excess_ns
-					   : 0.0);
+			a->total_excess_ns
+				? 100.0 * (double)rest_excess / (double)a->total_excess_ns
+				: 0.0);
 	}
 	fprintf(out,
 		"  (spikes: spikes with this primary cause; excess: %s latency above the"
@@ -190,8 +194,7 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 
 	fprintf(out, "\n  #%zu  at +%.6f s: %.3f usec %s (%.1fx median), cpu %d\n", rank,
 		(double)(s->t_start - m->h.first_sample_ns) / 1e9, rm_lat_us(m, sp->rtt_ns),
-		rm_lat_what(m),
-		a->stats.p50 ? (double)sp->rtt_ns / (double)a->stats.p50 : 0.0,
+		rm_lat_what(m), a->stats.p50 ? (double)sp->rtt_ns / (double)a->stats.p50 : 0.0,
 		s->cpu == UINT32_MAX ? -1 : (int)s->cpu);
 	fprintf(out, "      cause %s, %.0f%% of the excess explained", c->name,
 		sp->explained * 100);
@@ -276,9 +279,10 @@ void report_text(FILE *out, const struct report_model *m)
 	if (m->verdict)
 		fprintf(out, " verdict: t_avg %.3f usec is %s%s\n", rm_lat_us(m, a->stats.mean),
 			m->verdict->text,
-			!m->h.nic_probe ? " - on the RDMA scale; this probe has no NIC, so read it as"
-					  " host jitter"
-					: "");
+			!m->h.nic_probe
+				? " - on the RDMA scale; this probe has no NIC, so read it as"
+				  " host jitter"
+				: "");
 	if (m->hist)
 		print_distribution(out, m->hist, m->div);
 	print_causes(out, m);

@@ -10,8 +10,8 @@
 #include "report_common.h"
 
 #define MAX_CPUS_SHOWN 16
-#define MAX_ROWS 12
-#define MAX_MOVES 8
+#define MAX_ROWS       12
+#define MAX_MOVES      8
 
 static void print_moves(FILE *out, const struct report_model *m)
 {

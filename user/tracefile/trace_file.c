@@ -139,7 +139,7 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 	if (!err)
 		err = codec_encode_counters(&w->buf, t);
 	if (!err)
-		err = codec_encode_meta(&w->buf, t);	/* the facts only known at the end */
+		err = codec_encode_meta(&w->buf, t); /* the facts only known at the end */
 	if (!err)
 		err = codec_encode_end(&w->buf, t->n_samples, w->n_events);
 	if (err) {
@@ -289,7 +289,7 @@ static void image_close(struct image *img)
 
 int trace_file_read(const char *path, struct tc_trace **out)
 {
-	struct tc_codec_error cerr = { 0 };
+	struct tc_codec_error cerr = {0};
 	struct tc_trace *t;
 	struct image img;
 	int err;

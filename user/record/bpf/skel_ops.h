@@ -40,39 +40,39 @@ struct skel_ops {
  * Defines <cname>_concern for the skeleton <cname>_bpf. extra(skel, cfg, vmlinux_btf)
  * sets the concern's own knobs; every concern has cfg_wakeup_bytes (common.bpf.h).
  */
-#define TC_DEFINE_SKEL_OPS(cname, is_optional, extra)                                   \
-	static struct bpf_object *cname##_open(void **skel)                             \
-	{                                                                              \
-		struct cname##_bpf *s = cname##_bpf__open();                              \
-                                                                                       \
-		if (!s)                                                                \
-			return NULL;                                                   \
-		*skel = s;                                                             \
-		return s->obj;                                                         \
-	}                                                                              \
-	static void cname##_configure(void *skel, const struct tracer_cfg *cfg,          \
-				      const struct btf *vmlinux_btf)                   \
-	{                                                                              \
-		struct cname##_bpf *s = skel;                                           \
-                                                                                       \
-		s->rodata->cfg_wakeup_bytes = cfg->ringbuf_bytes / 2;                  \
-		extra(s, cfg, vmlinux_btf);                                            \
-	}                                                                              \
-	static int cname##_load(void *skel)                                             \
-	{                                                                              \
-		return cname##_bpf__load(skel);                                         \
-	}                                                                              \
-	static void cname##_destroy(void *skel)                                         \
-	{                                                                              \
-		cname##_bpf__destroy(skel);                                             \
-	}                                                                              \
-	const struct skel_ops cname##_skel_ops = {                                    \
-		.name = #cname,                                                         \
-		.optional = is_optional,                                               \
-		.open = cname##_open,                                                   \
-		.configure = cname##_configure,                                         \
-		.load = cname##_load,                                                   \
-		.destroy = cname##_destroy,                                             \
+#define TC_DEFINE_SKEL_OPS(cname, is_optional, extra)                                              \
+	static struct bpf_object *cname##_open(void **skel)                                        \
+	{                                                                                          \
+		struct cname##_bpf *s = cname##_bpf__open();                                       \
+                                                                                                   \
+		if (!s)                                                                            \
+			return NULL;                                                               \
+		*skel = s;                                                                         \
+		return s->obj;                                                                     \
+	}                                                                                          \
+	static void cname##_configure(void *skel, const struct tracer_cfg *cfg,                    \
+				      const struct btf *vmlinux_btf)                               \
+	{                                                                                          \
+		struct cname##_bpf *s = skel;                                                      \
+                                                                                                   \
+		s->rodata->cfg_wakeup_bytes = cfg->ringbuf_bytes / 2;                              \
+		extra(s, cfg, vmlinux_btf);                                                        \
+	}                                                                                          \
+	static int cname##_load(void *skel)                                                        \
+	{                                                                                          \
+		return cname##_bpf__load(skel);                                                    \
+	}                                                                                          \
+	static void cname##_destroy(void *skel)                                                    \
+	{                                                                                          \
+		cname##_bpf__destroy(skel);                                                        \
+	}                                                                                          \
+	const struct skel_ops cname##_skel_ops = {                                                 \
+		.name = #cname,                                                                    \
+		.optional = is_optional,                                                           \
+		.open = cname##_open,                                                              \
+		.configure = cname##_configure,                                                    \
+		.load = cname##_load,                                                              \
+		.destroy = cname##_destroy,                                                        \
 	}
 
 /* For concerns without knobs of their own. */

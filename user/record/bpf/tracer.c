@@ -39,7 +39,7 @@ void tracer_setup_log(void)
 }
 
 static const struct skel_ops *const concerns[] = {
-	&sched_skel_ops, &irq_skel_ops, &ipi_skel_ops, &mm_skel_ops,
+	&sched_skel_ops, &irq_skel_ops, &ipi_skel_ops,	      &mm_skel_ops,
 	&power_skel_ops, &nic_skel_ops, &nic_fentry_skel_ops,
 };
 _Static_assert(sizeof(concerns) / sizeof(concerns[0]) == N_CONCERNS, "N_CONCERNS");
@@ -50,11 +50,9 @@ static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 		const char *name;
 		int fd;
 	} shared[] = {
-		{ "events", t->events_fd },
-		{ "probe_tids", t->tids_fd },
-		{ "probe_tids_gen", t->gen_fd },
-		{ "probe_cpus", t->cpus_fd },
-		{ "drops", t->drops_fd },
+		{"events", t->events_fd},      {"probe_tids", t->tids_fd},
+		{"probe_tids_gen", t->gen_fd}, {"probe_cpus", t->cpus_fd},
+		{"drops", t->drops_fd},
 	};
 
 	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
@@ -72,17 +70,16 @@ static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 	return 0;
 }
 
-
 static int attach_programs(struct tracer *t, const char *concern, struct bpf_object *obj)
 {
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, obj) {
+	bpf_object__for_each_program (p, obj) {
 		struct tc_prog_status *s;
 		struct bpf_link *link;
 
 		if (!bpf_program__autoload(p) || tracer_is_iter(p))
-			continue;	/* an iterator runs once, at the end (tracer__flush_open) */
+			continue; /* an iterator runs once, at the end (tracer__flush_open) */
 		s = tracer_status_add(t, concern, p);
 		link = bpf_program__attach(p);
 		if (!link) {
@@ -105,8 +102,8 @@ static int attach_programs(struct tracer *t, const char *concern, struct bpf_obj
 	return 0;
 }
 
-static int open_concern(struct tracer *t, const struct skel_ops *ops,
-			const struct tracer_cfg *cfg, int fallback, struct loaded *l)
+static int open_concern(struct tracer *t, const struct skel_ops *ops, const struct tracer_cfg *cfg,
+			int fallback, struct loaded *l)
 {
 	int err;
 
@@ -124,7 +121,7 @@ static int open_concern(struct tracer *t, const struct skel_ops *ops,
 	ops->configure(l->skel, cfg, t->vmlinux_btf);
 	tracer_select_task_storage(l->obj);
 	if (!tracer_n_autoload(l->obj)) {
-		err = -ENOENT;	/* nothing this kernel can run: the status rows say why */
+		err = -ENOENT; /* nothing this kernel can run: the status rows say why */
 		goto out_destroy;
 	}
 	err = ops->load(l->skel);
@@ -153,7 +150,7 @@ static void optional_failed(struct tracer *t, const struct skel_ops *ops, size_t
 	if (!obj)
 		return;
 	tracer_select_programs(t, ops->name, obj, 0);
-	bpf_object__for_each_program(p, obj) {
+	bpf_object__for_each_program (p, obj) {
 		struct tc_prog_status *s;
 
 		if (!bpf_program__autoload(p) ||
@@ -167,8 +164,7 @@ static void optional_failed(struct tracer *t, const struct skel_ops *ops, size_t
 	ops->destroy(skel);
 }
 
-static int load_concern(struct tracer *t, const struct skel_ops *ops,
-			const struct tracer_cfg *cfg)
+static int load_concern(struct tracer *t, const struct skel_ops *ops, const struct tracer_cfg *cfg)
 {
 	struct loaded *l = &t->loaded[t->n_loaded];
 	size_t status_mark = t->n_status;
@@ -275,7 +271,7 @@ void tracer__free(struct tracer *t)
 	tracer__stop(t);
 	for (size_t i = 0; i < t->n_loaded; i++)
 		t->loaded[i].ops->destroy(t->loaded[i].skel);
-	int fds[] = { t->events_fd, t->tids_fd, t->gen_fd, t->cpus_fd, t->drops_fd };
+	int fds[] = {t->events_fd, t->tids_fd, t->gen_fd, t->cpus_fd, t->drops_fd};
 	for (size_t i = 0; i < 5; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

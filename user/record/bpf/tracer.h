@@ -11,18 +11,18 @@
 #include <stdint.h>
 
 struct tracer_cfg {
-	size_t ringbuf_bytes;	/* rounded up to a power of two, >= 4096 */
-	int force_fallback;	/* classic tracepoints instead of tp_btf */
-	int follow_children;	/* record -- CMD: follow new threads of TC_ROLE_TARGET ones */
+	size_t ringbuf_bytes; /* rounded up to a power of two, >= 4096 */
+	int force_fallback;   /* classic tracepoints instead of tp_btf */
+	int follow_children;  /* record -- CMD: follow new threads of TC_ROLE_TARGET ones */
 };
 
 /* What happened to one BPF program. */
 struct tc_prog_status {
-	char concern[16];	/* "sched", "irq" */
-	char prog[48];		/* program name in the object */
-	char target[64];	/* "tp_btf/sched_switch" */
+	char concern[16]; /* "sched", "irq" */
+	char prog[48];	  /* program name in the object */
+	char target[64];  /* "tp_btf/sched_switch" */
 	int attached;
-	char reason[160];	/* why not, when !attached */
+	char reason[160]; /* why not, when !attached */
 };
 
 struct tracer;
@@ -56,7 +56,8 @@ int tracer__ringbuf_fd(const struct tracer *t);
  * CPUs) and calls add(ctx, irq, cpu, count) for each non-zero one; 0 or -errno.
  */
 int tracer__read_irq_counts(const struct tracer *t,
-			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n), void *ctx);
+			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n),
+			    void *ctx);
 
 /*
  * Reads the ring-buffer drops of each CPU and record kind into

@@ -18,8 +18,8 @@ struct bpf_program;
 struct bpf_link;
 struct btf;
 
-#define MAX_PROGS 64
-#define N_CONCERNS 7	/* sched irq ipi mm power nic nic_fentry (tracer.c) */
+#define MAX_PROGS  64
+#define N_CONCERNS 7 /* sched irq ipi mm power nic nic_fentry (tracer.c) */
 
 struct loaded {
 	const struct skel_ops *ops;
@@ -29,7 +29,7 @@ struct loaded {
 
 struct tracer {
 	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd;
-	uint32_t tids_gen;	/* last value written to probe_tids_gen */
+	uint32_t tids_gen; /* last value written to probe_tids_gen */
 	struct btf *vmlinux_btf;
 	struct loaded loaded[N_CONCERNS];
 	size_t n_loaded;

@@ -51,7 +51,8 @@ int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu)
 }
 
 int tracer__read_irq_counts(const struct tracer *t,
-			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n), void *ctx)
+			    int (*add)(void *ctx, uint32_t irq, uint32_t cpu, uint64_t n),
+			    void *ctx)
 {
 	int possible = libbpf_num_possible_cpus(), err = 0;
 	uint32_t key, next, *prev = NULL;
@@ -125,7 +126,8 @@ static size_t open_hash_slots(int fd, struct tc_event *out, size_t max)
 			continue;
 		out[n] = (struct tc_event){
 			.start_ns = slot.start_ns,
-			.woken_after_ns = slot.woken_ns > slot.start_ns ? slot.woken_ns - slot.start_ns : 0,
+			.woken_after_ns =
+				slot.woken_ns > slot.start_ns ? slot.woken_ns - slot.start_ns : 0,
 			.cpu = slot.cpu,
 			.tid = key,
 			.arg = slot.state,
@@ -204,7 +206,7 @@ static size_t open_slots(struct bpf_object *obj, struct tc_event *out, size_t ma
 
 	if (m && bpf_map__fd(m) >= 0)
 		n = open_hash_slots(bpf_map__fd(m), out, max);
-	bpf_object__for_each_program(p, obj)
+	bpf_object__for_each_program (p, obj)
 		if (tracer_is_iter(p) && bpf_program__fd(p) >= 0)
 			n += open_task_slots(p, out + n, max - n);
 	return n;
@@ -213,7 +215,7 @@ static size_t open_slots(struct bpf_object *obj, struct tc_event *out, size_t ma
 size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 			  void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
 {
-	const size_t max = 8192;	/* the slot maps' 4096 tids, twice over */
+	const size_t max = 8192; /* the slot maps' 4096 tids, twice over */
 	int ncpu = libbpf_num_possible_cpus();
 	struct tc_event *open = calloc(max, sizeof(*open));
 	size_t n = 0;

@@ -19,7 +19,7 @@
 
 static const char *tracefs_root(void)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	char path[128];
 
 	for (size_t i = 0; i < 2; i++) {
@@ -102,7 +102,7 @@ static struct bpf_program *twin_of(struct bpf_object *obj, struct bpf_program *p
 	size_t n = stem_len(name);
 	struct bpf_program *q;
 
-	bpf_object__for_each_program(q, obj) {
+	bpf_object__for_each_program (q, obj) {
 		const char *qn = bpf_program__name(q);
 
 		if (q != p && stem_len(qn) == n && !strncmp(qn, name, n))
@@ -142,7 +142,7 @@ static void select_fentry(struct tracer *t, const char *concern, struct bpf_prog
 
 	bpf_program__set_autoload(p, ok);
 	if (ok || strncmp(sec, "fentry/", 7))
-		return;	/* one status row per function: the fentry side */
+		return; /* one status row per function: the fentry side */
 	s = tracer_status_add(t, concern, p);
 	if (s)
 		snprintf(s->reason, sizeof(s->reason),
@@ -155,7 +155,7 @@ size_t tracer_n_autoload(struct bpf_object *obj)
 	struct bpf_program *p;
 	size_t n = 0;
 
-	bpf_object__for_each_program(p, obj)
+	bpf_object__for_each_program (p, obj)
 		n += bpf_program__autoload(p) != 0;
 	return n;
 }
@@ -165,7 +165,7 @@ void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_ob
 {
 	struct bpf_program *p, *twin;
 
-	bpf_object__for_each_program(p, obj) {
+	bpf_object__for_each_program (p, obj) {
 		const char *sec = bpf_program__section_name(p);
 		struct tc_prog_status *s;
 		int btf_ok, tp_ok;
@@ -186,9 +186,10 @@ void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_ob
 			continue;
 		s = tracer_status_add(t, concern, p);
 		if (s)
-			snprintf(s->reason, sizeof(s->reason),
-				 "tracepoint %s missing in this kernel (no BTF type, no tracefs event)",
-				 sec + 7);
+			snprintf(
+				s->reason, sizeof(s->reason),
+				"tracepoint %s missing in this kernel (no BTF type, no tracefs event)",
+				sec + 7);
 	}
 }
 
@@ -208,15 +209,15 @@ void tracer_select_task_storage(struct bpf_object *obj)
 	struct bpf_map *m;
 	int btf = 0;
 
-	bpf_object__for_each_program(p, obj)
+	bpf_object__for_each_program (p, obj)
 		btf |= bpf_program__autoload(p) &&
 		       !strncmp(bpf_program__section_name(p), "tp_btf/", 7);
 	if (btf)
 		return;
-	bpf_object__for_each_program(p, obj)
+	bpf_object__for_each_program (p, obj)
 		if (tracer_is_iter(p))
 			bpf_program__set_autoload(p, false);
-	bpf_object__for_each_map(m, obj)
+	bpf_object__for_each_map (m, obj)
 		if (bpf_map__type(m) == BPF_MAP_TYPE_TASK_STORAGE)
 			bpf_map__set_autocreate(m, false);
 }
