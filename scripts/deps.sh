@@ -5,6 +5,8 @@ set -eu
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev libdeflate-dev libcmocka-dev
 libibverbs-dev libclang-rt-14-dev util-linux procps iproute2 python3"
+# make lint (CI): the format check and cppcheck.
+PKGS="$PKGS clang-format cppcheck"
 # The VM lab (scripts/vmlab: make test-vm, make bench-parity): qemu, and what builds its image.
 PKGS="$PKGS qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring"
 # make bench: the tracers tailcause is compared with, peak memory, profiling.
