@@ -18,12 +18,13 @@
  * Prints one line of key=value pairs, e.g.
  *   storm mode=pipe cpu=0 round_trips=300000 elapsed_ns=1496000000 ns_per_rt=4986.7 rate=200534
  *         cpu_ns=1490000000 switches=600012 switches_resumed=600009 switches_before=1
+ *         tids=4242,4243
  * (cpu_ns: user + system time of both threads; switches: their context switches, voluntary
  * and involuntary (getrusage), each one an off-CPU interval of a thread; switches_resumed:
  * those each thread had made when it last counted them while running, so all of them ended
  * with the thread switched back in (the end, when one thread's exit hands the CPU to the
  * other, is not among them); switches_before: how many were before main() ran, from the fork
- * to the exec)
+ * to the exec; tids: the two threads')
  * Runs -n round trips, or until -d seconds passed, whichever comes first.
  */
 #include <errno.h>
@@ -55,6 +56,7 @@ struct storm {
 	atomic_int ready;
 	uint64_t done;	    /* round trips completed by the ping thread */
 	long pong_switches; /* the pong thread's, counted as it returns */
+	pid_t pong_tid;
 };
 
 static uint64_t now_ns(void)
@@ -134,6 +136,7 @@ static void *pong_main(void *arg)
 
 	if (err)
 		die("pin pong thread", err);
+	s->pong_tid = gettid();
 	atomic_fetch_add(&s->ready, 1);
 	pong_loop(s);
 	s->pong_switches = thread_switches();
@@ -254,7 +257,7 @@ int main(int argc, char **argv)
 	if (getrusage(RUSAGE_SELF, &ru))
 		memset(&ru, 0, sizeof(ru));
 	printf("storm mode=%s cpu=%d round_trips=%llu elapsed_ns=%llu ns_per_rt=%.1f rate=%.0f"
-	       " cpu_ns=%llu switches=%ld switches_resumed=%ld switches_before=%ld\n",
+	       " cpu_ns=%llu switches=%ld switches_resumed=%ld switches_before=%ld tids=%d,%d\n",
 	       s.mode == MODE_PIPE    ? "pipe"
 	       : s.mode == MODE_YIELD ? "yield"
 				      : "fault",
@@ -263,6 +266,6 @@ int main(int argc, char **argv)
 	       t1 > t0 ? (double)s.done * 1e9 / (double)(t1 - t0) : 0.0,
 	       (unsigned long long)(tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime)),
 	       ru.ru_nvcsw + ru.ru_nivcsw, ping_switches + s.pong_switches,
-	       ru0.ru_nvcsw + ru0.ru_nivcsw);
+	       ru0.ru_nvcsw + ru0.ru_nivcsw, (int)gettid(), (int)s.pong_tid);
 	return 0;
 }

@@ -3,7 +3,8 @@
  * report_html.c - the report as one self-contained HTML page: no network,
  * no script, no external font; the charts are inline SVG with <title>
  * tooltips. This file writes the page, its tables and the helpers the charts
- * share; report_html_charts.c and report_html_maps.c draw. Formatting only.
+ * share; report_html_charts.c, report_html_heatmaps.c and report_html_noise.c
+ * draw. Formatting only.
  */
 #include <errno.h>
 #include <math.h>

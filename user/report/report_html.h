@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * report_html.h - private to the HTML report: the page (report_html.c) and
- * its inline SVG charts (report_html_charts.c, report_html_maps.c).
+ * report_html.h - private to the HTML report: the page (report_html.c) and its
+ * inline SVG charts (report_html_charts.c, report_html_heatmaps.c,
+ * report_html_noise.c).
  */
 #ifndef TAILCAUSE_REPORT_REPORT_HTML_H
 #define TAILCAUSE_REPORT_REPORT_HTML_H
