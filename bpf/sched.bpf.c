@@ -107,7 +107,10 @@ static __always_inline void emit_offcpu(const struct tc_offcpu_slot *slot,
 		return;
 	e->start_ns = slot->start_ns;
 	e->dur_ns = end - slot->start_ns;
-	e->woken_after_ns = slot->woken_ns > slot->start_ns ? slot->woken_ns - slot->start_ns : 0;
+	/* an interval whose end is unknown tells no wake-up either */
+	e->woken_after_ns = slot->woken_ns > slot->start_ns && !(flags & TC_OFFCPU_UNENDED)
+				    ? slot->woken_ns - slot->start_ns
+				    : 0;
 	e->cpu = slot->cpu;
 	e->tid = tid;
 	e->arg = slot->state;
