@@ -18,13 +18,14 @@
  * Prints one line of key=value pairs, e.g.
  *   storm mode=pipe cpu=0 round_trips=300000 elapsed_ns=1496000000 ns_per_rt=4986.7 rate=200534
  *         cpu_ns=1490000000 switches=600012 switches_resumed=600009 switches_before=1
- *         tids=4242,4243
+ *         tids=4242,4243 counted_ns=1234567890
  * (cpu_ns: user + system time of both threads; switches: their context switches, voluntary
  * and involuntary (getrusage), each one an off-CPU interval of a thread; switches_resumed:
  * those each thread had made when it last counted them while running, so all of them ended
  * with the thread switched back in (the end, when one thread's exit hands the CPU to the
  * other, is not among them); switches_before: how many were before main() ran, from the fork
- * to the exec; tids: the two threads')
+ * to the exec; tids: the two threads'; counted_ns: when switches was read, CLOCK_MONOTONIC:
+ * what the threads do after it, their exit included, is not in it)
  * Runs -n round trips, or until -d seconds passed, whichever comes first.
  */
 #include <errno.h>
@@ -197,7 +198,7 @@ int main(int argc, char **argv)
 	struct storm s = {.mode = MODE_PIPE, .n = 300000};
 	struct rusage ru, ru0;
 	double secs = 0;
-	uint64_t t0, t1;
+	uint64_t t0, t1, counted;
 	long ping_switches;
 	pthread_t pong;
 	int opt, err;
@@ -256,8 +257,10 @@ int main(int argc, char **argv)
 	pthread_join(pong, NULL);
 	if (getrusage(RUSAGE_SELF, &ru))
 		memset(&ru, 0, sizeof(ru));
+	counted = now_ns();
 	printf("storm mode=%s cpu=%d round_trips=%llu elapsed_ns=%llu ns_per_rt=%.1f rate=%.0f"
-	       " cpu_ns=%llu switches=%ld switches_resumed=%ld switches_before=%ld tids=%d,%d\n",
+	       " cpu_ns=%llu switches=%ld switches_resumed=%ld switches_before=%ld tids=%d,%d"
+	       " counted_ns=%llu\n",
 	       s.mode == MODE_PIPE    ? "pipe"
 	       : s.mode == MODE_YIELD ? "yield"
 				      : "fault",
@@ -266,6 +269,7 @@ int main(int argc, char **argv)
 	       t1 > t0 ? (double)s.done * 1e9 / (double)(t1 - t0) : 0.0,
 	       (unsigned long long)(tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime)),
 	       ru.ru_nvcsw + ru.ru_nivcsw, ping_switches + s.pong_switches,
-	       ru0.ru_nvcsw + ru0.ru_nivcsw, (int)gettid(), (int)s.pong_tid);
+	       ru0.ru_nvcsw + ru0.ru_nivcsw, (int)gettid(), (int)s.pong_tid,
+	       (unsigned long long)counted);
 	return 0;
 }

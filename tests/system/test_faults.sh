@@ -44,27 +44,32 @@ drops=$(sed -n 's/^# .* drops \([0-9]*\)$/\1/p' "$TMP/switches.txt")
 lost=$(awk '$2 == "kind=lost" { sub("aux=", "", $8); n += $8 } END { print n + 0 }' "$TMP/switches.txt")
 [ "$lost" = "$drops" ] || fail "switch storm: lost windows add up to $lost, drop counters to $drops"
 storm_field() { sed -n "s/^storm .* $1=\([0-9,]*\).*/\1/p" "$TMP/switches.log"; }
-# the storm's own threads only (a sanitizer build's leak checker adds one at exit)
+# The storm's own threads only (a sanitizer build's leak checker adds one at exit), and the
+# switches out before it counted them (its exit comes after).
 tids=$(storm_field tids)
-offcpu=$(awk -v t="$tids" 'BEGIN { n = split(t, v, ","); for (i = 1; i <= n; i++) want["tid=" v[i]] = 1 }
-	$2 == "kind=offcpu" && ($6 in want) { k++ } END { print k + 0 }' "$TMP/switches.txt")
+counted=$(storm_field counted_ns)
+offcpu=$(awk -v t="$tids" -v c="$counted" '
+	BEGIN { n = split(t, v, ","); for (i = 1; i <= n; i++) want["tid=" v[i]] = 1 }
+	$2 == "kind=offcpu" && ($6 in want) { sub("start=", "", $3); if ($3 + 0 < c + 0) k++ }
+	END { print k + 0 }' "$TMP/switches.txt")
 switches=$(storm_field switches)
 resumed=$(storm_field switches_resumed)
 before=$(storm_field switches_before)
-[ "${resumed:-0}" -ge $((2 * N)) ] && [ -n "$switches" ] && [ -n "$before" ] && [ -n "$tids" ] ||
-	{ cat "$TMP/switches.log"; fail "the storm made too few switches"; }
+[ "${resumed:-0}" -ge $((2 * N)) ] && [ -n "$switches" ] && [ -n "$before" ] && [ -n "$tids" ] &&
+	[ -n "$counted" ] || { cat "$TMP/switches.log"; fail "the storm made too few switches"; }
 # Lost windows name the kind they lost. The storm's off-CPU records kept and lost add up to
 # its switches: at least those it saw itself switched back in from, less the ones from its
-# fork to its exec (they may come before the recorder followed it); at most all of them, and
-# two more (it counts them before it prints and exits, and may be preempted meanwhile). Most
-# of the losses are on its CPU.
+# fork to its exec (they may come before the recorder followed it); at most all it counted,
+# and the few its exit makes after counting (its printf; a sanitizer build's leak check),
+# which are lost, not kept, where the ring is still full at the end (seen: 2, under a hog on
+# each CPU). Most of the losses are on its CPU.
 lost_offcpu() {  # lost_offcpu [cpu=N]: off-CPU records lost (flags=1), on that CPU or all
 	awk -v c="${1:-}" '$2 == "kind=lost" && $9 == "flags=1" && (c == "" || $5 == c) {
 		sub("aux=", "", $8); n += $8 } END { print n + 0 }' "$TMP/switches.txt"
 }
 all=$(lost_offcpu)
 on_a=$(lost_offcpu "cpu=$A")
-[ $((offcpu + all)) -ge $((resumed - before)) ] && [ $((offcpu + all)) -le $((switches + 2)) ] &&
+[ $((offcpu + all)) -ge $((resumed - before)) ] && [ $((offcpu + all)) -le $((switches + 16)) ] &&
 	[ $((2 * on_a)) -gt "$all" ] ||
 	fail "switch storm: $offcpu off-CPU records + $all lost ($on_a on CPU $A) for $resumed..$switches switches ($before before it started)"
 
