@@ -39,6 +39,7 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->nic_probe = h->probe && !strcmp(h->probe, "verbs");
 	h->cpus = trace__meta(t, "run.cpus");
 	h->iterations = trace__meta(t, "run.iterations");
+	h->has_message_bytes = meta_u64(t, "run.message_bytes", &h->message_bytes);
 	h->round_trips = t->n_samples;
 	h->interrupted = is_yes(trace__meta(t, "run.interrupted"));
 	h->probe_detail = trace__meta(t, "run.probe_detail");

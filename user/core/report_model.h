@@ -27,6 +27,9 @@
 #include "trace.h"
 #include "verdict.h"
 
+/* The version of the JSON report's schema (docs/report-schema.md) that this tailcause writes. */
+#define TC_REPORT_SCHEMA_VERSION 1
+
 /* The facts of a report's header; a string is NULL where the trace does not say. */
 struct rm_header {
 	const char *path; /* the trace file; NULL when it was not kept */
@@ -39,8 +42,10 @@ struct rm_header {
 	int nic_probe;		/* the probe ran over a NIC (verbs) */
 	const char *cpus;	/* the probe's CPUs, or the command's */
 	const char *iterations; /* round trips requested */
-	size_t round_trips;	/* samples in the trace */
-	int interrupted;	/* the run was ended early (Ctrl-C) */
+	int has_message_bytes;	/* the verbs probe's message size */
+	uint64_t message_bytes;
+	size_t round_trips; /* samples in the trace */
+	int interrupted;    /* the run was ended early (Ctrl-C) */
 	const char *probe_detail;
 	const char *clock;
 	const char *command_line;

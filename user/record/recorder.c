@@ -320,6 +320,9 @@ static int store_run_facts(struct recorder *r)
 		err = err
 			      ?: set_metaf(r->trace, "run.probe_detail", "%s",
 					   o->probe->detail(r->probe));
+	/* what tailcause diff and rank check before comparing two verbs runs */
+	if (!strcmp(o->probe->name, "verbs"))
+		err = err ?: set_metaf(r->trace, "run.message_bytes", "%zu", o->probe_opts.size);
 	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
 	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
 	return err ?: store_tracer_status(r);

@@ -54,6 +54,10 @@ static void write_run(struct json *j, const struct rm_header *h)
 	json_str(j, "probe", h->probe);
 	json_str(j, "cpus", h->cpus);
 	json_str(j, "iterations_requested", h->iterations);
+	if (h->has_message_bytes)
+		json_u64(j, "message_bytes", h->message_bytes);
+	else
+		json_null(j, "message_bytes");
 	json_u64(j, "round_trips", h->round_trips);
 	json_bool(j, "interrupted", h->interrupted);
 	json_str(j, "clock", h->clock);
@@ -302,7 +306,7 @@ int report_json(FILE *out, const struct report_model *m)
 	json_init(&j, out);
 	json_obj(&j, NULL);
 	json_str(&j, "schema", "tailcause-report");
-	json_u64(&j, "schema_version", REPORT_SCHEMA_VERSION);
+	json_u64(&j, "schema_version", TC_REPORT_SCHEMA_VERSION);
 	json_str(&j, "report", m->noise ? "noise" : "latency");
 	json_obj_compact(&j, "tool");
 	json_str(&j, "name", "tailcause");

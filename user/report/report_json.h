@@ -6,8 +6,6 @@
 #include "lib/json_out.h"
 #include "report.h"
 
-#define REPORT_SCHEMA_VERSION 1
-
 /* The "noise" member of a noise report (report_json_noise.c); 0 or -ENOMEM. */
 int report_json_noise(struct json *j, const struct report_model *m);
 
