@@ -12,6 +12,7 @@
 #include "core/samples_csv.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
+#include "lib/infile.h"
 #include "lib/outfile.h"
 #include "tracefile/trace_file.h"
 #include "report.h"
@@ -42,43 +43,6 @@ const char *report_format_names(void)
 }
 
 /* ---- the user's samples ------------------------------------------------------------------ */
-
-static int read_all(const char *path, char **buf, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0;
-	char *b = NULL, *nb;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (!b || n == cap) {
-			cap = b ? cap * 2 : cap;
-			nb = realloc(b, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			b = nb;
-		}
-		n += fread(b + n, 1, cap - n, f);
-		if (ferror(f)) {
-			err = -EIO;
-			break;
-		}
-		if (feof(f))
-			break;
-	}
-	fclose(f);
-	if (err) {
-		free(b);
-		return err;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
 
 /* Checks that the samples lie on the trace's clock: all outside is an error, some a warning. */
 static int check_span(const char *path, const struct tc_trace *t, const struct samples_csv *c)
@@ -111,7 +75,7 @@ static int apply_samples(struct tc_trace *t, const char *path)
 	size_t len = 0;
 	int err;
 
-	err = read_all(path, &text, &len);
+	err = infile_read(path, &text, &len);
 	if (err) {
 		log_err("read samples %s: %s", path, strerror(-err));
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
