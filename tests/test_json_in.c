@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* test_json_in.c - the JSON reader (core/json_in.c): what it takes, what it refuses. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/json_in.h"
+
+static struct jv *parse_ok(const char *text)
+{
+	struct jv *v = NULL;
+
+	assert_int_equal(jv_parse(text, strlen(text), &v, NULL), 0);
+	assert_non_null(v);
+	return v;
+}
+
+static void test_json_in_values_and_paths(void **state)
+{
+	struct jv *v = parse_ok(" {\"a\": {\"b\": [1, -2.5e3, true, null, \"x\"]}, \"n\": 0.125,"
+				"\"s\": \"caf\\u00e9 \\ud83d\\ude00\\n\"} ");
+	const struct jv *arr = jv_path(v, "a.b");
+
+	(void)state;
+	assert_int_equal(v->type, JV_OBJ);
+	assert_non_null(arr);
+	assert_int_equal(arr->type, JV_ARR);
+	assert_int_equal(arr->n, 5);
+	assert_true(arr->items[0].num == 1);
+	assert_true(arr->items[1].num == -2500);
+	assert_int_equal(arr->items[2].type, JV_BOOL);
+	assert_true(arr->items[2].b);
+	assert_int_equal(arr->items[3].type, JV_NULL);
+	assert_string_equal(arr->items[4].str, "x");
+	assert_true(jv_num_or(jv_get(v, "n"), 0) == 0.125);
+	assert_string_equal(jv_str_or(jv_get(v, "s"), ""), "caf\xc3\xa9 \xf0\x9f\x98\x80\n");
+	assert_null(jv_get(v, "missing"));
+	assert_null(jv_path(v, "a.b.c"));
+	assert_true(jv_num_or(jv_get(v, "s"), 7) == 7);
+	jv__free(v);
+}
+
+static void test_json_in_refuses_what_is_not_json(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"{",
+		"{\"a\" 1}",
+		"{\"a\": 1,}",
+		"[1, 2,]",
+		"[01]",
+		"[1.]",
+		"[.5]",
+		"[1e]",
+		"\"abc",
+		"\"\\x\"",
+		"\"\\ud800\"",
+		"\"\\udc00\"",
+		"\"a\tb\"",
+		"nul",
+		"tru",
+		"{} {}",
+		"[1] x",
+		"{1: 2}",
+		"[-]",
+		"\"\\u12G4\"",
+	};
+	char deep[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct jv *v = NULL;
+		struct jv_error e = {0};
+
+		assert_int_equal(jv_parse(bad[i], strlen(bad[i]), &v, &e), -EINVAL);
+		assert_null(v);
+		assert_non_null(e.msg);
+	}
+	memset(deep, '[', sizeof(deep));
+	{
+		struct jv *v = NULL;
+		struct jv_error e = {0};
+
+		assert_int_equal(jv_parse(deep, sizeof(deep), &v, &e), -EINVAL);
+		assert_string_equal(e.msg, "nested too deep");
+	}
+}
+
+/* A report cut short anywhere is refused, never read past its end. */
+static void test_json_in_truncated_input(void **state)
+{
+	const char *text =
+		"{\"schema\": \"tailcause-report\", \"x\": [1, 2, {\"y\": \"\\u00e9\"}]}";
+	size_t len = strlen(text);
+
+	(void)state;
+	for (size_t n = 0; n < len; n++) {
+		struct jv *v = NULL;
+
+		assert_int_equal(jv_parse(text, n, &v, NULL), -EINVAL);
+	}
+	jv__free(parse_ok(text));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_in_values_and_paths),
+		cmocka_unit_test(test_json_in_refuses_what_is_not_json),
+		cmocka_unit_test(test_json_in_truncated_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
