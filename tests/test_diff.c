@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_diff.c - two runs compared (core/summary.c, core/diff.c): intervals that
+ * hold for runs of one distribution and catch a shift, the spike-count test, the
+ * cause verdicts and the audit changes joined to the causes that moved.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+
+#include "analyze_fixture.h"
+#include "core/diff.h"
+
+#define RUN_N 20000
+
+/* A run of RUN_N round trips of BASE_RTT * scale, jittered by a seeded LCG. */
+static struct tc_trace *jittered(uint64_t seed, double scale)
+{
+	struct tc_trace *t = new_trace_n(RUN_N);
+
+	for (size_t i = 0; i < RUN_N; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		set_rtt(t, i, (uint64_t)(BASE_RTT * scale) + (seed >> 33) % 200);
+	}
+	return t;
+}
+
+static void summarize(struct tc_trace *t, struct summary *s, struct tc_analysis **a)
+{
+	*a = run(t);
+	assert_int_equal(summary_from_analysis(s, t, *a, 2, 500), 0);
+	assert_int_equal(s->blocks.n, RUN_N / 500);
+}
+
+static struct diff *compare(const struct summary *b, const struct summary *a)
+{
+	struct diff_opts o = {.resamples = 400, .seed = 42};
+	struct diff *d = NULL;
+
+	assert_int_equal(diff__run(b, a, &o, &d), 0);
+	return d;
+}
+
+/* Two runs of one distribution: no percentile moves significantly. */
+static void test_diff_same_distribution_unchanged(void **state)
+{
+	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.0);
+	struct tc_analysis *a1, *a2;
+	struct summary s1, s2;
+	struct diff *d;
+
+	(void)state;
+	summarize(t1, &s1, &a1);
+	summarize(t2, &s2, &a2);
+	d = compare(&s1, &s2);
+	assert_true(d->same_probe);
+	for (int f = 0; f < SM_MAX; f++) {
+		assert_true(d->figs[f].has_ci);
+		assert_true(d->figs[f].lo_ns <= d->figs[f].hi_ns);
+		assert_int_equal(d->figs[f].verdict, DF_UNCHANGED);
+	}
+	assert_false(d->figs[SM_MAX].has_ci);
+	diff__free(d);
+	/* and a run against itself */
+	d = compare(&s1, &s1);
+	for (int f = 0; f < SM_MAX; f++)
+		assert_int_equal(d->figs[f].verdict, DF_UNCHANGED);
+	diff__free(d);
+	summary__free(&s1);
+	summary__free(&s2);
+	analysis__free(a1);
+	analysis__free(a2);
+	trace__free(t1);
+	trace__free(t2);
+}
+
+/* 20 % slower everywhere: every percentile worse, the interval around the shift. */
+static void test_diff_shift_is_significant(void **state)
+{
+	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.2);
+	struct tc_analysis *a1, *a2;
+	struct summary s1, s2;
+	struct diff *d, *back;
+
+	(void)state;
+	summarize(t1, &s1, &a1);
+	summarize(t2, &s2, &a2);
+	d = compare(&s1, &s2);
+	for (int f = 0; f <= SM_P99; f++) {
+		assert_int_equal(d->figs[f].verdict, DF_WORSE);
+		assert_true(d->figs[f].lo_ns > 0);
+		/* one way: (1200 - 1000) / 2 = 100 ns, at the histogram's 1/128 resolution */
+		assert_true(d->figs[f].lo_ns < 100 * 1.05 && d->figs[f].hi_ns > 100 * 0.95);
+	}
+	back = compare(&s2, &s1);
+	for (int f = 0; f <= SM_P99; f++)
+		assert_int_equal(back->figs[f].verdict, DF_BETTER);
+	diff__free(d);
+	diff__free(back);
+	summary__free(&s1);
+	summary__free(&s2);
+	analysis__free(a1);
+	analysis__free(a2);
+	trace__free(t1);
+	trace__free(t2);
+}
+
+/* The exact test of two counts: equal rates are not significant, 100 against 0 is, 1 against 0 is
+ * not. */
+static void test_diff_rate_pvalue(void **state)
+{
+	(void)state;
+	assert_true(diff_rate_pvalue(10, 1000000, 10, 1000000) > 0.99);
+	assert_true(diff_rate_pvalue(100, 1000000, 0, 1000000) < 1e-20);
+	assert_true(diff_rate_pvalue(1, 1000000, 0, 1000000) > 0.5);
+	/* two-sided, as the binomial's: 10 against 0 is 2 x 2^-10 */
+	assert_true(fabs(diff_rate_pvalue(10, 1000, 0, 1000) - 2.0 / 1024) < 1e-9);
+	/* the rate, not the count: 20 of 2 M is the rate of 10 of 1 M */
+	assert_true(diff_rate_pvalue(10, 1000000, 20, 2000000) > 0.99);
+	/* large counts take the normal law and agree with the symmetry */
+	assert_true(diff_rate_pvalue(5000, 1000000, 5000, 1000000) > 0.95);
+	assert_true(diff_rate_pvalue(6000, 1000000, 4000, 1000000) < 1e-6);
+}
+
+/* A hog's preemptions before, none after, and irqbalance fixed: the causes' verdicts and the join.
+ */
+static void test_diff_causes_and_audit(void **state)
+{
+	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.0);
+	struct tc_analysis *a1, *a2;
+	struct summary s1, s2;
+	struct diff *d;
+	int gone = 0, nic = 0;
+
+	(void)state;
+	for (size_t k = 0; k < 12; k++) {
+		size_t i = 1000 + 1500 * k;
+
+		set_rtt(t1, i, 9000);
+		add_preempt(t1, t0(t1, i) + 100, 8000, "hog");
+		set_rtt(t1, i + 700, 6000);
+		add_irq(t1, TC_EV_HARDIRQ, PROBE_CPU, t0(t1, i + 700) + 100, 5000, 77);
+	}
+	assert_int_equal(trace__set_meta(t1, "audit.irqbalance.status", "fail"), 0);
+	assert_int_equal(trace__set_meta(t1, "audit.irqbalance.summary", "irqbalance running"), 0);
+	assert_int_equal(trace__set_meta(t2, "audit.irqbalance.status", "ok"), 0);
+	assert_int_equal(trace__set_meta(t2, "audit.irqbalance.summary", "irqbalance not running"),
+			 0);
+	assert_int_equal(trace__set_meta(t1, "audit.memlock.status", "ok"), 0);
+	assert_int_equal(trace__set_meta(t2, "audit.memlock.status", "ok"), 0);
+	summarize(t1, &s1, &a1);
+	summarize(t2, &s2, &a2);
+	d = compare(&s1, &s2);
+	for (size_t i = 0; i < d->n_causes; i++) {
+		const struct df_cause *c = &d->causes[i];
+
+		if (!strcmp(c->name, "preemption:hog")) {
+			assert_int_equal(c->spikes[0], 12);
+			assert_int_equal(c->spikes[1], 0);
+			assert_true(fabs(c->spikes_pm[0] - 12e6 / RUN_N) < 1e-6);
+			assert_int_equal(c->verdict, DF_GONE);
+			gone = 1;
+		}
+		if (!strncmp(c->name, "nic-irq:mlx5_comp3", 18)) {
+			assert_int_equal(c->verdict, DF_GONE);
+			nic = (int)i + 1;
+		}
+	}
+	assert_true(gone && nic);
+	/* irqbalance changed and bears on the NIC's IRQs; memlock did not change */
+	assert_int_equal(d->n_checks, 1);
+	assert_int_equal(d->checks[0].id, TC_AUDIT_IRQBALANCE);
+	assert_int_equal(d->checks[0].status[0], TC_AUDIT_FAIL);
+	assert_int_equal(d->checks[0].status[1], TC_AUDIT_OK);
+	assert_int_equal(d->checks[0].n_causes, 1);
+	assert_int_equal(d->checks[0].causes[0], (size_t)(nic - 1));
+	diff__free(d);
+	summary__free(&s1);
+	summary__free(&s2);
+	analysis__free(a1);
+	analysis__free(a2);
+	trace__free(t1);
+	trace__free(t2);
+}
+
+/* The same seed gives the same intervals; another seed, another draw of them. */
+static void test_diff_seeded(void **state)
+{
+	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.1);
+	struct tc_analysis *a1, *a2;
+	struct summary s1, s2;
+	struct diff *d1, *d2;
+
+	(void)state;
+	summarize(t1, &s1, &a1);
+	summarize(t2, &s2, &a2);
+	d1 = compare(&s1, &s2);
+	d2 = compare(&s1, &s2);
+	for (int f = 0; f < SM_MAX; f++) {
+		assert_true(d1->figs[f].lo_ns == d2->figs[f].lo_ns);
+		assert_true(d1->figs[f].hi_ns == d2->figs[f].hi_ns);
+	}
+	diff__free(d1);
+	diff__free(d2);
+	summary__free(&s1);
+	summary__free(&s2);
+	analysis__free(a1);
+	analysis__free(a2);
+	trace__free(t1);
+	trace__free(t2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diff_same_distribution_unchanged),
+		cmocka_unit_test(test_diff_shift_is_significant),
+		cmocka_unit_test(test_diff_rate_pvalue),
+		cmocka_unit_test(test_diff_causes_and_audit),
+		cmocka_unit_test(test_diff_seeded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
