@@ -4,7 +4,8 @@
 The page must parse with every element closed in order, carry no script and
 fetch nothing, and hold the charts of its kind: a latency report its latency
 over time, histogram, percentiles, causes and IRQ heat map (and a timeline per
-spike listed), a noise report its noise over time, causes and heat map.
+spike listed), a noise report its noise over time, causes and heat map, a diff
+its two distributions, percentile curves and cause bars, a rank its node bars.
 Exits 1 with the reason otherwise.
 """
 import re
@@ -69,7 +70,13 @@ def main():
     errors = p.errors + [f"<{t}> of line {pos[0]} never closed" for t, pos in p.stack]
     if not text.lstrip().lower().startswith("<!doctype html>"):
         errors.append("no <!DOCTYPE html>")
-    if any(h.startswith("Host noise") for h in p.h2):
+    title = re.search(r"<title>([^<]*)</title>", text)
+    title = title.group(1) if title else ""
+    if title == "tailcause diff":
+        want = ["diff-distribution", "diff-percentiles", "diff-causes"]
+    elif title == "tailcause rank":
+        want = ["rank"]
+    elif any(h.startswith("Host noise") for h in p.h2):
         want = ["noise-over-time", "causes", "irq-heatmap"]
     else:
         want = ["latency-over-time", "histogram", "percentiles", "causes", "irq-heatmap"]

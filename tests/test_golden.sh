@@ -1,7 +1,8 @@
 #!/bin/sh
 # Golden renderer tests, no root and no BPF: every case of tests/golden/cases reports a
-# fixture trace (tests/fixtures/) and must print tests/golden/<case> byte for byte; the
-# HTML page of each fixture must be well formed, hold its charts and fetch nothing.
+# fixture trace (tests/fixtures/), or compares them (diff, rank), and must print
+# tests/golden/<case> byte for byte; the HTML page of each fixture, of a diff and of a
+# rank must be well formed, hold its charts and fetch nothing.
 # Usage: tests/test_golden.sh BUILD_DIR [--update]   (--update rewrites the golden files)
 set -eu
 O=${1:-build}
@@ -42,6 +43,18 @@ for f in tests/fixtures/*.tct; do
 	if ! "$TC" report "$f" $args --format html -o "$TMP/page.html" 2>"$TMP/err" ||
 		! python3 tests/check_html.py "$TMP/page.html" >"$TMP/why" 2>&1; then
 		echo "FAILED: the HTML page of $f: $(cat "$TMP/err" "$TMP/why" 2>/dev/null | head -5)"
+		bad=$((bad + 1))
+	fi
+done
+
+# The diff and rank pages of the same.
+for page in "diff tests/fixtures/hog.tct tests/fixtures/probe-2k.tct" \
+	"rank tests/golden/hog.json tests/golden/probe-2k.json tests/golden/lost.json"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	if ! "$TC" $page --format html -o "$TMP/page.html" 2>"$TMP/err" ||
+		! python3 tests/check_html.py "$TMP/page.html" >"$TMP/why" 2>&1; then
+		echo "FAILED: the HTML page of $page: $(cat "$TMP/err" "$TMP/why" 2>/dev/null | head -5)"
 		bad=$((bad + 1))
 	fi
 done

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # Validates a `tailcause report --format json` file against docs/report-schema.json,
-# then checks what a schema cannot say (sums, orders, units).
+# then checks what a schema cannot say (sums, orders, units); or a `tailcause diff` or
+# `rank` JSON file against docs/diff-schema.json or docs/rank-schema.json.
 #
-#   check_report_json.py SCHEMA REPORT [latency|noise]
+#   check_report_json.py SCHEMA REPORT [latency|noise|diff|rank]
 #
 # The validator implements the subset of JSON Schema (2020-12) the schema uses:
 # type, const, enum, properties, required, additionalProperties, items, minimum,
@@ -153,9 +154,31 @@ def noise_checks(d):
     return errs
 
 
+def diff_checks(d):
+    errs = []
+    for f in d["figures"]:
+        if f["ci_lo_us"] is not None and not f["ci_lo_us"] <= f["ci_hi_us"]:
+            errs.append("figures: %s interval upside down" % f["name"])
+        if f["ci_lo_us"] is not None and f["significant"] != (f["ci_lo_us"] > 0 or f["ci_hi_us"] < 0):
+            errs.append("figures: %s significant does not follow its interval" % f["name"])
+    return errs
+
+
+def rank_checks(d):
+    vals = [n["value_us"] for n in d["nodes"]]
+    errs = [] if vals == sorted(vals, reverse=True) else ["nodes: not worst first"]
+    if [n["rank"] for n in d["nodes"]] != list(range(1, len(vals) + 1)):
+        errs.append("nodes: ranks are not 1..n")
+    return errs
+
+
+CHECKS = {"diff": diff_checks, "rank": rank_checks}
+
+
 def main():
     if len(sys.argv) not in (3, 4):
-        print("usage: check_report_json.py SCHEMA REPORT [latency|noise]", file=sys.stderr)
+        print("usage: check_report_json.py SCHEMA REPORT [latency|noise|diff|rank]",
+              file=sys.stderr)
         return 2
     schema = json.load(open(sys.argv[1]))
     try:
@@ -164,6 +187,11 @@ def main():
         print("%s: not JSON: %s" % (sys.argv[2], e))
         return 1
     errs = Validator(schema).errors(doc, schema)
+    kind = sys.argv[3] if len(sys.argv) == 4 else None
+    if not errs and kind in CHECKS:
+        for e in CHECKS[kind](doc):
+            print("%s: %s" % (sys.argv[2], e))
+        return 1 if CHECKS[kind](doc) else 0
     if not errs:
         errs = latency_checks(doc) if doc["report"] == "latency" else noise_checks(doc)
     if len(sys.argv) == 4 and not errs and doc["report"] != sys.argv[3]:

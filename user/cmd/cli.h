@@ -38,5 +38,7 @@ int cmd_report(int argc, char **argv);
 int cmd_probes(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_rank(int argc, char **argv);
 
 #endif /* TAILCAUSE_CMD_CLI_H */

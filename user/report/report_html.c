@@ -137,6 +137,22 @@ static const char style[] =
 	".legend{font-size:12px}.legend span{display:inline-block;width:11px;height:11px;"
 	"margin:0 4px 0 12px;vertical-align:-1px}";
 
+void html_page_start(FILE *out, const char *title)
+{
+	fprintf(out,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>%s</title>\n<style>%s</style></head><body>\n",
+		title, style);
+}
+
+void html_page_end(FILE *out)
+{
+	fprintf(out,
+		"<p class=\"note\">Written by tailcause %s. One file: no script, no network."
+		"</p>\n</body></html>\n",
+		TAILCAUSE_VERSION);
+}
+
 static void fact(FILE *out, const char *key, const char *val)
 {
 	fprintf(out, "<tr><td>%s</td><td>", key);
@@ -272,11 +288,8 @@ int report_html(FILE *out, const struct report_model *m)
 
 	if (err)
 		goto out_free;
-	fprintf(out,
-		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>tailcause report</title>\n<style>%s</style></head><body>\n"
-		"<h1>tailcause report</h1>\n",
-		style);
+	html_page_start(out, "tailcause report");
+	fputs("<h1>tailcause report</h1>\n", out);
 	facts(&h);
 	if (m->noise) {
 		err = html_chart_noise(&h);
@@ -291,10 +304,7 @@ int report_html(FILE *out, const struct report_model *m)
 		err = html_chart_spikes(&h);
 		recommendations(&h);
 	}
-	fprintf(out,
-		"<p class=\"note\">Written by tailcause %s. One file: no script, no network."
-		"</p>\n</body></html>\n",
-		TAILCAUSE_VERSION);
+	html_page_end(out);
 out_free:
 	free(h.color_of);
 	return err;

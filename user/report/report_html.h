@@ -27,6 +27,10 @@ struct html {
 	size_t n_causes;
 };
 
+/* The page's head (title, the style sheet) up to <body>, and its end; for every page. */
+void html_page_start(FILE *out, const char *title);
+void html_page_end(FILE *out);
+
 /* The fill colour of cause i ("#rrggbb"). */
 const char *html_cause_color(const struct html *h, uint32_t cause);
 /* Palette colour i, for series that are not causes (threads). */
