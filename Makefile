@@ -167,7 +167,13 @@ $(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) $(wildcar
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lz -lm \
 		-o $@
 
-fuzz: $(O)/fuzz/fuzz_trace
+$(O)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lz -lm \
+		-o $@
+
+fuzz: $(O)/fuzz/fuzz_trace $(O)/fuzz/fuzz_json
 	$(Q)sh tests/fuzz/run.sh $(O) $(FUZZ_RUNS)
 
 check-layers:

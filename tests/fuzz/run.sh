@@ -1,20 +1,27 @@
 #!/bin/sh
-# Runs a bounded libFuzzer campaign on the trace reader.
+# Runs bounded libFuzzer campaigns on the trace reader (fuzz_trace) and on the JSON
+# report reader of diff and rank (fuzz_json).
 # Usage: tests/fuzz/run.sh BUILD_DIR RUNS
-# The seeds are the fixture traces (tests/fixtures/*.tct, small real recordings);
-# new inputs go to BUILD_DIR/fuzz/corpus so the checked-in files stay as they are. A crash leaves
-# crash-* in BUILD_DIR/fuzz: add it to tests/fuzz/regressions/ and a test.
+# The seeds are the fixture traces (tests/fixtures/*.tct, small real recordings) and the
+# golden JSON reports (tests/golden/*.json); new inputs go to BUILD_DIR/fuzz/corpus-* so
+# the checked-in files stay as they are. A crash leaves crash-* in BUILD_DIR/fuzz: add it
+# to tests/fuzz/regressions/ (trace-* or json-*) and a test.
 set -eu
 O=$1
 runs=${2:-10000000}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$O/fuzz/corpus" "$O/fuzz/seeds"
-cp "$top"/tests/fixtures/*.tct "$O/fuzz/seeds/"
+mkdir -p "$O/fuzz/corpus-trace" "$O/fuzz/corpus-json" "$O/fuzz/seeds-trace" "$O/fuzz/seeds-json"
+cp "$top"/tests/fixtures/*.tct "$O/fuzz/seeds-trace/"
+cp "$top"/tests/golden/*.json "$O/fuzz/seeds-json/"
 cd "$O/fuzz"
 # Regressions first: each must now be handled cleanly.
 for f in "$top"/tests/fuzz/regressions/*; do
 	[ -f "$f" ] || continue
-	./fuzz_trace "$f" >/dev/null 2>&1 || { echo "fuzz: regression $f fails"; exit 1; }
+	case "$(basename "$f")" in json-*) fz=./fuzz_json ;; *) fz=./fuzz_trace ;; esac
+	"$fz" "$f" >/dev/null 2>&1 || { echo "fuzz: regression $f fails"; exit 1; }
 done
-./fuzz_trace -runs="$runs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	corpus seeds 2>&1 | tail -n 12
+for target in trace json; do
+	echo "fuzz_$target:"
+	"./fuzz_$target" -runs="$runs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 "corpus-$target" "seeds-$target" 2>&1 | tail -n 12
+done
