@@ -7,6 +7,8 @@ PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev li
 libibverbs-dev libclang-rt-14-dev util-linux procps iproute2 python3"
 # make lint (CI): the format check and cppcheck.
 PKGS="$PKGS clang-format cppcheck"
+# The alert rules' check and unit test (promtool, from Debian's prometheus).
+PKGS="$PKGS prometheus"
 # The VM lab (scripts/vmlab: make test-vm, make bench-parity): qemu, and what builds its image.
 PKGS="$PKGS qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring"
 # make bench: the tracers tailcause is compared with, peak memory, profiling.
