@@ -30,11 +30,31 @@ static struct tc_trace *jittered(uint64_t seed, double scale)
 	return t;
 }
 
-static void summarize(struct tc_trace *t, struct summary *s, struct tc_analysis **a)
+/* Two runs, analysed and summarized; the pair owns the traces. */
+struct pair {
+	struct tc_trace *t[2];
+	struct tc_analysis *a[2];
+	struct summary s[2];
+};
+
+static void summarize(struct pair *p, struct tc_trace *before, struct tc_trace *after)
 {
-	*a = run(t);
-	assert_int_equal(summary_from_analysis(s, t, *a, 2, 500), 0);
-	assert_int_equal(s->blocks.n, RUN_N / 500);
+	p->t[0] = before;
+	p->t[1] = after;
+	for (int i = 0; i < 2; i++) {
+		p->a[i] = run(p->t[i]);
+		assert_int_equal(summary_from_analysis(&p->s[i], p->t[i], p->a[i], 2, 500), 0);
+		assert_int_equal(p->s[i].blocks.n, RUN_N / 500);
+	}
+}
+
+static void pair_free(struct pair *p)
+{
+	for (int i = 0; i < 2; i++) {
+		summary__free(&p->s[i]);
+		analysis__free(p->a[i]);
+		trace__free(p->t[i]);
+	}
 }
 
 static struct diff *compare(const struct summary *b, const struct summary *a)
@@ -50,14 +70,12 @@ static struct diff *compare(const struct summary *b, const struct summary *a)
 static void test_diff_same_distribution_unchanged(void **state)
 {
 	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.0);
-	struct tc_analysis *a1, *a2;
-	struct summary s1, s2;
+	struct pair p;
 	struct diff *d;
 
 	(void)state;
-	summarize(t1, &s1, &a1);
-	summarize(t2, &s2, &a2);
-	d = compare(&s1, &s2);
+	summarize(&p, t1, t2);
+	d = compare(&p.s[0], &p.s[1]);
 	assert_true(d->same_probe);
 	for (int f = 0; f < SM_MAX; f++) {
 		assert_true(d->figs[f].has_ci);
@@ -67,47 +85,35 @@ static void test_diff_same_distribution_unchanged(void **state)
 	assert_false(d->figs[SM_MAX].has_ci);
 	diff__free(d);
 	/* and a run against itself */
-	d = compare(&s1, &s1);
+	d = compare(&p.s[0], &p.s[0]);
 	for (int f = 0; f < SM_MAX; f++)
 		assert_int_equal(d->figs[f].verdict, DF_UNCHANGED);
 	diff__free(d);
-	summary__free(&s1);
-	summary__free(&s2);
-	analysis__free(a1);
-	analysis__free(a2);
-	trace__free(t1);
-	trace__free(t2);
+	pair_free(&p);
 }
 
 /* 20 % slower everywhere: every percentile worse, the interval around the shift. */
 static void test_diff_shift_is_significant(void **state)
 {
 	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.2);
-	struct tc_analysis *a1, *a2;
-	struct summary s1, s2;
+	struct pair p;
 	struct diff *d, *back;
 
 	(void)state;
-	summarize(t1, &s1, &a1);
-	summarize(t2, &s2, &a2);
-	d = compare(&s1, &s2);
+	summarize(&p, t1, t2);
+	d = compare(&p.s[0], &p.s[1]);
 	for (int f = 0; f <= SM_P99; f++) {
 		assert_int_equal(d->figs[f].verdict, DF_WORSE);
 		assert_true(d->figs[f].lo_ns > 0);
 		/* one way: (1200 - 1000) / 2 = 100 ns, at the histogram's 1/128 resolution */
 		assert_true(d->figs[f].lo_ns < 100 * 1.05 && d->figs[f].hi_ns > 100 * 0.95);
 	}
-	back = compare(&s2, &s1);
+	back = compare(&p.s[1], &p.s[0]);
 	for (int f = 0; f <= SM_P99; f++)
 		assert_int_equal(back->figs[f].verdict, DF_BETTER);
 	diff__free(d);
 	diff__free(back);
-	summary__free(&s1);
-	summary__free(&s2);
-	analysis__free(a1);
-	analysis__free(a2);
-	trace__free(t1);
-	trace__free(t2);
+	pair_free(&p);
 }
 
 /* The exact test of two counts: equal rates are not significant, 100 against 0 is, 1 against 0 is
@@ -132,8 +138,7 @@ static void test_diff_rate_pvalue(void **state)
 static void test_diff_causes_and_audit(void **state)
 {
 	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.0);
-	struct tc_analysis *a1, *a2;
-	struct summary s1, s2;
+	struct pair p;
 	struct diff *d;
 	int gone = 0, nic = 0;
 
@@ -153,9 +158,8 @@ static void test_diff_causes_and_audit(void **state)
 			 0);
 	assert_int_equal(trace__set_meta(t1, "audit.memlock.status", "ok"), 0);
 	assert_int_equal(trace__set_meta(t2, "audit.memlock.status", "ok"), 0);
-	summarize(t1, &s1, &a1);
-	summarize(t2, &s2, &a2);
-	d = compare(&s1, &s2);
+	summarize(&p, t1, t2);
+	d = compare(&p.s[0], &p.s[1]);
 	for (size_t i = 0; i < d->n_causes; i++) {
 		const struct df_cause *c = &d->causes[i];
 
@@ -180,39 +184,27 @@ static void test_diff_causes_and_audit(void **state)
 	assert_int_equal(d->checks[0].n_causes, 1);
 	assert_int_equal(d->checks[0].causes[0], (size_t)(nic - 1));
 	diff__free(d);
-	summary__free(&s1);
-	summary__free(&s2);
-	analysis__free(a1);
-	analysis__free(a2);
-	trace__free(t1);
-	trace__free(t2);
+	pair_free(&p);
 }
 
 /* The same seed gives the same intervals; another seed, another draw of them. */
 static void test_diff_seeded(void **state)
 {
 	struct tc_trace *t1 = jittered(1, 1.0), *t2 = jittered(2, 1.1);
-	struct tc_analysis *a1, *a2;
-	struct summary s1, s2;
+	struct pair p;
 	struct diff *d1, *d2;
 
 	(void)state;
-	summarize(t1, &s1, &a1);
-	summarize(t2, &s2, &a2);
-	d1 = compare(&s1, &s2);
-	d2 = compare(&s1, &s2);
+	summarize(&p, t1, t2);
+	d1 = compare(&p.s[0], &p.s[1]);
+	d2 = compare(&p.s[0], &p.s[1]);
 	for (int f = 0; f < SM_MAX; f++) {
 		assert_true(d1->figs[f].lo_ns == d2->figs[f].lo_ns);
 		assert_true(d1->figs[f].hi_ns == d2->figs[f].hi_ns);
 	}
 	diff__free(d1);
 	diff__free(d2);
-	summary__free(&s1);
-	summary__free(&s2);
-	analysis__free(a1);
-	analysis__free(a2);
-	trace__free(t1);
-	trace__free(t2);
+	pair_free(&p);
 }
 
 int main(void)

@@ -11,6 +11,7 @@
 #include "core/diff.h"
 #include "core/rank.h"
 #include "core/summary.h"
+#include "lib/json_out.h"
 
 struct compare_opts {
 	struct tc_spike_rule spike;  /* how a trace's spikes are found */
@@ -33,5 +34,10 @@ int diff_html(FILE *out, const struct diff *d);
 int rank_text(FILE *out, const struct rank *r);
 int rank_json(FILE *out, const struct rank *r);
 int rank_html(FILE *out, const struct rank *r);
+
+/* What the renderers share: the JSON head (schema, its version, the tool), and the HTML
+ * warning of runs that may not compare (why: "the probes differ ..."). */
+void compare_json_head(struct json *j, const char *schema, unsigned version);
+void compare_html_mismatch(FILE *out, const char *why);
 
 #endif /* TAILCAUSE_REPORT_COMPARE_H */

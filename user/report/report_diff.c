@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "compare.h"
-#include "lib/json_out.h"
-#include "lib/version.h"
 #include "report_common.h"
 
 #define DIFF_SCHEMA_VERSION 1
@@ -215,12 +213,7 @@ int diff_json(FILE *out, const struct diff *d)
 
 	json_init(&j, out);
 	json_obj(&j, NULL);
-	json_str(&j, "schema", "tailcause-diff");
-	json_u64(&j, "schema_version", DIFF_SCHEMA_VERSION);
-	json_obj_compact(&j, "tool");
-	json_str(&j, "name", "tailcause");
-	json_str(&j, "version", TAILCAUSE_VERSION);
-	json_end(&j);
+	compare_json_head(&j, "tailcause-diff", DIFF_SCHEMA_VERSION);
 	json_run(&j, d, 0);
 	json_run(&j, d, 1);
 	json_bool(&j, "same_probe", d->same_probe);

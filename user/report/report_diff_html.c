@@ -254,11 +254,8 @@ int diff_html(FILE *out, const struct diff *d)
 			d->method[i]);
 	}
 	fputs("</table>\n", out);
-	if (!d->same_probe) {
-		fputs("<p class=\"warn\">", out);
-		html_esc(out, d->mismatch);
-		fputs(": the figures may not be comparable.</p>\n", out);
-	}
+	if (!d->same_probe)
+		compare_html_mismatch(out, d->mismatch);
 	fprintf(out,
 		"<h2>Percentiles</h2>\n<p class=\"note\">The interval is the 95 %% interval of the"
 		" change (after - before) from %zu bootstrap resamples of each run.</p>\n",

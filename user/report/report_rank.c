@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "compare.h"
-#include "lib/json_out.h"
-#include "lib/version.h"
 #include "report_common.h"
 #include "report_html.h"
 
@@ -104,12 +102,7 @@ int rank_json(FILE *out, const struct rank *r)
 
 	json_init(&j, out);
 	json_obj(&j, NULL);
-	json_str(&j, "schema", "tailcause-rank");
-	json_u64(&j, "schema_version", RANK_SCHEMA_VERSION);
-	json_obj_compact(&j, "tool");
-	json_str(&j, "name", "tailcause");
-	json_str(&j, "version", TAILCAUSE_VERSION);
-	json_end(&j);
+	compare_json_head(&j, "tailcause-rank", RANK_SCHEMA_VERSION);
 	json_str(&j, "by", summary_figure_name(r->by));
 	json_num(&j, "median_us", NS_US(r->median_ns), 3);
 	json_num(&j, "mad_us", NS_US(r->mad_ns), 3);
@@ -217,11 +210,8 @@ int rank_html(FILE *out, const struct rank *r)
 		"<h1>tailcause rank</h1>\n<p>%zu node%s by %s, worst first; fleet median %.3f us,"
 		" median absolute deviation %.3f us.</p>\n",
 		r->n, r->n == 1 ? "" : "s", fig, NS_US(r->median_ns), NS_US(r->mad_ns));
-	if (!r->same_probe) {
-		fputs("<p class=\"warn\">", out);
-		html_esc(out, r->mismatch);
-		fputs(": the figures may not be comparable.</p>\n", out);
-	}
+	if (!r->same_probe)
+		compare_html_mismatch(out, r->mismatch);
 	fprintf(out,
 		"<h2>Nodes by %s</h2>\n<p class=\"note\">Outliers (a robust z-score beyond %.1f)"
 		" in red (slow) or green (fast); the dashed line is the fleet's median.</p>\n",
