@@ -38,7 +38,24 @@
 	16 /* written by the recorder, not BPF: aux records of cpu were lost                       \
 	    * to ring-buffer overrun between start and start + dur;                                \
 	    * flags = their kind (0: not known, older traces) */
-#define TC_EV_KIND_MAX 16
+#define TC_EV_STEAL                                                                                \
+	17 /* a probe CPU's steal time grew between two readings: start = the earlier              \
+	    * reading, dur = until the later one, stolen_ns = by how much; arg = TC_STEAL_* */
+#define TC_EV_SIGNAL                                                                               \
+	18 /* a signal delivered to a thread of interest, until its handler returned               \
+	    * (rt_sigreturn; an instant when no return was seen): arg = signo,                     \
+	    * other_pid/other_comm = the sender (0: not seen) */
+#define TC_EV_WORK                                                                                 \
+	19 /* a workqueue item ran on a probe CPU: func = the work function,                       \
+	    * other_pid/other_comm = the kworker that ran it */
+#define TC_EV_TIMER_FN                                                                             \
+	20 /* a timer callback ran on a probe CPU: arg = TC_TIMER_*, func = the callback */
+#define TC_EV_NMI                                                                                  \
+	21 /* an NMI handler ran on a probe CPU: func = the handler, arg = 1 if it handled it */
+#define TC_EV_SIBLING                                                                              \
+	22 /* a task ran on the SMT sibling of probe CPU arg: cpu = the sibling,                   \
+	    * other_pid/other_comm = the task */
+#define TC_EV_KIND_MAX 22
 
 /* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
 #define TC_DROP_KINDS (TC_EV_KIND_MAX + 1)
@@ -64,6 +81,14 @@
 #define TC_COMPACT_RUN	     1 /* mm_compaction_begin .. end: a compaction pass */
 #define TC_COMPACT_DIRECT    2 /* instant: try_to_compact_pages (direct, in an allocation) */
 #define TC_COMPACT_KCOMPACTD 3 /* kcompactd wake .. sleep on a node */
+
+/* tc_event.arg for TC_EV_STEAL: where the steal time was read */
+#define TC_STEAL_RQ  1 /* the run queue's prev_steal_time_rq (the scheduler's copy, per tick) */
+#define TC_STEAL_KVM 2 /* the KVM steal_time area the host writes (finer) */
+
+/* tc_event.arg for TC_EV_TIMER_FN */
+#define TC_TIMER_HRTIMER 1 /* hrtimer_expire_entry .. exit (hard IRQ or HRTIMER softirq) */
+#define TC_TIMER_LIST	 2 /* timer_expire_entry .. exit (timer-list callbacks, TIMER softirq) */
 
 /* tc_event.arg for TC_EV_NIC */
 #define TC_NIC_COMP_EQ	1 /* mlx5_eq_comp_int: completion EQ interrupt work */
@@ -101,6 +126,9 @@ struct tc_event {
 		__u64 sent_ns;	      /* TC_EV_IPI: when it was sent (0: not seen) */
 		__u64 from_cpu;	      /* TC_EV_IRQ_MOVE: the CPU the vector left */
 		__u64 lost;	      /* TC_EV_LOST: records lost in the window */
+		__u64 stolen_ns;      /* TC_EV_STEAL: steal time between the readings */
+		__u64 func;	      /* TC_EV_WORK, TC_EV_TIMER_FN, TC_EV_NMI: the kernel
+				       * function (its name is in the trace's ksym. meta) */
 	};
 	__u32 cpu;
 	__u32 tid; /* thread concerned, 0 for CPU-wide events */

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/causes.h"
@@ -274,11 +275,12 @@ static void test_causes_name_unknown_kind_is_unattributed(void **state)
 {
 	struct tc_trace *t = new_trace();
 	struct tc_event e = irq_event(TC_EV_KIND_MAX + 1, 0), zero = irq_event(0, 0);
-	char buf[64];
+	char buf[64], want[64];
 
 	(void)state;
+	snprintf(want, sizeof(want), "unknown event kind %d", TC_EV_KIND_MAX + 1);
 	assert_int_equal(causes_name_event(t, &e, NULL, buf, sizeof(buf)), TC_CAUSE_UNATTRIBUTED);
-	assert_string_equal(buf, "unknown event kind 17");
+	assert_string_equal(buf, want);
 	assert_int_equal(causes_name_event(t, &zero, NULL, buf, sizeof(buf)),
 			 TC_CAUSE_UNATTRIBUTED);
 	assert_string_equal(buf, "unknown event kind 0");
@@ -344,6 +346,8 @@ static void test_causes_name_single_name_kinds(void **state)
 		{TC_EV_COLLAPSE, "thp-compaction", TC_CAUSE_THP_COMPACTION},
 		{TC_EV_RECLAIM, "reclaim", TC_CAUSE_RECLAIM},
 		{TC_EV_IDLE, "idle-exit", TC_CAUSE_IDLE_EXIT},
+		{TC_EV_NMI, "nmi", TC_CAUSE_NMI},
+		{TC_EV_STEAL, "steal", TC_CAUSE_STEAL},
 	};
 	char buf[64];
 
@@ -384,6 +388,99 @@ static void test_causes_name_evidence_only_kinds(void **state)
 	for (uint16_t k = 1; k <= TC_EV_KIND_MAX; k++)
 		n_evidence += causes_evidence_only(k);
 	assert_int_equal(n_evidence, 5);
+}
+
+/* Signals by name, real-time ones by their offset, unknown numbers as numbers. */
+static void test_causes_name_signals(void **state)
+{
+	static const struct {
+		uint32_t signo;
+		const char *want;
+	} cases[] = {
+		{27, "signal:SIGPROF"}, {14, "signal:SIGALRM"},	   {23, "signal:SIGURG"},
+		{31, "signal:SIGSYS"},	{34, "signal:SIGRTMIN+2"}, {64, "signal:SIGRTMIN+32"},
+		{0, "signal:SIG0"},	{65, "signal:SIG65"},
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tc_event e = irq_event(TC_EV_SIGNAL, cases[i].signo);
+
+		assert_int_equal(causes_name_event(NULL, &e, NULL, buf, sizeof(buf)),
+				 TC_CAUSE_SIGNAL);
+		assert_string_equal(buf, cases[i].want);
+	}
+}
+
+/*
+ * Callbacks by the function the recorder resolved: a work item, someone's timer, the
+ * tick; an address the trace does not name stays an address.
+ */
+static void test_causes_name_callbacks(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event work = irq_event(TC_EV_WORK, 0), timer = irq_event(TC_EV_TIMER_FN, 1),
+			tick = irq_event(TC_EV_TIMER_FN, 1), anon = irq_event(TC_EV_WORK, 0);
+	char buf[96];
+
+	(void)state;
+	work.func = 0xffffffff81234560ull;
+	timer.func = 0xffffffff81487ce0ull;
+	tick.func = 0xffffffff814428a0ull;
+	anon.func = 0xffffffff80000010ull;
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81234560", "vmstat_update"), 0);
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81487ce0", "watchdog_timer_fn"), 0);
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff814428a0", "tick_nohz_handler"), 0);
+	assert_int_equal(causes_name_event(t, &work, NULL, buf, sizeof(buf)), TC_CAUSE_WORKQUEUE);
+	assert_string_equal(buf, "workqueue:vmstat_update");
+	assert_int_equal(causes_name_event(t, &timer, NULL, buf, sizeof(buf)), TC_CAUSE_TIMER);
+	assert_string_equal(buf, "timer:watchdog_timer_fn");
+	assert_int_equal(causes_name_event(t, &tick, NULL, buf, sizeof(buf)), TC_CAUSE_TIMER);
+	assert_string_equal(buf, "timer:tick");
+	assert_int_equal(causes_name_event(t, &anon, NULL, buf, sizeof(buf)), TC_CAUSE_WORKQUEUE);
+	assert_string_equal(buf, "workqueue:0xffffffff80000010");
+	trace__free(t);
+}
+
+/* The context's callback renames a kworker's preemption, the timer interrupt, the TIMER
+ * softirq; without one they keep today's names. */
+static void test_causes_name_by_callback_context(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event kw = offcpu(TC_OFFCPU_PREEMPTED, 77, "kworker/1:2"),
+			other = offcpu(TC_OFFCPU_PREEMPTED, 78, "stress"),
+			irq = irq_event(TC_EV_TIMER, 0), soft = irq_event(TC_EV_SOFTIRQ, 1),
+			rcu = irq_event(TC_EV_SOFTIRQ, 9);
+	struct tc_name_ctx work = {TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0xffffffff81234560ull},
+			   tick = {TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0xffffffff814428a0ull},
+			   none = {TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0};
+	char buf[96];
+
+	(void)state;
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81234560", "vmstat_update"), 0);
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff814428a0", "tick_nohz_handler"), 0);
+	assert_int_equal(causes_name_event_ctx(t, &kw, &work, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_WORKQUEUE);
+	assert_string_equal(buf, "workqueue:vmstat_update");
+	assert_int_equal(causes_name_event_ctx(t, &kw, &none, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_PREEMPTION);
+	assert_string_equal(buf, "preemption:kworker/1:2");
+	/* only a kworker is named by its work */
+	causes_name_event_ctx(t, &other, &work, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "preemption:stress");
+	assert_int_equal(causes_name_event_ctx(t, &irq, &tick, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_TIMER);
+	assert_string_equal(buf, "timer:tick");
+	causes_name_event_ctx(t, &irq, &none, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "timer");
+	assert_int_equal(causes_name_event_ctx(t, &soft, &work, NULL, buf, sizeof(buf)),
+			 TC_CAUSE_TIMER);
+	assert_string_equal(buf, "timer:vmstat_update");
+	/* a vector that runs no timers keeps its name */
+	causes_name_event_ctx(t, &rcu, &work, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "softirq:rcu");
+	trace__free(t);
 }
 
 static void test_causes_name_truncates_to_buffer(void **state)
@@ -449,6 +546,9 @@ int main(void)
 		cmocka_unit_test(test_causes_name_nic_events),
 		cmocka_unit_test(test_causes_name_single_name_kinds),
 		cmocka_unit_test(test_causes_name_evidence_only_kinds),
+		cmocka_unit_test(test_causes_name_signals),
+		cmocka_unit_test(test_causes_name_callbacks),
+		cmocka_unit_test(test_causes_name_by_callback_context),
 		cmocka_unit_test(test_causes_name_truncates_to_buffer),
 		cmocka_unit_test(test_causes_softirq_name_kernel_case),
 		cmocka_unit_test(test_causes_info_covers_every_class),

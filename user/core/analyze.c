@@ -275,7 +275,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->slot = slot;
 	it->cpu = x->cpu;
 	it->cause = x->cause;
-	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR};
+	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0};
 	return it;
 }
 
@@ -285,9 +285,10 @@ static int add_ref(struct ctx *c, size_t slot, size_t item)
 	const struct tc_event *e = &c->t->events[x->ev];
 	struct context_ref r = {.start = x->start, .end = x->end, .item = item, .slot = slot};
 
-	r.key = e->kind == TC_EV_SOFTIRQ ? e->cpu : e->tid;
+	r.key = e->kind == TC_EV_SOFTIRQ || context_is_callback(e->kind) ? e->cpu : e->tid;
 	r.kind = e->kind;
 	r.arg = e->arg;
+	r.func = context_is_callback(e->kind) ? e->func : 0;
 	return context__add(&c->sc, &r);
 }
 
@@ -318,7 +319,8 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 		const struct tc_event *e = &c->t->events[it->ev];
 
 		if ((c->act.items[it->slot].mm ||
-		     (e->kind == TC_EV_SOFTIRQ && it->end > it->start)) &&
+		     ((e->kind == TC_EV_SOFTIRQ || context_is_callback(e->kind)) &&
+		      it->end > it->start)) &&
 		    add_ref(c, it->slot, i))
 			return -ENOMEM;
 	}
@@ -326,8 +328,15 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 	return 0;
 }
 
+/* The softirq vectors that run timer callbacks: TIMER (timer lists) and HRTIMER. */
+static int is_timer_vector(uint32_t vec)
+{
+	return vec == 1 || vec == 8;
+}
+
 /*
- * Finds the context of each preempted off-CPU item, and adds the compaction
+ * Names local timer interrupts and timer softirqs by their callbacks, finds the
+ * context of each preempted off-CPU item, and adds the compaction
  * and reclaim intervals of the task that ran instead as nested items.
  */
 static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
@@ -340,7 +349,14 @@ static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 		uint64_t lo = it->start > ws ? it->start : ws, hi = it->end < we ? it->end : we;
 		size_t first, last;
 
-		if (e->kind != TC_EV_OFFCPU || !(e->flags & TC_OFFCPU_PREEMPTED) || lo >= hi)
+		if (lo >= hi)
+			continue;
+		if (e->kind == TC_EV_TIMER ||
+		    (e->kind == TC_EV_SOFTIRQ && is_timer_vector(e->arg))) {
+			it->ctx.func = context_callback(&c->sc, e, TC_EV_TIMER_FN, lo, hi);
+			continue;
+		}
+		if (e->kind != TC_EV_OFFCPU || !(e->flags & TC_OFFCPU_PREEMPTED))
 			continue;
 		context_offcpu(&c->sc, e, lo, hi, &it->ctx, &first, &last);
 		for (size_t j = first; j < last; j++) {
@@ -365,7 +381,7 @@ static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 
 static int has_context(const struct tc_name_ctx *x)
 {
-	return x->task_was != TC_CAUSE_UNATTRIBUTED || x->softirq_vec != TC_NO_VECTOR;
+	return x->task_was != TC_CAUSE_UNATTRIBUTED || x->softirq_vec != TC_NO_VECTOR || x->func;
 }
 
 /*

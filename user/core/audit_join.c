@@ -51,6 +51,10 @@ static const struct join_rule {
 	{ TC_CAUSE_UNATTRIBUTED, NULL, { TC_AUDIT_RDMA_PORT, TC_AUDIT_MTU, TC_AUDIT_RINGS }, 3 },
 	{ TC_CAUSE_RECLAIM, NULL, { 0 }, 0 },
 	{ TC_CAUSE_SELF, NULL, { 0 }, 0 },
+	{ TC_CAUSE_WORKQUEUE, NULL, { TC_AUDIT_ISOLATION }, 1 },
+	{ TC_CAUSE_SMT_SIBLING, NULL, { TC_AUDIT_ISOLATION }, 1 },
+	{ TC_CAUSE_SIGNAL, NULL, { 0 }, 0 },
+	{ TC_CAUSE_NMI, NULL, { 0 }, 0 },
 };
 /* clang-format on */
 #define N_RULES	  (sizeof(rules) / sizeof(rules[0]))

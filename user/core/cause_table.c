@@ -65,13 +65,16 @@ int cause_table_index(struct cause_table *c, const char *name, enum tc_cause_cla
 
 /*
  * What an event's context-free name depends on (causes.h): its kind, flags
- * (preempted, RPS), arg (IRQ number, vector...), other_pid (the recorder's own
- * thread is `self`) and other_comm. Naming formats a string and looks it up
- * by name; the analyzer names ~5 intervals per spike, mostly the same few
- * causes, so the result is kept by these fields.
+ * (preempted, RPS), arg (IRQ number, vector, signal...), other_pid (the
+ * recorder's own thread is `self`), other_comm, and for callbacks the function.
+ * Naming formats a string and looks it up by name; the analyzer names ~5
+ * intervals per spike, mostly the same few causes, so the result is kept by
+ * these fields.
  */
+#define MEMO_WORDS 5
+
 struct cause_memo {
-	uint64_t w[4]; /* arg | other_pid << 32, kind | flags << 16, other_comm */
+	uint64_t w[MEMO_WORDS]; /* arg | other_pid << 32, kind | flags << 16, other_comm, func */
 	uint32_t cause;
 	uint32_t used;
 };
@@ -83,12 +86,14 @@ static void memo_key(const struct tc_event *e, uint64_t *w)
 	w[0] = (uint64_t)e->arg | (uint64_t)e->other_pid << 32;
 	w[1] = (uint64_t)e->kind | (uint64_t)e->flags << 16;
 	memcpy(&w[2], e->other_comm, 2 * sizeof(*w));
+	w[4] = e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN ? e->func : 0;
 }
 
 static size_t memo_hash(const uint64_t *w)
 {
 	uint64_t h = w[0] * 0x9e3779b97f4a7c15ull ^ w[1] * 0xc2b2ae3d27d4eb4full ^
-		     w[2] * 0x165667b19e3779f9ull ^ w[3] * 0xff51afd7ed558ccdull;
+		     w[2] * 0x165667b19e3779f9ull ^ w[3] * 0xff51afd7ed558ccdull ^
+		     w[4] * 0xc4ceb9fe1a85ec53ull;
 
 	return (size_t)(h ^ h >> 29);
 }
@@ -126,7 +131,7 @@ int cause_table_event(struct cause_table *c, const struct tc_trace *t, const str
 	char name[TC_CAUSE_NAME_LEN];
 	enum tc_cause_class cls;
 	struct cause_memo *slot;
-	uint64_t w[4];
+	uint64_t w[MEMO_WORDS];
 	int err;
 
 	if ((c->memo_used + 1) * 2 > c->memo_size && memo_grow(c))

@@ -65,7 +65,43 @@ static const struct tc_cause_info catalogue[TC_CAUSE_CLASS_COUNT] = {
 		"the recorder's own drain thread took the probe's CPU",
 		"the recorder's drain thread: raise --drain-ms / "
 		"run the probe on CPUs the recorder does not use" },
+	[TC_CAUSE_SIGNAL] = { TC_CAUSE_SIGNAL, "signal",
+		"a signal was delivered to the probe thread and its handler ran "
+		"(a profiler's SIGPROF, a runtime's preemption signal, a timer's SIGALRM)",
+		"stop the sender while measuring (profiler, watchdog, runtime timers) "
+		"or block the signal in the timed thread (pthread_sigmask)" },
+	[TC_CAUSE_WORKQUEUE] = { TC_CAUSE_WORKQUEUE, "workqueue",
+		"a kernel work item ran on a probe CPU (a kworker took it from the probe)",
+		"keep unbound work off the probe CPUs (/sys/devices/virtual/workqueue/cpumask) "
+		"and find who queues per-CPU work there (the function names it)" },
+	[TC_CAUSE_NMI] = { TC_CAUSE_NMI, "nmi",
+		"a non-maskable interrupt ran on a probe CPU (perf sampling, the NMI watchdog)",
+		"stop perf sampling on the probe CPUs; sysctl kernel.nmi_watchdog=0" },
+	[TC_CAUSE_SMT_SIBLING] = { TC_CAUSE_SMT_SIBLING, "smt-sibling",
+		"a task ran on the probe CPU's SMT sibling and shared its core",
+		"keep the sibling idle (isolate both threads of the core) or disable SMT "
+		"(/sys/devices/system/cpu/smt/control)" },
+	[TC_CAUSE_STEAL] = { TC_CAUSE_STEAL, "steal",
+		"the hypervisor ran something else on this vCPU (steal time)",
+		"ask the provider for dedicated, pinned vCPUs (no overcommit), or use bare metal" },
+	[TC_CAUSE_HW_NOISE] = { TC_CAUSE_HW_NOISE, "hw-noise",
+		"the CPU was taken while the OS ran nothing it can see, with every tracer "
+		"attached and nothing lost (on a VM: the hypervisor's exits and interrupts that "
+		"are not steal; on bare metal: SMIs, firmware, the SMT sibling)",
+		"VM: dedicated, pinned vCPUs with the host's housekeeping elsewhere; bare metal: "
+		"check SMIs (turbostat's SMI count) and the BIOS power and RAS settings" },
 };
+
+/* Linux's signal numbers (x86, arm64, and most others: asm-generic/signal.h). */
+static const char *const signal_names[] = {
+	NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
+	"SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
+	"SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
+	"SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+};
+
+#define SIGRTMIN_KERNEL 32
+#define SIGRTMAX_KERNEL 64
 
 /* Kernel order: include/linux/interrupt.h, HI_SOFTIRQ = 0 ... RCU_SOFTIRQ = 9. */
 static const char *const softirq_names[] = {
@@ -80,7 +116,33 @@ static const char *const softirq_lower[] = {
 };
 /* clang-format on */
 
-#define N_SOFTIRQ (sizeof(softirq_names) / sizeof(softirq_names[0]))
+#define N_SOFTIRQ      (sizeof(softirq_names) / sizeof(softirq_names[0]))
+#define TIMER_VECTOR   1
+#define HRTIMER_VECTOR 8
+
+void causes_signal_name(uint32_t signo, char *buf, size_t len)
+{
+	if (signo < sizeof(signal_names) / sizeof(signal_names[0]) && signal_names[signo])
+		snprintf(buf, len, "%s", signal_names[signo]);
+	else if (signo >= SIGRTMIN_KERNEL && signo <= SIGRTMAX_KERNEL)
+		snprintf(buf, len, "SIGRTMIN+%u", (unsigned int)(signo - SIGRTMIN_KERNEL));
+	else
+		snprintf(buf, len, "SIG%u", (unsigned int)signo);
+}
+
+const char *causes_ksym(const struct tc_trace *t, uint64_t addr)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "ksym.%llx", (unsigned long long)addr);
+	return trace__meta(t, key);
+}
+
+int causes_is_tick_fn(const char *fn)
+{
+	return !strcmp(fn, "tick_nohz_handler") || !strcmp(fn, "tick_sched_timer") ||
+	       !strcmp(fn, "tick_nohz_highres_handler");
+}
 
 const struct tc_cause_info *causes_info(enum tc_cause_class cls)
 {
@@ -144,9 +206,36 @@ static enum tc_cause_class name_by_comm(const struct tc_event *e, uint32_t vec, 
 	return TC_CAUSE_PREEMPTION;
 }
 
+/* "<prefix>:<the function's name>", or the address where the trace does not name it. */
+static void name_func(const struct tc_trace *t, const char *prefix, uint64_t func, char *buf,
+		      size_t len)
+{
+	const char *fn = t ? causes_ksym(t, func) : NULL;
+
+	if (fn)
+		snprintf(buf, len, "%s:%s", prefix, fn);
+	else
+		snprintf(buf, len, "%s:0x%llx", prefix, (unsigned long long)func);
+}
+
+/* A timer callback names its timer: the tick, or someone's function. */
+static enum tc_cause_class name_timer_fn(const struct tc_trace *t, uint64_t func, char *buf,
+					 size_t len)
+{
+	const char *fn = t ? causes_ksym(t, func) : NULL;
+
+	if (fn && causes_is_tick_fn(fn))
+		snprintf(buf, len, "timer:tick");
+	else
+		name_func(t, "timer", func, buf, len);
+	return TC_CAUSE_TIMER;
+}
+
 static enum tc_cause_class name_offcpu(const struct tc_trace *t, const struct tc_event *e,
 				       const struct tc_name_ctx *ctx, char *buf, size_t len)
 {
+	int kworker = comm_starts(e, "kworker/");
+
 	if (!(e->flags & TC_OFFCPU_PREEMPTED)) {
 		snprintf(buf, len, "blocked, then %.*s ran", comm_len(e), e->other_comm);
 		return TC_CAUSE_UNATTRIBUTED;
@@ -156,6 +245,11 @@ static enum tc_cause_class name_offcpu(const struct tc_trace *t, const struct tc
 	/* What the task did beats what its name suggests. */
 	if (ctx && (ctx->task_was == TC_CAUSE_THP_COMPACTION || ctx->task_was == TC_CAUSE_RECLAIM))
 		return named(ctx->task_was, buf, len);
+	/* A kworker is its work: the function says whose. */
+	if (kworker && ctx && ctx->func) {
+		name_func(t, "workqueue", ctx->func, buf, len);
+		return TC_CAUSE_WORKQUEUE;
+	}
 	return name_by_comm(e, ctx ? ctx->softirq_vec : TC_NO_VECTOR, buf, len);
 }
 
@@ -230,6 +324,10 @@ static enum tc_cause_class name_simple(const struct tc_event *e, char *buf, size
 		return TC_CAUSE_IPI;
 	case TC_EV_TIMER:
 		return named(TC_CAUSE_TIMER, buf, len);
+	case TC_EV_NMI:
+		return named(TC_CAUSE_NMI, buf, len);
+	case TC_EV_STEAL:
+		return named(TC_CAUSE_STEAL, buf, len);
 	case TC_EV_PAGE_FAULT:
 		return named(TC_CAUSE_PAGE_FAULT, buf, len);
 	case TC_EV_COMPACTION:
@@ -267,7 +365,28 @@ enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct
 	case TC_EV_HARDIRQ:
 		return name_hardirq(t, e, nic_pattern, buf, len);
 	case TC_EV_SOFTIRQ:
+		if ((e->arg == TIMER_VECTOR || e->arg == HRTIMER_VECTOR) && ctx && ctx->func)
+			return name_timer_fn(t, ctx->func, buf, len);
 		return name_softirq(e->arg, buf, len);
+	case TC_EV_TIMER:
+		if (ctx && ctx->func)
+			return name_timer_fn(t, ctx->func, buf, len);
+		return named(TC_CAUSE_TIMER, buf, len);
+	case TC_EV_TIMER_FN:
+		return name_timer_fn(t, e->func, buf, len);
+	case TC_EV_WORK:
+		name_func(t, "workqueue", e->func, buf, len);
+		return TC_CAUSE_WORKQUEUE;
+	case TC_EV_SIGNAL: {
+		char sig[24];
+
+		causes_signal_name(e->arg, sig, sizeof(sig));
+		snprintf(buf, len, "signal:%s", sig);
+		return TC_CAUSE_SIGNAL;
+	}
+	case TC_EV_SIBLING:
+		snprintf(buf, len, "smt-sibling:%.*s", comm_len(e), e->other_comm);
+		return TC_CAUSE_SMT_SIBLING;
 	default:
 		return name_simple(e, buf, len);
 	}

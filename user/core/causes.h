@@ -18,7 +18,7 @@ enum tc_cause_class {
 	TC_CAUSE_NIC_IRQ,	   /* nic-irq:<irq name>, the name matches the NIC pattern */
 	TC_CAUSE_SOFTIRQ,	   /* softirq:<vector> */
 	TC_CAUSE_IPI,		   /* ipi:<kind> */
-	TC_CAUSE_TIMER,		   /* timer */
+	TC_CAUSE_TIMER,		   /* timer, timer:tick, timer:<function> */
 	TC_CAUSE_PAGE_FAULT,	   /* page-fault */
 	TC_CAUSE_THP_COMPACTION,   /* thp-compaction */
 	TC_CAUSE_RECLAIM,	   /* reclaim */
@@ -26,6 +26,12 @@ enum tc_cause_class {
 	TC_CAUSE_NIC_EVENT,	   /* nic-event:<name> */
 	TC_CAUSE_MIGRATION,	   /* migration */
 	TC_CAUSE_SELF,		   /* self: the recorder's own threads */
+	TC_CAUSE_SIGNAL,	   /* signal:<SIGNAME> */
+	TC_CAUSE_WORKQUEUE,	   /* workqueue:<function> */
+	TC_CAUSE_NMI,		   /* nmi */
+	TC_CAUSE_SMT_SIBLING,	   /* smt-sibling:<comm> */
+	TC_CAUSE_STEAL,		   /* steal: the hypervisor ran something else on the vCPU */
+	TC_CAUSE_HW_NOISE,	   /* hw-noise: no OS event at all, with complete tracing */
 	TC_CAUSE_CLASS_COUNT,
 };
 
@@ -49,6 +55,18 @@ const char *causes_softirq_name(uint32_t vec);
 /* No softirq vector: tc_name_ctx.softirq_vec when none ran. */
 #define TC_NO_VECTOR UINT32_MAX
 
+/* The signal's name ("SIGPROF", "SIGRTMIN+3") for Linux signal number signo, into buf. */
+void causes_signal_name(uint32_t signo, char *buf, size_t len);
+
+/*
+ * The name of kernel function addr, as the recorder resolved it (the trace's meta
+ * "ksym.<hex address>"), or NULL.
+ */
+const char *causes_ksym(const struct tc_trace *t, uint64_t addr);
+
+/* 1 when fn is the scheduler tick's hrtimer callback (tick_nohz_handler, tick_sched_timer). */
+int causes_is_tick_fn(const char *fn);
+
 /*
  * What the analyzer saw around a preempted off-CPU interval inside one spike
  * (user/core/context.c finds it): it can change the name of the cause.
@@ -60,6 +78,10 @@ struct tc_name_ctx {
 	/* ksoftirqd ran instead: the vector with the most time inside the
 	 * interval, or TC_NO_VECTOR */
 	uint32_t softirq_vec;
+	/* The callback with the most time inside the interval on its CPU (0: none seen): a
+	 * work function inside a kworker's preemption, a timer callback inside the local
+	 * timer interrupt or the TIMER softirq. It names them. */
+	uint64_t func;
 };
 
 /*
@@ -83,15 +105,25 @@ int causes_evidence_only(uint16_t kind);
  *                                  "migration"       comm "migration/..."
  *                                  "softirq:<vec>"   comm "ksoftirqd/...", ctx vector;
  *                                                    "softirq:ksoftirqd" without one
+ *                                  "workqueue:<fn>"  comm "kworker/...", ctx callback
  *                                  "preemption:<comm>"
  *   TC_EV_HARDIRQ                  "nic-irq:<name>" when the IRQ name matches
  *                                  nic_pattern (NULL: the default), else
  *                                  "hardirq:<name>" ("irq<N>" when unnamed)
- *   TC_EV_SOFTIRQ                  "softirq:<vector>" (lower case, "vec<N>" unknown)
+ *   TC_EV_SOFTIRQ                  "softirq:<vector>" (lower case, "vec<N>" unknown);
+ *                                  the TIMER vector with a ctx callback: "timer:<fn>"
  *   TC_EV_IPI                      "ipi:reschedule", "ipi:call_function",
  *                                  "ipi:call_function_single", "ipi:irq_work",
  *                                  "ipi:other"
- *   TC_EV_TIMER                    "timer"
+ *   TC_EV_TIMER                    "timer:tick" when ctx's callback is the tick's,
+ *                                  "timer:<function>" for another callback, "timer"
+ *                                  when none was seen
+ *   TC_EV_TIMER_FN                 the same, from its own callback
+ *   TC_EV_SIGNAL                   "signal:<SIGNAME>"
+ *   TC_EV_WORK                     "workqueue:<function>"
+ *   TC_EV_NMI                      "nmi"
+ *   TC_EV_SIBLING                  "smt-sibling:<comm>"
+ *   TC_EV_STEAL                    "steal"
  *   TC_EV_PAGE_FAULT               "page-fault"
  *   TC_EV_COMPACTION, _COLLAPSE    "thp-compaction"
  *   TC_EV_RECLAIM                  "reclaim"

@@ -121,12 +121,14 @@ void context__reset(struct spike_context *c)
 {
 	c->n_mm = 0;
 	c->n_softirq = 0;
+	c->n_callback = 0;
 }
 
 void context__free(struct spike_context *c)
 {
 	free(c->mm);
 	free(c->softirq);
+	free(c->callback);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -139,6 +141,10 @@ int context__add(struct spike_context *c, const struct context_ref *ref)
 		list = &c->softirq;
 		n = &c->n_softirq;
 		cap = &c->cap_softirq;
+	} else if (context_is_callback((uint16_t)ref->kind)) {
+		list = &c->callback;
+		n = &c->n_callback;
+		cap = &c->cap_callback;
 	}
 	if (grow(list, cap, *n + 1, sizeof(**list)))
 		return -ENOMEM;
@@ -164,6 +170,8 @@ void context__sort(struct spike_context *c)
 		qsort(c->mm, c->n_mm, sizeof(*c->mm), cmp_ref);
 	if (c->n_softirq > 1)
 		qsort(c->softirq, c->n_softirq, sizeof(*c->softirq), cmp_ref);
+	if (c->n_callback > 1)
+		qsort(c->callback, c->n_callback, sizeof(*c->callback), cmp_ref);
 }
 
 /* The first ref at or after (key, start) in a sorted list. */
@@ -240,9 +248,37 @@ static uint32_t busiest_vector(const struct spike_context *c, const struct tc_ev
 	return best;
 }
 
+uint64_t context_callback(const struct spike_context *c, const struct tc_event *parent,
+			  uint16_t kind, uint64_t lo, uint64_t hi)
+{
+	uint64_t end = sat_add(parent->start_ns, parent->dur_ns), best = 0, best_ns = 0;
+
+	/* A handful of callbacks per window: sum each function's time in place. */
+	for (size_t i = lower_bound(c->callback, c->n_callback, parent->cpu, parent->start_ns);
+	     i < c->n_callback && c->callback[i].key == parent->cpu && c->callback[i].start < end;
+	     i++) {
+		const struct context_ref *r = &c->callback[i];
+		uint64_t ns = 0;
+
+		if (r->kind != kind || !r->func)
+			continue;
+		for (size_t j = i; j < c->n_callback && c->callback[j].key == parent->cpu &&
+				   c->callback[j].start < end;
+		     j++)
+			if (c->callback[j].kind == kind && c->callback[j].func == r->func)
+				ns += overlap(c->callback[j].start, c->callback[j].end, lo, hi);
+		if (ns > best_ns) {
+			best_ns = ns;
+			best = r->func;
+		}
+	}
+	return best;
+}
+
 void context_offcpu(const struct spike_context *c, const struct tc_event *off, uint64_t lo,
 		    uint64_t hi, struct tc_name_ctx *out, size_t *first, size_t *last)
 {
 	out->task_was = task_was(c, off->other_pid, lo, hi, first, last);
 	out->softirq_vec = busiest_vector(c, off, lo, hi);
+	out->func = context_callback(c, off, TC_EV_WORK, lo, hi);
 }

@@ -50,23 +50,28 @@ struct context_ref {
 	uint32_t kind;
 	uint32_t arg;
 	uint32_t pad;
+	uint64_t func; /* callbacks: the function */
 };
 
 /*
  * Per spike window: the compaction and reclaim intervals of any task that
- * overlap it (keyed by tid), and the relevant softirq intervals (keyed by
- * cpu). Zero-initialize, reuse with context__reset(), then free.
+ * overlap it (keyed by tid), the relevant softirq intervals and the callbacks
+ * (work items, timer callbacks: TC_EV_WORK, TC_EV_TIMER_FN) keyed by cpu.
+ * Zero-initialize, reuse with context__reset(), then free.
  */
 struct spike_context {
 	struct context_ref *mm;
 	size_t n_mm, cap_mm;
 	struct context_ref *softirq;
 	size_t n_softirq, cap_softirq;
+	struct context_ref *callback;
+	size_t n_callback, cap_callback;
 };
 
 void context__reset(struct spike_context *c);
 void context__free(struct spike_context *c);
-/* Adds ref to the mm (TC_EV_COMPACTION, TC_EV_RECLAIM) or softirq list; 0 or -ENOMEM. */
+/* Adds ref to the mm (TC_EV_COMPACTION, TC_EV_RECLAIM), softirq or callback list; 0 or
+ * -ENOMEM. */
 int context__add(struct spike_context *c, const struct context_ref *ref);
 /* Sorts both lists for lookups; call once all refs of the window are added. */
 void context__sort(struct spike_context *c);
@@ -75,12 +80,28 @@ void context__sort(struct spike_context *c);
  * The context of the preempted off-CPU interval off, weighed over [lo, hi)
  * (the interval clipped to the window): out->task_was names what the task that
  * ran instead was doing for the longest time, out->softirq_vec the softirq
- * vector with the most time inside the interval on its CPU. Sets
+ * vector with the most time inside the interval on its CPU, out->func the work
+ * function with the most time there (a kworker's). Sets
  * [*first, *last) to the mm refs of that task (the caller lists the ones that
  * overlap [lo, hi) in the timeline).
  */
 void context_offcpu(const struct spike_context *c, const struct tc_event *off, uint64_t lo,
 		    uint64_t hi, struct tc_name_ctx *out, size_t *first, size_t *last);
+
+/*
+ * The function of the callbacks of kind (TC_EV_WORK, TC_EV_TIMER_FN) that started
+ * inside parent on its CPU with the most time in [lo, hi), or 0: what names a
+ * kworker's preemption, a local timer interrupt, a TIMER softirq. Ties go to the
+ * earlier callback.
+ */
+uint64_t context_callback(const struct spike_context *c, const struct tc_event *parent,
+			  uint16_t kind, uint64_t lo, uint64_t hi);
+
+/* 1 for the kinds context_callback() consults. */
+static inline int context_is_callback(uint16_t kind)
+{
+	return kind == TC_EV_WORK || kind == TC_EV_TIMER_FN;
+}
 
 /* 1 when [s, e) overlaps [lo, hi). */
 static inline int context_overlaps(uint64_t s, uint64_t e, uint64_t lo, uint64_t hi)

@@ -25,6 +25,12 @@ static const char *const kind_names[] = {
 	[TC_EV_CPU_FREQ] = "cpu_freq",
 	[TC_EV_NAPI] = "napi",
 	[TC_EV_LOST] = "lost",
+	[TC_EV_STEAL] = "steal",
+	[TC_EV_SIGNAL] = "signal",
+	[TC_EV_WORK] = "work",
+	[TC_EV_TIMER_FN] = "timer_fn",
+	[TC_EV_NMI] = "nmi",
+	[TC_EV_SIBLING] = "sibling",
 };
 
 const char *describe_kind(uint16_t kind)
@@ -64,6 +70,72 @@ static void ipi_detail(const struct tc_trace *t, const struct tc_event *e, char 
 		return;
 	snprintf(buf + n, len - (size_t)n, ", sent %.1f us before it ran",
 		 (double)(e->start_ns - e->sent_ns) / 1000.0);
+}
+
+/* The kernel function's name, or its address. */
+static const char *func_name(const struct tc_trace *t, uint64_t func, char *buf, size_t len)
+{
+	const char *fn = t ? causes_ksym(t, func) : NULL;
+
+	if (fn)
+		return fn;
+	snprintf(buf, len, "0x%llx", (unsigned long long)func);
+	return buf;
+}
+
+static void signal_detail(const struct tc_event *e, char *buf, size_t len)
+{
+	char sig[24];
+	int n;
+
+	causes_signal_name(e->arg, sig, sizeof(sig));
+	n = snprintf(buf, len, "%s to tid %u on cpu %u", sig, e->tid, e->cpu);
+	if (n > 0 && (size_t)n < len && e->other_pid)
+		n += snprintf(buf + n, len - (size_t)n, ", sent by %.*s (pid %u)", TC_COMM_LEN,
+			      e->other_comm, e->other_pid);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s",
+			 e->dur_ns ? "; its handler ran" : "; no handler return seen");
+}
+
+/* The kinds added for what a guest cannot see by itself: steal, signals, callbacks. */
+static int describe_more(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
+{
+	char fn[24];
+
+	switch (e->kind) {
+	case TC_EV_STEAL:
+		snprintf(buf, len,
+			 "cpu %u: %.3f us stolen by the hypervisor between two readings (%s)",
+			 e->cpu, (double)e->stolen_ns / 1000.0,
+			 e->arg == TC_STEAL_KVM ? "KVM steal_time" : "run queue");
+		return 1;
+	case TC_EV_SIGNAL:
+		signal_detail(e, buf, len);
+		return 1;
+	case TC_EV_WORK:
+		snprintf(buf, len, "work %s on cpu %u, run by %.*s (pid %u)",
+			 func_name(t, e->func, fn, sizeof(fn)), e->cpu, TC_COMM_LEN,
+			 e->other_comm[0] ? e->other_comm : "?", e->other_pid);
+		return 1;
+	case TC_EV_TIMER_FN:
+		snprintf(buf, len, "%s callback %s on cpu %u",
+			 e->arg == TC_TIMER_LIST ? "timer" : "hrtimer",
+			 func_name(t, e->func, fn, sizeof(fn)), e->cpu);
+		return 1;
+	case TC_EV_NMI:
+		snprintf(buf, len, "NMI handler %s on cpu %u%s",
+			 func_name(t, e->func, fn, sizeof(fn)), e->cpu,
+			 e->arg ? "" : " (not its NMI)");
+		return 1;
+	case TC_EV_SIBLING:
+		snprintf(buf, len, "%.*s (pid %u) ran on cpu %u, the SMT sibling of probe cpu %u",
+			 TC_COMM_LEN, e->other_comm[0] ? e->other_comm : "?", e->other_pid, e->cpu,
+			 e->arg);
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 void describe_event(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
@@ -114,6 +186,8 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 			 (unsigned long long)e->lost, e->cpu);
 		return;
 	default:
+		if (describe_more(t, e, buf, len))
+			return;
 		causes_name_event(t, e, NULL, cause, sizeof(cause));
 		snprintf(buf, len, "%s on cpu %u", cause, e->cpu);
 	}

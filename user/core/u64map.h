@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * u64map.h - private to user/core: an open-addressing hash map from a 64-bit
- * key to a size_t value (an index into the caller's array).
+ * u64map.h - an open-addressing hash map from a 64-bit key to a size_t value
+ * (an index into the caller's array), or a set of keys.
  */
 #ifndef TAILCAUSE_CORE_U64MAP_H
 #define TAILCAUSE_CORE_U64MAP_H

@@ -202,3 +202,33 @@ int hostfacts_irq_names(struct tc_trace *t)
 		return irq_names_from_proc(t);
 	return err;
 }
+
+int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs)
+{
+	FILE *f;
+	char line[512], key[32];
+	size_t left = addrs->used, unused;
+	int err = 0;
+
+	if (!left)
+		return 0;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return 0;
+	while (left && !err && fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		/* "ffffffff81000000 T _stext" or "... t rxe_rcv\t[rdma_rxe]" */
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr ||
+		    !u64map_get(addrs, addr, &unused))
+			continue;
+		snprintf(key, sizeof(key), "ksym.%llx", addr);
+		if (trace__meta(t, key))
+			continue; /* an alias at the same address: the first name stays */
+		err = trace__set_meta(t, key, name);
+		left--;
+	}
+	fclose(f);
+	return err;
+}

@@ -8,10 +8,19 @@
 #define TAILCAUSE_RECORD_HOSTFACTS_H
 
 #include "core/trace.h"
+#include "core/u64map.h"
 
 /* Adds host facts as meta keys (host.*) to t; 0 or -ENOMEM. Missing files are skipped. */
 int hostfacts_collect(struct tc_trace *t);
 /* Adds an IRQ name for every IRQ the kernel lists; 0 or -ENOMEM. */
 int hostfacts_irq_names(struct tc_trace *t);
+
+/*
+ * Names the kernel functions at the addresses in addrs (the keys; callbacks the
+ * tracers saw) from /proc/kallsyms, as meta "ksym.<hex address>" = name; 0 or
+ * -ENOMEM. An address kallsyms does not list (or a kallsyms without addresses:
+ * kptr_restrict) stays unnamed, and the report prints it as an address.
+ */
+int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs);
 
 #endif /* TAILCAUSE_RECORD_HOSTFACTS_H */

@@ -42,6 +42,8 @@ struct recorder {
 	size_t bad_records;
 	int write_err;
 
+	struct u64map funcs; /* kernel functions the callbacks named, for their names */
+
 	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
 			       * drain: increases become TC_EV_LOST windows */
 	uint64_t *drops_now;
@@ -73,8 +75,20 @@ static int write_pending(struct recorder *r)
 	return err;
 }
 
+/* A callback's function, kept to be named at the end (a failure only leaves it unnamed). */
+static void note_func(struct recorder *r, const struct tc_event *e)
+{
+	size_t unused;
+
+	if ((e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN || e->kind == TC_EV_NMI) &&
+	    e->func && !u64map_get(&r->funcs, e->func, &unused) &&
+	    u64map_put(&r->funcs, e->func, 0))
+		log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
+}
+
 static void keep_event(struct recorder *r, const struct tc_event *e)
 {
+	note_func(r, e);
 	r->pending[r->n_pending++] = *e;
 	if (r->n_pending == TC_BLOCK_RECORDS)
 		write_pending(r);
@@ -370,6 +384,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
+	err = err ?: hostfacts_ksyms(r->trace, &r->funcs);
 	err = err ?: set_metaf(r->trace, "run.completed", "%zu", done);
 	err = err ?: set_metaf(r->trace, "run.interrupted", "%s", stop_requested() ? "yes" : "no");
 	err = err ?: set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
@@ -534,6 +549,7 @@ out:
 	free(r.pending);
 	free(r.drops_seen);
 	free(r.drops_now);
+	u64map__free(&r.funcs);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
 	return err;

@@ -162,8 +162,17 @@ static uint64_t group_of(const struct pf *p, const struct tc_event *e)
 		if (th != SIZE_MAX)
 			return (uint64_t)PID_THREADS << 32 | th;
 		return (uint64_t)PID_MEMORY << 32;
+	case TC_EV_SIGNAL:
+		th = thread_index(p, e->tid);
+		if (th != SIZE_MAX)
+			return (uint64_t)PID_THREADS << 32 | th;
+		return (uint64_t)(PID_CPU0 + e->cpu) << 32;
 	case TC_EV_IDLE:
 		return (uint64_t)(PID_CPU0 + e->cpu) << 32 | 1;
+	case TC_EV_STEAL:
+		return (uint64_t)(PID_CPU0 + e->cpu) << 32 | 3;
+	case TC_EV_SIBLING:
+		return (uint64_t)(PID_CPU0 + e->cpu) << 32 | 4;
 	default:
 		return (uint64_t)(PID_CPU0 + e->cpu) << 32;
 	}
@@ -307,6 +316,8 @@ static void track_name(struct pf *p, uint64_t group, uint32_t lane, char *buf, s
 	       : pid == PID_MEMORY ? "compaction, reclaim"
 	       : low == 1	   ? "idle (C-states)"
 	       : low == 2	   ? "records lost"
+	       : low == 3	   ? "steal (the hypervisor ran something else)"
+	       : low == 4	   ? "tasks beside a probe CPU (SMT sibling)"
 				   : "irq, softirq, timer, ipi";
 	if (lane)
 		snprintf(buf, len, "%s (lane %u)", what, lane + 1);
