@@ -136,6 +136,10 @@ static inline void base_host(void)
 				 "Max locked memory         unlimited            unlimited"
 				 "            bytes     ");
 	put("/proc/self/status", "Name:\ttailcause\nCapEff:\t0000000000000000");
+	/* bare metal: no hypervisor flag, no steal */
+	put("/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme de pse tsc msr pae\n");
+	put("/proc/stat", "cpu  800 0 400 8800 0 0 0 0 0 0\n"
+			  "cpu2 100 0 50 1100 0 0 0 0 0 0\ncpu3 100 0 50 1100 0 0 0 0 0 0\n");
 }
 
 #define PCI "/sys/devices/pci0000:80/0000:81:00.0"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_audit_host.c - the host checks of user/audit on fixture trees (audit_fixture.h):
- * THP and compaction, the probe CPUs' governor, C-states and isolation.
+ * THP and compaction, the probe CPUs' governor, C-states and isolation, and the
+ * hypervisor's steal.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -210,6 +211,62 @@ static void test_isolation_other_cpus_warn(void **state)
 	assert_string_equal(au.cpus, "4-5");
 }
 
+/* --- steal --------------------------------------------------------------------------- */
+
+static void vm_with_steal(unsigned int steal2, unsigned int steal3)
+{
+	put("/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme de pse tsc msr hypervisor\n");
+	put("/proc/stat",
+	    "cpu  800 0 400 8800 0 0 0 0 0 0\ncpu2 100 0 50 10000 0 0 0 %u 0 0\n"
+	    "cpu3 100 0 50 10000 0 0 0 %u 0 0\n",
+	    steal2, steal3);
+}
+
+static void test_steal_bare_metal_is_ok(void **state)
+{
+	(void)state;
+	run();
+	expect_status(TC_AUDIT_STEAL, TC_AUDIT_OK);
+	expect_in(TC_AUDIT_STEAL, summary, "bare metal");
+}
+
+static void test_steal_vm_without_steal_is_ok(void **state)
+{
+	(void)state;
+	vm_with_steal(0, 0);
+	run();
+	expect_status(TC_AUDIT_STEAL, TC_AUDIT_OK);
+	expect_in(TC_AUDIT_STEAL, summary, "a VM");
+	expect_in(TC_AUDIT_STEAL, evidence, "cpu3: steal 0.00 s");
+}
+
+static void test_steal_some_warns_much_fails(void **state)
+{
+	(void)state;
+	/* 5 ticks of 10155 on CPU 2 (0.05 %): a warning */
+	vm_with_steal(5, 0);
+	run();
+	expect_status(TC_AUDIT_STEAL, TC_AUDIT_WARN);
+	expect_in(TC_AUDIT_STEAL, summary, "probe CPU 2");
+	expect_in(TC_AUDIT_STEAL, fix, "dedicated, pinned vCPUs");
+	/* 300 ticks of 10450 on CPU 3 (2.9 %): the worst CPU decides */
+	vm_with_steal(5, 300);
+	run();
+	expect_status(TC_AUDIT_STEAL, TC_AUDIT_FAIL);
+	expect_in(TC_AUDIT_STEAL, summary, "2.87 % of probe CPU 3");
+	expect_in(TC_AUDIT_STEAL, evidence, "cpu3: steal 3.00 s of 104 s since boot");
+}
+
+static void test_steal_cpu_missing_is_unknown(void **state)
+{
+	(void)state;
+	vm_with_steal(0, 0);
+	put("/proc/stat", "cpu  800 0 400 8800 0 0 0 0 0 0\ncpu2 100 0 50 10000 0 0 0 0 0 0\n");
+	run();
+	expect_status(TC_AUDIT_STEAL, TC_AUDIT_UNKNOWN);
+	expect_in(TC_AUDIT_STEAL, summary, "CPU 3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +287,10 @@ int main(void)
 		T(test_isolation_partial_names_what_lacks),
 		T(test_isolation_after_init_separator_ignored),
 		T(test_isolation_other_cpus_warn),
+		T(test_steal_bare_metal_is_ok),
+		T(test_steal_vm_without_steal_is_ok),
+		T(test_steal_some_warns_much_fails),
+		T(test_steal_cpu_missing_is_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

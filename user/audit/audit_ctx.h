@@ -45,6 +45,7 @@ void mm_checks_run(struct audit_ctx *c);   /* thp-*, khugepaged-defrag, compacti
 void cpu_checks_run(struct audit_ctx *c);  /* cpu-governor, c-states, isolation */
 void nic_checks_run(struct audit_ctx *c);  /* nic-mtu, nic-rings, nic-coalesce */
 void rdma_checks_run(struct audit_ctx *c); /* rdma-port, memlock */
+void virt_checks_run(struct audit_ctx *c); /* steal */
 /* Fills c->nics from --nic or /sys/class/infiniband (nic_checks.c). */
 void nic_checks_discover(struct audit_ctx *c, const struct host_audit_opts *o);
 /* The host's side of struct audit_ops: SIOCETHTOOL, and the ports libibverbs lists. */

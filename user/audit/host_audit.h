@@ -67,6 +67,13 @@ int host_audit_run(const struct host_audit_opts *o, struct tc_audit *out, char *
  */
 int host_audit_store(struct tc_trace *t, const int cpu[2]);
 
+/*
+ * Whether the host under root (NULL or "/": this one) is a virtual machine: 1 with
+ * the hypervisor's name in buf ("KVM"; "a hypervisor" when it cannot be told), 0
+ * with buf "" on bare metal, -1 when /proc/cpuinfo cannot be read.
+ */
+int audit_hypervisor(const char *root, char *buf, size_t len);
+
 /* How many checks of a finished audit fail. */
 size_t host_audit_failing(const struct tc_audit *a);
 

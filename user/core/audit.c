@@ -65,6 +65,11 @@ static const struct tc_audit_info catalogue[TC_AUDIT_CHECK_COUNT] = {
 		"RLIMIT_MEMLOCK large enough for RDMA",
 		"verbs pin registered memory against RLIMIT_MEMLOCK: too low and memory "
 		"registration fails (ENOMEM) for the verbs probe, perftest, MPI or NCCL" },
+	[TC_AUDIT_STEAL] = { TC_AUDIT_STEAL, "steal",
+		"no hypervisor steal time on the probe CPUs",
+		"on a VM the host runs other guests or its own work on the vCPU's physical CPU: "
+		"the vCPU stops for that time (steal, milliseconds at a time), and the shorter "
+		"exits it takes without counting them show as hw-noise" },
 };
 
 static const char *const status_names[TC_AUDIT_STATUS_COUNT] = {

@@ -39,6 +39,7 @@ enum tc_audit_check {
 	TC_AUDIT_COALESCE,
 	TC_AUDIT_RDMA_PORT,
 	TC_AUDIT_MEMLOCK,
+	TC_AUDIT_STEAL, /* the hypervisor's steal time on the probe CPUs */
 	TC_AUDIT_CHECK_COUNT,
 };
 

@@ -55,6 +55,8 @@ static const struct join_rule {
 	{ TC_CAUSE_SMT_SIBLING, NULL, { TC_AUDIT_ISOLATION }, 1 },
 	{ TC_CAUSE_SIGNAL, NULL, { 0 }, 0 },
 	{ TC_CAUSE_NMI, NULL, { 0 }, 0 },
+	{ TC_CAUSE_STEAL, NULL, { TC_AUDIT_STEAL }, 1 },
+	{ TC_CAUSE_HW_NOISE, NULL, { TC_AUDIT_STEAL }, 1 },
 };
 /* clang-format on */
 #define N_RULES	  (sizeof(rules) / sizeof(rules[0]))

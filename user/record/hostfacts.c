@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "audit/host_audit.h"
 #include "hostfacts.h"
 
 /* Reads the first line of path into buf without the newline; 0 or -errno. */
@@ -139,6 +140,8 @@ int hostfacts_collect(struct tc_trace *t)
 				     "/sys/devices/system/cpu/cpuidle/current_driver");
 	if (!err)
 		err = cpuidle_states(t);
+	if (!err && audit_hypervisor(NULL, buf, sizeof(buf)) >= 0)
+		err = trace__set_meta(t, "host.hypervisor", buf[0] ? buf : "none");
 	return err;
 }
 
