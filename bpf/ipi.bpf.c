@@ -19,6 +19,7 @@
  * tracepoints; elsewhere sent_ns stays 0).
  */
 #include "common.bpf.h"
+#include "steal.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -91,6 +92,8 @@ static __always_inline void vec_exit(__u32 slot)
 	v = bpf_map_lookup_elem(&vector_start, &slot);
 	if (!v || !v->start)
 		return;
+	if (slot == SLOT_TIMER)
+		steal_read(cpu); /* the tick has updated the run-queue clock, and its steal */
 	e = event_reserve(slot == SLOT_TIMER ? TC_EV_TIMER : TC_EV_IPI);
 	if (e) {
 		__builtin_memset(e, 0, sizeof(*e));

@@ -20,6 +20,7 @@
  * twins keep the role in probe_tids and the slot in the hash offcpu_start.
  */
 #include "common.bpf.h"
+#include "steal.bpf.h"
 #include "compat.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -212,6 +213,8 @@ static __always_inline struct tc_sched_cpu *account_switch(__u64 *now, __u32 pre
 
 	if (!cpu_of_interest(bpf_get_smp_processor_id()))
 		return NULL;
+	/* __schedule() has just updated this CPU's run-queue clock, and its steal */
+	steal_read(bpf_get_smp_processor_id());
 	cs = bpf_map_lookup_elem(&cpu_state, &zero);
 	if (cs) {
 		*now = bpf_ktime_get_ns();

@@ -276,7 +276,12 @@ static int store_tracer_status(struct recorder *r)
 {
 	const struct tc_prog_status *st;
 	size_t n = tracer__status(r->tracer, &st);
-	int err = 0;
+	char why[256];
+	int steal = tracer__steal_source(r->tracer, why, sizeof(why));
+	int err;
+
+	/* steal is read by the sched and ipi programs, not a program of its own */
+	err = set_metaf(r->trace, "run.steal", "%s: %s", steal ? "traced" : "not traced", why);
 
 	for (size_t i = 0; i < n && !err; i++) {
 		char key[96];

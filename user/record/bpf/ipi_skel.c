@@ -10,8 +10,8 @@ static void ipi_knobs(struct ipi_bpf *s, const struct tracer_cfg *cfg, const str
 	int n = libbpf_num_possible_cpus();
 
 	(void)cfg;
-	(void)btf;
 	s->rodata->cfg_nr_cpus = n > 0 ? (__u32)n : 1;
+	s->rodata->cfg_steal = tracer_steal_readable(btf);
 }
 
 TC_DEFINE_SKEL_OPS(ipi, 0, ipi_knobs);

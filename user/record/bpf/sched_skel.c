@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* sched_skel.c - the shell around bpf/sched.bpf.c: the only file that sees its skeleton. */
-#include <string.h>
-
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -9,23 +7,11 @@
 #include "skel_ops.h"
 #include "lib/log.h"
 
-/* Does the kernel's BTF have struct sname with a member mname? */
-static int btf_has_member(const struct btf *btf, const char *sname, const char *mname)
-{
-	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
-	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
-
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, btf_members(t)[i].name_off), mname))
-			return 1;
-	return 0;
-}
-
 /* sched_info's timestamps (CONFIG_SCHED_INFO), and a task's run queue (CONFIG_FAIR_GROUP_SCHED)? */
 static int kernel_keeps_sched_info(const struct btf *btf)
 {
-	return btf && btf_has_member(btf, "sched_info", "last_queued") &&
-	       btf_has_member(btf, "cfs_rq", "rq");
+	return btf && tracer_btf_has_member(btf, "sched_info", "last_queued") &&
+	       tracer_btf_has_member(btf, "cfs_rq", "rq");
 }
 
 /*
@@ -36,6 +22,7 @@ static int kernel_keeps_sched_info(const struct btf *btf)
 static void sched_knobs(struct sched_bpf *s, const struct tracer_cfg *cfg, const struct btf *btf)
 {
 	s->rodata->cfg_follow_children = cfg->follow_children;
+	s->rodata->cfg_steal = tracer_steal_readable(btf);
 	if (bpf_program__autoload(s->progs.tc_sched_switch_btf) &&
 	    bpf_program__autoload(s->progs.tc_sched_wakeup_btf) && kernel_keeps_sched_info(btf)) {
 		s->rodata->cfg_sched_info = 1;

@@ -75,6 +75,15 @@ struct skel_ops {
 		.destroy = cname##_destroy,                                                        \
 	}
 
+/* Does the kernel's BTF (NULL: none) have struct sname with a member mname? */
+int tracer_btf_has_member(const struct btf *btf, const char *sname, const char *mname);
+/*
+ * Can the programs read the run queue's steal time (bpf/steal.bpf.h)? Where the BTF has
+ * rq.prev_steal_time_rq (CONFIG_PARAVIRT_TIME_ACCOUNTING) and cfs_rq.rq
+ * (CONFIG_FAIR_GROUP_SCHED). 1 or 0.
+ */
+int tracer_steal_readable(const struct btf *btf);
+
 /* For concerns without knobs of their own. */
 #define TC_NO_EXTRA(s, cfg, btf) ((void)(s), (void)(cfg), (void)(btf))
 

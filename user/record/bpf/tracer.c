@@ -52,7 +52,7 @@ static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 	} shared[] = {
 		{"events", t->events_fd},      {"probe_tids", t->tids_fd},
 		{"probe_tids_gen", t->gen_fd}, {"probe_cpus", t->cpus_fd},
-		{"drops", t->drops_fd},
+		{"drops", t->drops_fd},	       {"steal_last", t->steal_fd},
 	};
 
 	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
@@ -209,8 +209,10 @@ static int create_shared_maps(struct tracer *t, size_t ringbuf_bytes)
 	t->gen_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe_tids_gen", 4, 4, 1, NULL);
 	t->cpus_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe_cpus", 4, 4, TC_MAX_CPUS, NULL);
 	t->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8, TC_DROP_KINDS, NULL);
+	/* bpf/steal.bpf.h's struct tc_steal_slot: two __u64 */
+	t->steal_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "steal_last", 4, 16, 1, NULL);
 	if (t->events_fd < 0 || t->tids_fd < 0 || t->gen_fd < 0 || t->cpus_fd < 0 ||
-	    t->drops_fd < 0) {
+	    t->drops_fd < 0 || t->steal_fd < 0) {
 		int err = -errno;
 
 		log_err("create BPF maps: %s", strerror(-err));
@@ -226,7 +228,7 @@ struct tracer *tracer__new(const struct tracer_cfg *cfg)
 
 	if (!t)
 		return NULL;
-	t->events_fd = t->tids_fd = t->gen_fd = t->cpus_fd = t->drops_fd = -1;
+	t->events_fd = t->tids_fd = t->gen_fd = t->cpus_fd = t->drops_fd = t->steal_fd = -1;
 	t->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!t->vmlinux_btf)
 		log_dbg("no vmlinux BTF: classic tracepoints only");
@@ -271,8 +273,8 @@ void tracer__free(struct tracer *t)
 	tracer__stop(t);
 	for (size_t i = 0; i < t->n_loaded; i++)
 		t->loaded[i].ops->destroy(t->loaded[i].skel);
-	int fds[] = {t->events_fd, t->tids_fd, t->gen_fd, t->cpus_fd, t->drops_fd};
-	for (size_t i = 0; i < 5; i++)
+	int fds[] = {t->events_fd, t->tids_fd, t->gen_fd, t->cpus_fd, t->drops_fd, t->steal_fd};
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	btf__free(t->vmlinux_btf);
@@ -311,4 +313,22 @@ size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out)
 {
 	*out = t->status;
 	return t->n_status;
+}
+
+int tracer__steal_source(const struct tracer *t, char *why, size_t len)
+{
+	if (!t->vmlinux_btf) {
+		snprintf(why, len, "the kernel has no BTF: the run queue cannot be read");
+		return 0;
+	}
+	if (!tracer_steal_readable(t->vmlinux_btf)) {
+		snprintf(why, len,
+			 "the kernel keeps no steal clock in its run queue (needs "
+			 "CONFIG_PARAVIRT_TIME_ACCOUNTING and CONFIG_FAIR_GROUP_SCHED)");
+		return 0;
+	}
+	snprintf(why, len,
+		 "the run queue's steal clock, read at every tick and context switch "
+		 "on the probe CPUs");
+	return 1;
 }

@@ -65,6 +65,12 @@ int tracer__read_irq_counts(const struct tracer *t,
  */
 int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu);
 
+/*
+ * Whether the programs read hypervisor steal time (1) or not (0), and in why the
+ * source, or the reason there is none.
+ */
+int tracer__steal_source(const struct tracer *t, char *why, size_t len);
+
 /* The status of every program; *out stays valid until tracer__free(). */
 size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out);
 

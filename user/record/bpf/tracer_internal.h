@@ -28,7 +28,7 @@ struct loaded {
 };
 
 struct tracer {
-	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd;
+	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd, steal_fd;
 	uint32_t tids_gen; /* last value written to probe_tids_gen */
 	struct btf *vmlinux_btf;
 	struct loaded loaded[N_CONCERNS];

@@ -221,3 +221,21 @@ void tracer_select_task_storage(struct bpf_object *obj)
 		if (bpf_map__type(m) == BPF_MAP_TYPE_TASK_STORAGE)
 			bpf_map__set_autocreate(m, false);
 }
+
+int tracer_btf_has_member(const struct btf *btf, const char *sname, const char *mname)
+{
+	int id = btf ? btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, btf_members(t)[i].name_off), mname))
+			return 1;
+	return 0;
+}
+
+int tracer_steal_readable(const struct btf *btf)
+{
+	return tracer_btf_has_member(btf, "rq", "prev_steal_time_rq") &&
+	       tracer_btf_has_member(btf, "cfs_rq", "rq") &&
+	       tracer_btf_has_member(btf, "sched_entity", "cfs_rq");
+}
