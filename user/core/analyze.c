@@ -45,39 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "active_set.h"
-#include "analyze.h"
-#include "cause_table.h"
-#include "context.h"
+#include "analyze_internal.h"
 #include "grow.h"
 #include "spike_rule.h"
-#include "spike_window.h"
-
-/* CPUs beyond this (a corrupt trace) are looked up the slow way. */
-#define CPU_MAP_MAX (1u << 16)
-#define CPU_PROBE   0x1 /* a probe thread is pinned there */
-#define CPU_SAMPLE  0x2 /* some sample was timed there */
-
-struct ctx {
-	const struct tc_trace *t;
-	const char *pattern;
-	struct tc_analysis *a;
-
-	uint32_t *probe_tids; /* sorted */
-	size_t n_probe_tids;
-	uint8_t *cpu_map; /* CPU_PROBE | CPU_SAMPLE per CPU */
-	size_t n_cpu_map;
-	int wide_sample_cpu; /* a sample's CPU is beyond the map */
-	struct idle_latency lat;
-
-	struct active_set act;	 /* the intervals that may still overlap a window */
-	struct spike_window win; /* the current spike's intervals */
-	struct spike_context sc; /* and what the context rules consult */
-
-	struct cause_table causes;
-	size_t cap_contribs;
-	size_t cap_spikes;
-};
 
 static uint64_t sample_rtt(const struct tc_sample *s)
 {
@@ -112,7 +82,7 @@ static int is_probe_tid(const struct ctx *c, uint32_t tid)
 	return 0;
 }
 
-static int is_probe_cpu(const struct ctx *c, uint32_t cpu)
+int analyze_probe_cpu(const struct ctx *c, uint32_t cpu)
 {
 	if (cpu < c->n_cpu_map)
 		return c->cpu_map[cpu] & CPU_PROBE;
@@ -245,7 +215,7 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		x.until = x.end > x.start ? x.end : sat_add(x.start, 1);
 		if (x.until <= ws)
 			continue;
-		x.probe_rel = is_probe_tid(c, e->tid) || is_probe_cpu(c, e->cpu);
+		x.probe_rel = is_probe_tid(c, e->tid) || analyze_probe_cpu(c, e->cpu);
 		x.mm = x.end > x.start && is_mm(e);
 		if (!x.mm && !maybe_relevant(c, e, x.probe_rel))
 			continue;
@@ -276,6 +246,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->cpu = x->cpu;
 	it->cause = x->cause;
 	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0};
+	it->deferred = c->t->events[x->ev].kind == TC_EV_STEAL;
 	return it;
 }
 
@@ -432,6 +403,9 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 		k->overlap_ns = e - s;
 		k->attributed_ns = it->att;
 		a->causes[it->cause].excess_ns = sat_add(a->causes[it->cause].excess_ns, it->att);
+		if (it->deferred &&
+		    late_note(c, (size_t)(sp - a->spikes), a->n_contribs - 1, e - s))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -503,6 +477,7 @@ static int sweep(struct ctx *c)
 		if (err)
 			return err;
 		sp = &a->spikes[a->n_spikes++];
+		memset(sp, 0, sizeof(*sp));
 		sp->sample = i;
 		sp->rtt_ns = rtt;
 		sp->excess_ns = rtt > a->stats.p50 ? rtt - a->stats.p50 : 0;
@@ -517,6 +492,7 @@ static int sweep(struct ctx *c)
 
 static void ctx_free(struct ctx *c)
 {
+	late_free(c);
 	free(c->probe_tids);
 	free(c->cpu_map);
 	idle_latency__free(&c->lat);
@@ -554,8 +530,9 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	if (!err)
 		err = cause_table_index(&c.causes, causes_info(TC_CAUSE_UNATTRIBUTED)->prefix,
 					TC_CAUSE_UNATTRIBUTED, &unattributed);
-	if (!err)
-		err = sweep(&c);
+	err = err ?: late_setup(&c);
+	err = err ?: sweep(&c);
+	err = err ?: late_run(&c);
 	if (err)
 		goto out_free_ctx;
 	ctx_free(&c);

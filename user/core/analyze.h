@@ -40,6 +40,16 @@
  *     interval for display.
  *   - Page fault: a spike left unattributed with no candidate takes a probe
  *     thread's page fault inside its window as the candidate.
+ *   - Steal (TC_EV_STEAL: S ns stolen somewhere in [start, end) on a probe CPU)
+ *     takes no part in the split. After the sweep, each steal interval's S goes to
+ *     the spikes overlapping it, the largest unexplained excess first (a vCPU
+ *     that is descheduled stops for the whole period: one long delay, not many
+ *     short ones), each at most its unexplained excess and its overlap with the
+ *     interval, all of them together at most S.
+ *   - hw-noise: a spike with no OS event on the relevant CPUs at all (steal
+ *     aside), while every tracer that sees them was attached and no record was
+ *     lost in its window, has its unexplained excess credited to `hw-noise`.
+ *     Otherwise such a spike stays unattributed and says why (tc_unexplained).
  */
 #ifndef TAILCAUSE_CORE_ANALYZE_H
 #define TAILCAUSE_CORE_ANALYZE_H
@@ -97,15 +107,26 @@ struct tc_contrib {
 	uint64_t attributed_ns; /* part of the excess credited to it */
 };
 
+/* Why a spike is `unattributed` (tc_spike.unexplained). */
+enum tc_unexplained {
+	TC_EXPLAINED = 0,	 /* it is not: it has a primary cause */
+	TC_UNEXPLAINED_LITTLE,	 /* OS events overlap it but explain under half */
+	TC_UNEXPLAINED_UNTRACED, /* no OS event, and a tracer that could see one was
+				  * missing (tc_analysis.coverage says which) */
+	TC_UNEXPLAINED_LOST,	 /* no OS event, and records were lost in its window */
+};
+
 struct tc_spike {
 	size_t sample; /* index into tc_trace.samples */
 	uint64_t rtt_ns;
-	uint64_t excess_ns; /* rtt_ns - median RTT */
-	uint32_t primary;   /* index into causes; 0 is `unattributed` */
-	uint32_t candidate; /* unattributed: best candidate cause, or TC_NO_CAUSE */
-	double explained;   /* attributed / excess, in [0, 1] */
+	uint64_t excess_ns;   /* rtt_ns - median RTT */
+	uint64_t hw_noise_ns; /* the part credited to hw-noise (no event of its own) */
+	uint32_t primary;     /* index into causes; 0 is `unattributed` */
+	uint32_t candidate;   /* unattributed: best candidate cause, or TC_NO_CAUSE */
+	double explained;     /* attributed / excess, in [0, 1] */
 	size_t first_contrib;
 	size_t n_contrib;
+	enum tc_unexplained unexplained;
 };
 
 struct tc_analysis {
@@ -122,6 +143,11 @@ struct tc_analysis {
 
 	struct tc_contrib *contribs;
 	size_t n_contribs;
+
+	/* Whether every tracer that sees OS events on a probe CPU was attached (hw-noise needs
+	 * it), and if not, the ones missing ("signal, workqueue"). */
+	int coverage_complete;
+	char coverage_missing[128];
 };
 
 /*

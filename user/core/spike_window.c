@@ -119,9 +119,10 @@ void spike_window_sort(struct spike_window *w)
 	sort_items(w->items, w->n_items, cmp_event);
 }
 
+/* Instants, and deferred items (credited later), take no part in the split. */
 static int is_instant(const struct spike_item *it)
 {
-	return it->start == it->end;
+	return it->start == it->end || it->deferred;
 }
 
 /*

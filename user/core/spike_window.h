@@ -12,9 +12,10 @@
 #include "analyze.h"
 
 /*
- * An interval overlapping the window; the caller fills start..ctx and
- * explains. start == end makes it an instant: never nested, never a parent,
- * never shared in.
+ * An interval overlapping the window; the caller fills start..ctx, explains
+ * and deferred. start == end makes it an instant: never nested, never a parent,
+ * never shared in; a deferred item is treated the same here (its credit comes
+ * later, from the caller).
  */
 struct spike_item {
 	uint64_t start; /* the weighed interval [start, end), not clipped */
@@ -27,9 +28,9 @@ struct spike_item {
 	uint32_t context_only;	/* 1: shown because of its parent's context: always nested */
 	struct tc_name_ctx ctx; /* the caller's: what surrounds it, for naming */
 	uint32_t nested;	/* out: counted in a cause-bearing parent on the same CPU */
-	uint32_t pad;
-	long double share; /* out: its part of the covered time, before scaling */
-	uint64_t att;	   /* out: its part of the excess */
+	uint32_t deferred;	/* 1: credited after the sweep (steal): no share, no parent */
+	long double share;	/* out: its part of the covered time, before scaling */
+	uint64_t att;		/* out: its part of the excess */
 };
 
 struct spike_point;

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_analyze_late.c - what the analyzer credits after the sweep
+ * (core/analyze_late.c): the hypervisor's steal, never more than was stolen and
+ * the largest unexplained spike first; hw-noise only with complete tracing and
+ * nothing lost; and why the other spikes stay unattributed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+
+#include "analyze_fixture.h"
+
+/* TC_EV_STEAL: stolen ns somewhere in [start, start + dur) on cpu. */
+static void add_steal(struct tc_trace *t, uint32_t cpu, uint64_t start, uint64_t dur,
+		      uint64_t stolen)
+{
+	struct tc_event e = {.start_ns = start,
+			     .dur_ns = dur,
+			     .stolen_ns = stolen,
+			     .cpu = cpu,
+			     .kind = TC_EV_STEAL,
+			     .arg = TC_STEAL_RQ};
+
+	assert_int_equal(trace__add_events(t, &e, 1), 0);
+}
+
+/* The tracer status of a recording where every tracer that sees OS events attached. */
+static void complete_coverage(struct tc_trace *t)
+{
+	static const char *const progs[] = {
+		"sched.tc_sched_switch",
+		"irq.tc_irq_entry",
+		"irq.tc_softirq_entry",
+		"ipi.tc_local_timer_entry",
+		"ipi.tc_local_timer_exit",
+		"ipi.tc_reschedule_entry",
+		"ipi.tc_reschedule_exit",
+		"ipi.tc_call_function_entry",
+		"ipi.tc_call_function_exit",
+		"ipi.tc_call_function_single_entry",
+		"ipi.tc_call_function_single_exit",
+		"ipi.tc_irq_work_entry",
+		"ipi.tc_irq_work_exit",
+		"mm.tc_page_fault",
+		"power.tc_cpu_idle",
+		"signal.tc_signal_deliver",
+		"workqueue.tc_work_start",
+		"timer.tc_hrtimer_entry",
+	};
+	char key[96];
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		snprintf(key, sizeof(key), "tracer.%s", progs[i]);
+		assert_int_equal(trace__set_meta(t, key, "attached tp_btf/x"), 0);
+	}
+}
+
+static uint64_t steal_credit(const struct tc_analysis *a, const struct tc_spike *sp)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < sp->n_contrib; i++)
+		if (a->causes[contrib(a, sp, i)->cause].cls == TC_CAUSE_STEAL)
+			n += contrib(a, sp, i)->attributed_ns;
+	return n;
+}
+
+/*
+ * 10 us stolen in a 4 ms interval holding three unexplained spikes of 8, 5 and 2 us: the
+ * largest takes 8, the next the 2 left, the smallest nothing; steal is never credited more
+ * than was stolen.
+ */
+static void test_steal_largest_first_within_budget(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, 100, 3000); /* excess 2000, first in time */
+	set_rtt(t, 200, 9000); /* excess 8000 */
+	set_rtt(t, 300, 6000); /* excess 5000 */
+	add_steal(t, PROBE_CPU, t0(t, 50), 4000000, 10000);
+	trace__sort(t);
+	a = run(t);
+	assert_int_equal(a->n_spikes, 3);
+	assert_int_equal(steal_credit(a, &a->spikes[0]), 0);
+	assert_int_equal(steal_credit(a, &a->spikes[1]), 8000);
+	assert_int_equal(steal_credit(a, &a->spikes[2]), 2000);
+	assert_string_equal(cause_name(a, a->spikes[1].primary), "steal");
+	assert_true(a->spikes[1].explained > 0.999);
+	/* 2 of 5 us explained: under half, unattributed with steal the candidate; no OS event
+	 * and no coverage meta (tracing not known complete): no hw-noise for the rest */
+	assert_int_equal(a->spikes[2].primary, 0);
+	assert_string_equal(cause_name(a, a->spikes[2].candidate), "steal");
+	assert_int_equal(a->spikes[2].unexplained, TC_UNEXPLAINED_UNTRACED);
+	assert_int_equal(a->causes[find_cause(a, "steal")].excess_ns, 10000);
+	assert_int_equal(a->causes[find_cause(a, "steal")].spikes, 1);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* A spike's steal is at most its overlap with the interval, and the explained part is not
+ * taken twice: a preemption that covers a spike leaves nothing for steal. */
+static void test_steal_only_the_unexplained_overlap(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, K, 9000);	  /* excess 8000 */
+	set_rtt(t, K + 10, 9000); /* excess 8000, preempted throughout */
+	add_preempt(t, t0(t, K + 10), 9000, "hog");
+	/* the interval ends 3 us into the first spike, and covers the second */
+	add_steal(t, PROBE_CPU, t0(t, K) - 100000, 103000, 50000);
+	trace__sort(t);
+	a = run(t);
+	assert_int_equal(a->n_spikes, 2);
+	assert_int_equal(steal_credit(a, &a->spikes[0]), 3000);
+	assert_int_equal(steal_credit(a, &a->spikes[1]), 0);
+	assert_string_equal(cause_name(a, a->spikes[1].primary), "preemption:hog");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* No steal, and steal on a CPU that does not matter: nothing credited. */
+static void test_zero_steal_changes_nothing(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, K, 9000);
+	add_steal(t, PROBE_CPU, t0(t, K) - 1000, 20000, 0);
+	add_steal(t, OTHER_CPU, t0(t, K) - 1000, 20000, 8000);
+	trace__sort(t);
+	a = run(t);
+	assert_int_equal(steal_credit(a, &a->spikes[0]), 0);
+	assert_int_equal(a->spikes[0].primary, 0);
+	/* no coverage meta (an older trace): no hw-noise, and it says so */
+	assert_int_equal(a->spikes[0].unexplained, TC_UNEXPLAINED_UNTRACED);
+	assert_false(a->coverage_complete);
+	assert_non_null(strstr(a->coverage_missing, "sched"));
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* With every tracer attached, a spike with no OS event at all is hw-noise, whole. */
+static void test_hw_noise_needs_no_event_and_complete_tracing(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	complete_coverage(t);
+	set_rtt(t, K, 9000);	  /* nothing at all */
+	set_rtt(t, K + 10, 9000); /* a short IRQ: an OS event, explains too little */
+	add_irq(t, TC_EV_HARDIRQ, PROBE_CPU, t0(t, K + 10) + 100, 500, 30);
+	set_rtt(t, K + 20, 9000); /* steal for part, hw-noise for the rest */
+	add_steal(t, PROBE_CPU, t0(t, K + 20), 9000, 3000);
+	trace__sort(t);
+	a = run(t);
+	assert_true(a->coverage_complete);
+	assert_string_equal(a->coverage_missing, "");
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "hw-noise");
+	assert_int_equal(a->spikes[0].hw_noise_ns, 8000);
+	assert_true(a->spikes[0].explained > 0.999);
+	assert_int_equal(a->spikes[1].primary, 0);
+	assert_int_equal(a->spikes[1].hw_noise_ns, 0);
+	assert_int_equal(a->spikes[1].unexplained, TC_UNEXPLAINED_LITTLE);
+	assert_string_equal(cause_name(a, a->spikes[1].candidate), "hardirq:eth0");
+	assert_int_equal(steal_credit(a, &a->spikes[2]), 3000);
+	assert_int_equal(a->spikes[2].hw_noise_ns, 5000);
+	assert_string_equal(cause_name(a, a->spikes[2].primary), "hw-noise");
+	assert_int_equal(a->causes[find_cause(a, "hw-noise")].excess_ns, 13000);
+	assert_int_equal(a->causes[find_cause(a, "hw-noise")].spikes, 2);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* A lost window over the spike, or one tracer missing: unattributed, with the reason. */
+static void test_hw_noise_not_where_tracing_was_incomplete(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event lost = {.start_ns = 0,
+				.dur_ns = 2000,
+				.lost = 12,
+				.cpu = PEER_CPU,
+				.kind = TC_EV_LOST,
+				.lost_kind = TC_EV_OFFCPU};
+	struct tc_analysis *a;
+
+	(void)state;
+	complete_coverage(t);
+	set_rtt(t, K, 9000);
+	lost.start_ns = t0(t, K) + 1000;
+	assert_int_equal(trace__add_events(t, &lost, 1), 0);
+	trace__sort(t);
+	a = run(t);
+	assert_int_equal(a->spikes[0].primary, 0);
+	assert_int_equal(a->spikes[0].unexplained, TC_UNEXPLAINED_LOST);
+	analysis__free(a);
+	assert_int_equal(trace__set_meta(t, "tracer.signal.tc_signal_deliver", "not attached: x"),
+			 0);
+	a = run(t);
+	assert_false(a->coverage_complete);
+	assert_string_equal(a->coverage_missing, "signal");
+	analysis__free(a);
+	trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_steal_largest_first_within_budget),
+		cmocka_unit_test(test_steal_only_the_unexplained_overlap),
+		cmocka_unit_test(test_zero_steal_changes_nothing),
+		cmocka_unit_test(test_hw_noise_needs_no_event_and_complete_tracing),
+		cmocka_unit_test(test_hw_noise_not_where_tracing_was_incomplete),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * analyze_internal.h - private to user/core: the analyzer's state, shared by
+ * the sweep (analyze.c) and what it credits after the sweep (analyze_late.c:
+ * steal, hw-noise).
+ */
+#ifndef TAILCAUSE_CORE_ANALYZE_INTERNAL_H
+#define TAILCAUSE_CORE_ANALYZE_INTERNAL_H
+
+#include "active_set.h"
+#include "analyze.h"
+#include "cause_table.h"
+#include "context.h"
+#include "spike_window.h"
+
+/* CPUs beyond this (a corrupt trace) are looked up the slow way. */
+#define CPU_MAP_MAX (1u << 16)
+#define CPU_PROBE   0x1 /* a probe thread is pinned there */
+#define CPU_SAMPLE  0x2 /* some sample was timed there */
+
+/* A steal interval's contrib in one spike, credited after the sweep. */
+struct late_link {
+	size_t ev;	/* the TC_EV_STEAL event */
+	size_t spike;	/* index into tc_analysis.spikes */
+	size_t contrib; /* index into tc_analysis.contribs */
+	uint64_t cap;	/* its overlap with the spike's window */
+};
+
+/* A window of lost records (TC_EV_LOST), by start. */
+struct lost_span {
+	uint64_t start, end;
+	uint32_t cpu;
+};
+
+struct ctx {
+	const struct tc_trace *t;
+	const char *pattern;
+	struct tc_analysis *a;
+
+	uint32_t *probe_tids; /* sorted */
+	size_t n_probe_tids;
+	uint8_t *cpu_map; /* CPU_PROBE | CPU_SAMPLE per CPU */
+	size_t n_cpu_map;
+	int wide_sample_cpu; /* a sample's CPU is beyond the map */
+	struct idle_latency lat;
+
+	struct active_set act;	 /* the intervals that may still overlap a window */
+	struct spike_window win; /* the current spike's intervals */
+	struct spike_context sc; /* and what the context rules consult */
+
+	struct cause_table causes;
+	size_t cap_contribs;
+	size_t cap_spikes;
+
+	struct late_link *links; /* steal contribs, in the order the sweep made them */
+	size_t n_links, cap_links;
+	struct lost_span *lost; /* sorted by start */
+	size_t n_lost;
+	uint64_t lost_max_ns; /* the longest lost window */
+};
+
+/* Is a probe thread pinned to cpu? */
+int analyze_probe_cpu(const struct ctx *c, uint32_t cpu);
+
+/* analyze_late.c */
+
+/* Reads the lost windows and the tracers' coverage; 0 or -ENOMEM. */
+int late_setup(struct ctx *c);
+/* Notes a deferred (steal) contrib of the current spike; 0 or -ENOMEM. */
+int late_note(struct ctx *c, size_t spike, size_t contrib, uint64_t cap);
+/* Credits steal and hw-noise, re-decides the spikes they changed, and says why the rest are
+ * unattributed; 0 or -ENOMEM. */
+int late_run(struct ctx *c);
+void late_free(struct ctx *c);
+
+#endif /* TAILCAUSE_CORE_ANALYZE_INTERNAL_H */
