@@ -58,6 +58,12 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->truncated = t->truncated;
 	h->n_events = t->n_events;
 	h->lost = trace__total_drops(t);
+	h->hypervisor = trace__meta(t, "host.hypervisor");
+	h->steal = trace__meta(t, "run.steal");
+	h->steal_traced = h->steal && !strncmp(h->steal, "traced", 6);
+	for (size_t i = 0; i < t->n_events; i++)
+		if (t->events[i].kind == TC_EV_STEAL)
+			h->stolen_ns += t->events[i].stolen_ns;
 	h->has_bad_records = meta_u64(t, "run.bad_records", &h->bad_records);
 	m->meta = t->meta;
 	m->n_meta = t->n_meta;
@@ -209,8 +215,11 @@ static int build_latency(struct report_model *m)
 	free(idx);
 	for (int c = 0; c < TC_CAUSE_CLASS_COUNT; c++)
 		if (spikes[c])
-			m->recs[m->n_recs++] =
-				(struct rm_rec){causes_info((enum tc_cause_class)c), spikes[c]};
+			m->recs[m->n_recs++] = (struct rm_rec){
+				causes_info((enum tc_cause_class)c),
+				c == TC_CAUSE_HW_NOISE ? rm_hw_noise_words(m)
+						       : causes_info((enum tc_cause_class)c)->what,
+				spikes[c]};
 	want = m->top > RM_RANKED_MAX ? m->top : RM_RANKED_MAX;
 	want = a->n_spikes < want ? a->n_spikes : want;
 	m->ranked = calloc(want ? want : 1, sizeof(*m->ranked));
@@ -318,4 +327,44 @@ void report_model__free(struct report_model *m)
 	plot_irq_matrix__free(&m->irqs);
 	free(m->irq);
 	memset(m, 0, sizeof(*m));
+}
+
+const char *rm_hw_noise_words(const struct report_model *m)
+{
+	const char *hv = m->h.hypervisor;
+
+	if (hv && !strcmp(hv, "none"))
+		return "the CPU was taken while the OS ran nothing it can see, with every tracer "
+		       "attached and nothing lost: on bare metal, SMIs, firmware, or the SMT "
+		       "sibling";
+	if (hv)
+		return "the CPU was taken while the OS ran nothing it can see, with every tracer "
+		       "attached and nothing lost: on this VM, the hypervisor's exits and "
+		       "interrupts that it does not account as steal";
+	return causes_info(TC_CAUSE_HW_NOISE)->what;
+}
+
+void rm_unexplained_words(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			  size_t len)
+{
+	const struct tc_analysis *a = m->a;
+
+	switch (sp->unexplained) {
+	case TC_UNEXPLAINED_LITTLE:
+		snprintf(buf, len, "the events that overlap it explain under half of its excess");
+		break;
+	case TC_UNEXPLAINED_UNTRACED:
+		snprintf(buf, len,
+			 "no OS event overlaps it, but not hw-noise: tracing was incomplete "
+			 "(not traced: %s)",
+			 a->coverage_missing[0] ? a->coverage_missing : "?");
+		break;
+	case TC_UNEXPLAINED_LOST:
+		snprintf(buf, len,
+			 "no OS event overlaps it, but not hw-noise: records were lost "
+			 "in its window");
+		break;
+	default:
+		buf[0] = 0;
+	}
 }

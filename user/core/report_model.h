@@ -62,7 +62,11 @@ struct rm_header {
 	uint64_t first_sample_ns; /* the first sample's start, spikes' "at +x s" (0: none) */
 	int truncated;		  /* the file ends before its END block */
 	size_t n_events;
-	uint64_t lost; /* records lost to ring-buffer overrun, all CPUs */
+	const char *hypervisor; /* "KVM", "none" (bare metal); NULL: the trace does not say */
+	const char *steal;	/* how steal was read: "traced: <source>" / "not traced: <why>" */
+	int steal_traced;	/* steal readings were taken */
+	uint64_t stolen_ns;	/* steal the readings saw on the probe CPUs, all of it */
+	uint64_t lost;		/* records lost to ring-buffer overrun, all CPUs */
 	int has_bad_records;
 	uint64_t bad_records;
 };
@@ -90,6 +94,7 @@ struct rm_cause {
 /* A class of cause that made spikes, and what to do about it. */
 struct rm_rec {
 	const struct tc_cause_info *info;
+	const char *what; /* info->what, or words for this host (hw-noise) */
 	uint64_t spikes;
 };
 
@@ -182,6 +187,19 @@ int report_model__build(struct report_model *m, const struct tc_trace *t,
 void report_model__free(struct report_model *m);
 
 /* Latency in microseconds (one way for the probe's round trips) of a duration in ns. */
+/*
+ * What hw-noise is on this host: on a VM the hypervisor's exits and interrupts, on bare
+ * metal SMIs, firmware and the SMT sibling, both where the trace does not say.
+ */
+const char *rm_hw_noise_words(const struct report_model *m);
+
+/*
+ * Why spike sp has no primary cause, in words, into buf ("" when it has one): events that
+ * explain too little, or no OS event at all with the reason it is not hw-noise.
+ */
+void rm_unexplained_words(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			  size_t len);
+
 static inline double rm_lat_us(const struct report_model *m, double ns)
 {
 	return ns / (1000.0 * m->div);

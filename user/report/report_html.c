@@ -251,7 +251,7 @@ static void recommendations(struct html *h)
 
 		fprintf(h->out, "<tr><td>%s</td><td>%llu</td><td>", info->prefix,
 			(unsigned long long)m->recs[i].spikes);
-		html_esc(h->out, info->what);
+		html_esc(h->out, m->recs[i].what);
 		fputs("</td><td>", h->out);
 		html_esc(h->out, info->fix);
 		fputs("</td></tr>\n", h->out);

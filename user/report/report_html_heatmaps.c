@@ -156,6 +156,24 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 		k->nested ? "; nested: counted in its parent" : "");
 }
 
+/* Below a spike's timeline: its hw-noise, or why it has no cause. */
+static void spike_words(struct html *h, const struct tc_spike *sp)
+{
+	char why[256];
+
+	rm_unexplained_words(h->m, sp, why, sizeof(why));
+	if (sp->hw_noise_ns)
+		fprintf(h->out,
+			"<p class=\"note\">hw-noise %.3f us: no OS event on the probe CPUs; ",
+			rm_lat_us(h->m, sp->hw_noise_ns));
+	else if (why[0])
+		fputs("<p class=\"note\">", h->out);
+	else
+		return;
+	html_esc(h->out, sp->hw_noise_ns ? rm_hw_noise_words(h->m) : why);
+	fputs(".</p>\n", h->out);
+}
+
 static void spike_chart(struct html *h, size_t rank, const struct tc_spike *sp)
 {
 	const struct tc_analysis *a = h->m->a;
@@ -192,6 +210,7 @@ static void spike_chart(struct html *h, size_t rank, const struct tc_spike *sp)
 		"<text class=\"tick\" x=\"260\" y=\"%zu\">-%.3f us</text><text class=\"tick\""
 		" x=\"%d\" y=\"%zu\" text-anchor=\"end\">+%.3f us</text></svg>\n",
 		n * 16 + 38, pad / 1e3, PLOT_X1, n * 16 + 38, (sx.hi - (double)s->t_start) / 1e3);
+	spike_words(h, sp);
 	if (n < sp->n_contrib)
 		fprintf(h->out,
 			"<p class=\"note\">%zu more overlapping events with less credit not"

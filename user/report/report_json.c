@@ -5,6 +5,8 @@
  * microseconds; latencies are one way (RTT/2) for the probe's round trips
  * ("one_way": true) and whole for --samples. Formatting only.
  */
+#include <string.h>
+
 #include "core/causes.h"
 #include "core/plot.h"
 #include "core/verdict.h"
@@ -49,6 +51,7 @@ static void write_run(struct json *j, const struct rm_header *h)
 	json_str(j, "kernel", h->kernel);
 	json_str(j, "cpus", h->host_cpus);
 	json_str(j, "cpu_model", h->cpu_model);
+	json_str(j, "hypervisor", h->hypervisor);
 	json_end(j);
 	json_obj(j, "run");
 	json_str(j, "probe", h->probe);
@@ -69,6 +72,11 @@ static void write_run(struct json *j, const struct rm_header *h)
 		json_u64(j, "samples_rows", h->samples_rows);
 	else
 		json_null(j, "samples_rows");
+	json_obj_compact(j, "steal");
+	json_bool(j, "traced", h->steal_traced);
+	json_str(j, "how", h->steal);
+	json_num(j, "stolen_ms", (double)h->stolen_ns / 1e6, 6);
+	json_end(j);
 	json_end(j);
 }
 
@@ -182,6 +190,14 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 	json_end(j);
 }
 
+/* tc_spike.unexplained: null when the spike has a primary cause. */
+static const char *const unexplained_names[] = {
+	[TC_EXPLAINED] = NULL,
+	[TC_UNEXPLAINED_LITTLE] = "too-little",
+	[TC_UNEXPLAINED_UNTRACED] = "tracing-incomplete",
+	[TC_UNEXPLAINED_LOST] = "records-lost",
+};
+
 static void write_spike(struct json *j, const struct report_model *m, size_t rank,
 			const struct tc_spike *sp)
 {
@@ -210,6 +226,8 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 	json_str(j, "candidate",
 		 sp->primary == 0 && sp->candidate != TC_NO_CAUSE ? a->causes[sp->candidate].name
 								  : NULL);
+	json_num(j, "hw_noise_us", rm_lat_us(m, sp->hw_noise_ns), 3);
+	json_str(j, "unexplained", unexplained_names[sp->unexplained]);
 	write_timeline(j, t, a, sp);
 	json_end(j);
 }
@@ -229,7 +247,7 @@ static void write_recommendations(struct json *j, const struct report_model *m)
 		json_obj_compact(j, NULL);
 		json_str(j, "class", m->recs[i].info->prefix);
 		json_u64(j, "spikes", m->recs[i].spikes);
-		json_str(j, "what", m->recs[i].info->what);
+		json_str(j, "what", m->recs[i].what);
 		json_str(j, "fix", m->recs[i].info->fix);
 		json_end(j);
 	}
@@ -287,10 +305,30 @@ static void write_irq_placement(struct json *j, const struct report_model *m)
 	json_end(j);
 }
 
+/* Whether every tracer that sees OS events attached (hw-noise needs it), and which did not. */
+static void write_coverage(struct json *j, const struct tc_analysis *a)
+{
+	const char *p = a->coverage_missing;
+
+	json_obj_compact(j, "coverage");
+	json_bool(j, "complete", a->coverage_complete);
+	json_arr_compact(j, "missing");
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		json_strn(j, NULL, p, n);
+		p += n;
+		p += strspn(p, ", ");
+	}
+	json_end(j);
+	json_end(j);
+}
+
 static void write_latency(struct json *j, const struct report_model *m)
 {
 	json_obj(j, "latency");
 	write_stats(j, m);
+	write_coverage(j, m->a);
 	write_causes(j, m);
 	write_top(j, m);
 	write_recommendations(j, m);

@@ -65,6 +65,23 @@ static void print_tracers(FILE *out, const struct report_model *m)
 		fprintf(out, "  not traced  - (every program attached)\n");
 }
 
+/* Whether a hypervisor runs the host, and what it took from the probe CPUs. */
+static void print_hypervisor(FILE *out, const struct rm_header *h)
+{
+	if (!h->hypervisor)
+		return; /* an older recorder did not say */
+	if (!strcmp(h->hypervisor, "none")) {
+		fprintf(out, "  hypervisor  none (bare metal)\n");
+		return;
+	}
+	if (h->steal_traced)
+		fprintf(out,
+			"  hypervisor  %s: %.3f ms stolen from the probe CPUs during the run (%s)\n",
+			h->hypervisor, (double)h->stolen_ns / 1e6, h->steal + strlen("traced: "));
+	else
+		fprintf(out, "  hypervisor  %s: steal %s\n", h->hypervisor, or_q(h->steal));
+}
+
 /* What ran: the built-in probe, or a traced command and perhaps its own samples. */
 static void print_workload(FILE *out, const struct rm_header *h)
 {
@@ -116,6 +133,7 @@ void report_text_header(FILE *out, const struct report_model *m)
 	fprintf(out, "tailcause report  %s\n", h->path ? h->path : "(trace not kept)");
 	fprintf(out, "  host        %s  (Linux %s, %s CPUs, %s)\n", or_q(h->host_name),
 		or_q(h->kernel), or_q(h->host_cpus), or_q(h->cpu_model));
+	print_hypervisor(out, h);
 	print_workload(out, h);
 	if (h->probe_detail)
 		fprintf(out, "  device      %s\n", h->probe_detail);
@@ -201,10 +219,17 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 	if (sp->primary == 0 && sp->candidate != TC_NO_CAUSE)
 		fprintf(out, " (best candidate: %s)", a->causes[sp->candidate].name);
 	fprintf(out, "\n");
-	if (!sp->n_contrib) {
-		fprintf(out, "      no traced event overlaps this round trip\n");
-		return;
+	if (sp->unexplained) {
+		char why[256];
+
+		rm_unexplained_words(m, sp, why, sizeof(why));
+		fprintf(out, "      %s\n", why);
 	}
+	if (sp->hw_noise_ns)
+		fprintf(out, "      hw-noise  %.3f usec: no OS event on the probe CPUs; %s\n",
+			rm_lat_us(m, sp->hw_noise_ns), rm_hw_noise_words(m));
+	if (!sp->n_contrib)
+		return;
 	n = plot_timeline_pick(a, sp, TIMELINE_MAX, pick);
 	fprintf(out, "      %12s %12s %12s  %s\n", "start[usec]", "dur[usec]", "credit[usec]",
 		"event (start relative to the round trip's start)");
@@ -238,7 +263,7 @@ static void print_recommendations(FILE *out, const struct report_model *m)
 		fprintf(out, "\nrecommendations\n");
 	for (size_t i = 0; i < m->n_recs; i++)
 		fprintf(out, "  %-16s %s\n  %-16s fix: %s\n", m->recs[i].info->prefix,
-			m->recs[i].info->what, "", m->recs[i].info->fix);
+			m->recs[i].what, "", m->recs[i].info->fix);
 }
 
 /* A short histogram of the latency, one row per decade, bars on a log scale. */
