@@ -20,6 +20,8 @@ struct active {
 	uint32_t cause;	    /* cached context-free cause index, TC_NO_CAUSE until first named */
 	uint32_t probe_rel; /* on a probe thread or a probe thread's CPU */
 	uint32_t mm;	    /* a compaction/reclaim interval: context for any task */
+	uint64_t pre;	    /* [start, start + pre) and [end - post, end): the hidden cost */
+	uint64_t post;	    /* the calibration added to the traced span */
 };
 
 struct active_set {

@@ -142,7 +142,29 @@ static int setup_filters(struct ctx *c)
 	}
 	qsort(c->probe_tids, n, sizeof(uint32_t), cmp_u32);
 	c->n_probe_tids = n;
+	c->a->calibrated = calibrate_load(t, &c->cal);
+	for (int k = 0; k < TC_CALIB_KINDS; k++) {
+		const struct tc_calib_kind *x = calibrate_kind(&c->cal, tc_calib_kinds[k]);
+
+		if (x && x->pre_ns > c->max_pre)
+			c->max_pre = x->pre_ns;
+		if (x && x->post_ns > c->max_post)
+			c->max_post = x->post_ns;
+	}
 	return idle_latency__load(&c->lat, t);
+}
+
+/* Widens x by the hidden cost of its kind, where the trace is calibrated. */
+static void widen(const struct ctx *c, const struct tc_event *e, struct active *x)
+{
+	const struct tc_calib_kind *k = calibrate_kind(&c->cal, e->kind);
+
+	if (!k || x->end <= x->start)
+		return;
+	x->pre = k->pre_ns < x->start ? k->pre_ns : x->start;
+	x->post = k->post_ns;
+	x->start -= x->pre;
+	x->end = sat_add(x->end, x->post);
 }
 
 /* ---- statistics ------------------------------------------------------------------------ */
@@ -192,8 +214,11 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 	const struct tc_trace *t = c->t;
 	size_t i = *next;
 
-	/* A span starts at or after its event: events starting by we hold every span that may. */
-	for (; i < t->n_events && t->events[i].start_ns < we; i++) {
+	/*
+	 * A span starts at its event, or earlier by its hidden cost (max_pre): events
+	 * starting by then hold every span that may overlap the window.
+	 */
+	for (; i < t->n_events && t->events[i].start_ns < sat_add(we, c->max_pre); i++) {
 		const struct tc_event *e = &t->events[i];
 		struct active x = {.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
 
@@ -205,9 +230,10 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		 * ends by start + dur, and its until by one more (an idle exit of
 		 * unknown latency is an instant at the event's end).
 		 */
-		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1) <= ws)
+		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1 + c->max_post) <= ws)
 			continue;
 		context_span(&c->lat, e, &x.start, &x.end);
+		widen(c, e, &x);
 		/*
 		 * Spikes come in t_start order: an interval that ends by ws, or an
 		 * instant before ws, overlaps no later spike.
@@ -383,6 +409,25 @@ static int name_items(struct ctx *c)
 	return 0;
 }
 
+static uint64_t clip_len(uint64_t s, uint64_t e, uint64_t ws, uint64_t we)
+{
+	s = s > ws ? s : ws;
+	e = e < we ? e : we;
+	return e > s ? e - s : 0;
+}
+
+/* Of an interval's credit att, the share that falls in its widening (the hidden cost). */
+static uint64_t hidden_part(const struct active *x, uint64_t att, uint64_t ws, uint64_t we)
+{
+	uint64_t all = clip_len(x->start, x->end, ws, we),
+		 hid = clip_len(x->start, x->start + x->pre, ws, we) +
+		       clip_len(x->end - x->post, x->end, ws, we);
+
+	if (!att || !hid || !all)
+		return 0;
+	return (uint64_t)((long double)att * hid / all);
+}
+
 static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint64_t we)
 {
 	struct tc_analysis *a = c->a;
@@ -402,7 +447,10 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 		k->nested = it->nested;
 		k->overlap_ns = e - s;
 		k->attributed_ns = it->att;
+		k->hidden_ns = hidden_part(&c->act.items[it->slot], it->att, ws, we);
 		a->causes[it->cause].excess_ns = sat_add(a->causes[it->cause].excess_ns, it->att);
+		a->causes[it->cause].hidden_ns += k->hidden_ns;
+		sp->hidden_ns += k->hidden_ns;
 		if (it->deferred &&
 		    late_note(c, (size_t)(sp - a->spikes), a->n_contribs - 1, e - s))
 			return -ENOMEM;

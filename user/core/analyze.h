@@ -40,6 +40,10 @@
  *     interval for display.
  *   - Page fault: a spike left unattributed with no candidate takes a probe
  *     thread's page fault inside its window as the candidate.
+ *   - Hidden cost: where the trace holds a calibration (core/calibrate.h), an
+ *     interval of a calibrated kind is widened by the kind's hidden cost
+ *     before and after it; the part of its credit that falls in the widening
+ *     is its hidden_ns.
  *   - Steal (TC_EV_STEAL: S ns stolen somewhere in [start, end) on a probe CPU)
  *     takes no part in the split. After the sweep, each steal interval's S goes to
  *     the spikes overlapping it, the largest unexplained excess first (a vCPU
@@ -96,6 +100,7 @@ struct tc_cause {
 	enum tc_cause_class cls;
 	uint64_t spikes;    /* spikes where it is the primary cause */
 	uint64_t excess_ns; /* RTT excess attributed to it, over all spikes */
+	uint64_t hidden_ns; /* of which the calibrated hidden cost of its intervals */
 };
 
 /* One interval's part in one spike. */
@@ -105,6 +110,7 @@ struct tc_contrib {
 	uint32_t nested;	/* 1: inside a cause-bearing parent, counted there */
 	uint64_t overlap_ns;	/* overlap of its weighed span with the window (0: instant) */
 	uint64_t attributed_ns; /* part of the excess credited to it */
+	uint64_t hidden_ns;	/* of which its calibrated hidden cost (widening) */
 };
 
 /* Why a spike is `unattributed` (tc_spike.unexplained). */
@@ -121,6 +127,7 @@ struct tc_spike {
 	uint64_t rtt_ns;
 	uint64_t excess_ns;   /* rtt_ns - median RTT */
 	uint64_t hw_noise_ns; /* the part credited to hw-noise (no event of its own) */
+	uint64_t hidden_ns;   /* of the attributed excess, the calibrated hidden cost */
 	uint32_t primary;     /* index into causes; 0 is `unattributed` */
 	uint32_t candidate;   /* unattributed: best candidate cause, or TC_NO_CAUSE */
 	double explained;     /* attributed / excess, in [0, 1] */
@@ -148,6 +155,7 @@ struct tc_analysis {
 	 * it), and if not, the ones missing ("signal, workqueue"). */
 	int coverage_complete;
 	char coverage_missing[128];
+	int calibrated; /* the trace held a calibration and intervals were widened by it */
 };
 
 /*

@@ -8,6 +8,7 @@
 #define TAILCAUSE_CORE_ANALYZE_INTERNAL_H
 
 #include "active_set.h"
+#include "calibrate.h"
 #include "analyze.h"
 #include "cause_table.h"
 #include "context.h"
@@ -43,6 +44,8 @@ struct ctx {
 	size_t n_cpu_map;
 	int wide_sample_cpu; /* a sample's CPU is beyond the map */
 	struct idle_latency lat;
+	struct tc_calibration cal; /* hidden costs per kind, where the trace has them */
+	uint64_t max_pre, max_post;
 
 	struct active_set act;	 /* the intervals that may still overlap a window */
 	struct spike_window win; /* the current spike's intervals */
