@@ -115,6 +115,7 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		.drain_ms = a->drain_ms,
 		.force_fallback = a->fallback || getenv("TAILCAUSE_FORCE_FALLBACK"),
 		.progress = a->progress,
+		.calibrate = !a->no_calibrate,
 		.command_line = command_line,
 		.command = a->command,
 	};

@@ -17,6 +17,7 @@ enum {
 	OPT_DRAIN_MS,
 	OPT_FALLBACK,
 	OPT_NO_PROGRESS,
+	OPT_NO_CALIBRATE,
 	OPT_SPIKE,
 	OPT_NIC_IRQ,
 	OPT_TOP,
@@ -98,6 +99,11 @@ static const struct {
 	{{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	 RA_TRACE,
 	 "      --no-progress    no progress line on stderr"},
+	{{"no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE},
+	 RA_TRACE,
+	 "      --no-calibrate   skip measuring what IPIs, ticks and page faults really cost\n"
+	 "                       the probe CPUs (half a second before the run); without it\n"
+	 "                       the report credits only what the tracers saw of them"},
 	{{"spike", required_argument, NULL, OPT_SPIKE},
 	 RA_REPORT,
 	 "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
@@ -285,6 +291,9 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 		return 0;
 	case OPT_NO_PROGRESS:
 		a->progress = 0;
+		return 0;
+	case OPT_NO_CALIBRATE:
+		a->no_calibrate = 1;
 		return 0;
 	case OPT_SPIKE:
 		if (spike_rule_parse(arg, &a->spike)) {

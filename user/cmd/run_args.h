@@ -11,7 +11,7 @@
 /* Which options a command takes. */
 #define RA_PROBE	  0x01	/* -p -c -n */
 #define RA_OUTPUT	  0x02	/* -o -f */
-#define RA_TRACE	  0x04	/* --ringbuf --drain-ms --fallback --no-progress */
+#define RA_TRACE	  0x04	/* --ringbuf --drain-ms --fallback --no-progress --no-calibrate */
 #define RA_REPORT	  0x08	/* --spike --nic-irq --top */
 #define RA_VERBS	  0x10	/* -d -i -x -s -I --loopback --server --port --clock, HOST */
 #define RA_AUTO_PROBE	  0x20	/* no --probe: verbs on an active RDMA port, else shm */
@@ -32,6 +32,7 @@ struct run_args {
 	unsigned int drain_ms;
 	int fallback;
 	int progress;
+	int no_calibrate;
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
 	unsigned int top;

@@ -17,6 +17,7 @@
 
 #include "audit/host_audit.h"
 #include "core/trace_codec.h"
+#include "calibration.h"
 #include "hostfacts.h"
 #include "lib/log.h"
 #include "lib/stop.h"
@@ -56,6 +57,9 @@ struct recorder {
 	pthread_cond_t cond;
 	uint32_t drain_tid;
 	atomic_int stop;
+	atomic_uint poll_ms; /* the drain's period: drain_ms, shorter while calibrating */
+	atomic_uint drains;  /* drains done so far */
+	struct calib_tap tap;
 };
 
 static int write_pending(struct recorder *r)
@@ -89,6 +93,7 @@ static void note_func(struct recorder *r, const struct tc_event *e)
 static void keep_event(struct recorder *r, const struct tc_event *e)
 {
 	note_func(r, e);
+	calib_tap_keep(&r->tap, e);
 	r->pending[r->n_pending++] = *e;
 	if (r->n_pending == TC_BLOCK_RECORDS)
 		write_pending(r);
@@ -176,10 +181,11 @@ static void *drain_main(void *arg)
 	 * a poll that timed out drained nothing: consume explicitly.
 	 */
 	while (!atomic_load(&r->stop)) {
-		int n = ring_buffer__poll(r->rb, (int)r->o->drain_ms);
+		int n = ring_buffer__poll(r->rb, (int)atomic_load(&r->poll_ms));
 
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);
+		atomic_fetch_add(&r->drains, 1);
 		/* At least once a second to the file, so a kill -9 loses little. */
 		if (r->n_pending && probe_now_ns() - r->last_write_ns >= 1000000000ull)
 			write_pending(r);
@@ -400,6 +406,33 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	return err;
 }
 
+/* Returns once every record submitted before the call has been drained: two drains later. */
+static void wait_drained(void *ctx)
+{
+	struct recorder *r = ctx;
+	unsigned int from = atomic_load(&r->drains);
+
+	while (atomic_load(&r->drains) < from + 2 && !atomic_load(&r->stop))
+		usleep(1000);
+}
+
+/* What IPIs, ticks and page faults cost the probe CPUs, before the run (calibration.h). */
+static int calibrate(struct recorder *r)
+{
+	int err;
+
+	if (r->o->command || !r->o->calibrate)
+		return trace__set_meta(r->trace, "calib.status",
+				       r->o->command
+					       ? "not measured: a traced command has no probe CPUs"
+					       : "not measured: --no-calibrate");
+	atomic_store(&r->poll_ms, 5);
+	err = calibration_record(r->tracer, r->o->probe_opts.cpu, &r->tap, wait_drained, r,
+				 r->trace);
+	atomic_store(&r->poll_ms, r->o->drain_ms);
+	return err;
+}
+
 /* Lets the command run and waits for it; its exit status goes into the trace. */
 static int run_command(struct recorder *r)
 {
@@ -451,6 +484,7 @@ static int record(struct recorder *r)
 	}
 	err = start_drain(r);
 	err = err ?: follow_workload(r);
+	err = err ?: calibrate(r);
 	err = err ?: store_run_facts(r);
 	if (!err) {
 		/* the drain thread is running and may be writing events */
@@ -501,6 +535,8 @@ int recorder_run(const struct recorder_opts *o)
 
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
+	pthread_mutex_init(&r.tap.lock, NULL);
+	atomic_store(&r.poll_ms, o->drain_ms);
 	r.pending = malloc(TC_BLOCK_RECORDS * sizeof(*r.pending));
 	r.trace = trace__new();
 	if (!r.pending || !r.trace) {
@@ -555,6 +591,8 @@ out:
 	free(r.drops_seen);
 	free(r.drops_now);
 	u64map__free(&r.funcs);
+	calib_tap__free(&r.tap);
+	pthread_mutex_destroy(&r.tap.lock);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
 	return err;

@@ -25,6 +25,7 @@ struct recorder_opts {
 	unsigned int drain_ms;
 	int force_fallback;	  /* classic tracepoints */
 	int progress;		  /* progress line on stderr */
+	int calibrate;		  /* measure the hidden cost of events first (probe runs) */
 	const char *command_line; /* stored in the trace */
 	char *const *command;	  /* record -- CMD ARGS: trace this instead of the probe */
 };
