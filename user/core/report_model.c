@@ -61,6 +61,8 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->hypervisor = trace__meta(t, "host.hypervisor");
 	h->steal = trace__meta(t, "run.steal");
 	h->steal_traced = h->steal && !strncmp(h->steal, "traced", 6);
+	h->calib_status = trace__meta(t, "calib.status");
+	h->calibrated = calibrate_load(t, &h->cal);
 	for (size_t i = 0; i < t->n_events; i++)
 		if (t->events[i].kind == TC_EV_STEAL)
 			h->stolen_ns += t->events[i].stolen_ns;

@@ -24,6 +24,7 @@
 #include "histogram.h"
 #include "noise.h"
 #include "plot.h"
+#include "calibrate.h"
 #include "trace.h"
 #include "verdict.h"
 
@@ -62,11 +63,14 @@ struct rm_header {
 	uint64_t first_sample_ns; /* the first sample's start, spikes' "at +x s" (0: none) */
 	int truncated;		  /* the file ends before its END block */
 	size_t n_events;
-	const char *hypervisor; /* "KVM", "none" (bare metal); NULL: the trace does not say */
-	const char *steal;	/* how steal was read: "traced: <source>" / "not traced: <why>" */
-	int steal_traced;	/* steal readings were taken */
-	uint64_t stolen_ns;	/* steal the readings saw on the probe CPUs, all of it */
-	uint64_t lost;		/* records lost to ring-buffer overrun, all CPUs */
+	const char *hypervisor;	  /* "KVM", "none" (bare metal); NULL: the trace does not say */
+	const char *steal;	  /* how steal was read: "traced: <source>" / "not traced: <why>" */
+	int steal_traced;	  /* steal readings were taken */
+	uint64_t stolen_ns;	  /* steal the readings saw on the probe CPUs, all of it */
+	const char *calib_status; /* "measured on CPUs 0,1 ...", "not measured: ..."; NULL */
+	int calibrated;		  /* cal holds the trace's calibration */
+	struct tc_calibration cal;
+	uint64_t lost; /* records lost to ring-buffer overrun, all CPUs */
 	int has_bad_records;
 	uint64_t bad_records;
 };

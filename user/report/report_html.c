@@ -165,6 +165,30 @@ static const char *or_q(const char *v)
 	return v ? v : "?";
 }
 
+/* What each kind of event costs, against what the tracers see of it. */
+static void calibration_fact(FILE *out, const struct rm_header *rh)
+{
+	static const char *const what[] = {"timer tick", "IPI", "page fault"};
+	char buf[512];
+	size_t n = 0;
+
+	if (!rh->calib_status)
+		return;
+	buf[0] = 0;
+	for (int k = 0; k < TC_CALIB_KINDS && rh->calibrated; k++) {
+		const struct tc_calib_kind *x = calibrate_kind(&rh->cal, tc_calib_kinds[k]);
+
+		if (x && n < sizeof(buf))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+					      "%s%s %.3f us, %.3f of it traced (n %zu)",
+					      n ? "; " : "", what[k], (double)x->gap_ns / 1e3,
+					      (double)x->traced_ns / 1e3, x->n);
+	}
+	if (n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "; " : "", rh->calib_status);
+	fact(out, "calibration", buf);
+}
+
 static void facts(struct html *h)
 {
 	const struct report_model *m = h->m;
@@ -185,6 +209,17 @@ static void facts(struct html *h)
 		fact(h->out, "probe", buf);
 	}
 	fact(h->out, "clock", rh->clock ? rh->clock : "CLOCK_MONOTONIC");
+	if (rh->hypervisor) {
+		if (!strcmp(rh->hypervisor, "none"))
+			snprintf(buf, sizeof(buf), "none (bare metal)");
+		else if (rh->steal_traced)
+			snprintf(buf, sizeof(buf), "%s: %.3f ms stolen from the probe CPUs",
+				 rh->hypervisor, (double)rh->stolen_ns / 1e6);
+		else
+			snprintf(buf, sizeof(buf), "%s: steal %s", rh->hypervisor, or_q(rh->steal));
+		fact(h->out, "hypervisor", buf);
+	}
+	calibration_fact(h->out, rh);
 	for (size_t i = 0; i < m->n_tracers; i++) {
 		const struct rm_tracer *tr = &m->tracers[i];
 

@@ -141,19 +141,38 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 	double x1 = span_px(sx, (double)e->start_ns + (double)e->dur_ns);
 	char detail[256], credit[32];
 
+	const struct tc_calib_kind *cal =
+		h->m->h.calibrated && e->dur_ns ? calibrate_kind(&h->m->h.cal, e->kind) : NULL;
+
 	describe_event(h->m->t, e, detail, sizeof(detail));
 	html_fmt_ns((double)k->attributed_ns, credit, sizeof(credit));
 	fprintf(h->out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", 250,
 		y + 10);
 	html_esc(h->out, h->m->a->causes[k->cause].name);
+	if (cal) {
+		/* the calibrated hidden cost on either side: hollow, the colour of the cause */
+		double a = span_px(sx, (double)e->start_ns - (double)cal->pre_ns),
+		       b = span_px(sx,
+				   (double)e->start_ns + (double)e->dur_ns + (double)cal->post_ns);
+
+		fprintf(h->out,
+			"</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" "
+			"fill=\"none\" stroke=\"%s\" stroke-dasharray=\"2,2\"><title>hidden cost "
+			"(calibrated): %.3f us before, %.3f us after</title></rect>",
+			a, y, fmax(b - a, 1.5), html_cause_color(h, k->cause),
+			(double)cal->pre_ns / 1e3, (double)cal->post_ns / 1e3);
+	}
 	fprintf(h->out,
-		"</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\""
+		"%s<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\""
 		"%s><title>",
-		x0, y, fmax(x1 - x0, 1.5), html_cause_color(h, k->cause),
+		cal ? "" : "</text>", x0, y, fmax(x1 - x0, 1.5), html_cause_color(h, k->cause),
 		k->nested ? " fill-opacity=\"0.35\"" : "");
 	html_esc(h->out, detail);
-	fprintf(h->out, "; credit %s%s</title></rect>\n", credit,
+	fprintf(h->out, "; credit %s%s", credit,
 		k->nested ? "; nested: counted in its parent" : "");
+	if (k->hidden_ns)
+		fprintf(h->out, " (of which %.3f us hidden)", (double)k->hidden_ns / 1e3);
+	fputs("</title></rect>\n", h->out);
 }
 
 /* Below a spike's timeline: its hw-noise, or why it has no cause. */

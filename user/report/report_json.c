@@ -44,6 +44,32 @@ static void write_trace(struct json *j, const struct report_model *m)
 	json_end(j);
 }
 
+/* What each kind of event costs the probe CPUs, against what the tracers see of it. */
+static void write_calibration(struct json *j, const struct rm_header *h)
+{
+	json_obj(j, "calibration");
+	json_str(j, "status", h->calib_status);
+	json_arr(j, "kinds");
+	for (int k = 0; k < TC_CALIB_KINDS && h->calibrated; k++) {
+		const struct tc_calib_kind *x = calibrate_kind(&h->cal, tc_calib_kinds[k]);
+
+		if (!x)
+			continue;
+		json_obj_compact(j, NULL);
+		json_str(j, "kind", describe_kind(x->kind));
+		json_u64(j, "n", x->n);
+		json_num(j, "cost_us", NS_US(x->gap_ns), 3);
+		json_num(j, "traced_us", NS_US(x->traced_ns), 3);
+		json_num(j, "hidden_before_us", NS_US(x->pre_ns), 3);
+		json_num(j, "hidden_after_us", NS_US(x->post_ns), 3);
+		json_num(j, "hidden_p10_us", NS_US(x->p10_ns), 3);
+		json_num(j, "hidden_p90_us", NS_US(x->p90_ns), 3);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
 static void write_run(struct json *j, const struct rm_header *h)
 {
 	json_obj(j, "host");
@@ -77,6 +103,7 @@ static void write_run(struct json *j, const struct rm_header *h)
 	json_str(j, "how", h->steal);
 	json_num(j, "stolen_ms", (double)h->stolen_ns / 1e6, 6);
 	json_end(j);
+	write_calibration(j, h);
 	json_end(j);
 }
 
@@ -152,6 +179,7 @@ static void write_causes(struct json *j, const struct report_model *m)
 		json_str(j, "class", causes_info(c->cls)->prefix);
 		json_u64(j, "spikes", c->spikes);
 		json_num(j, "excess_us", rm_lat_us(m, c->excess_ns), 3);
+		json_num(j, "hidden_us", rm_lat_us(m, c->hidden_ns), 3);
 		json_num(j, "share_pct", m->causes[i].share_pct, 2);
 		json_end(j);
 	}
@@ -179,6 +207,7 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 			json_num(j, "delivery_us", NS_US(e->start_ns - e->sent_ns), 3);
 		json_num(j, "overlap_us", NS_US(k->overlap_ns), 3);
 		json_num(j, "credit_us", NS_US(k->attributed_ns), 3);
+		json_num(j, "hidden_us", NS_US(k->hidden_ns), 3);
 		json_bool(j, "nested", k->nested);
 		json_str(j, "kind", describe_kind(e->kind));
 		json_str(j, "cause", a->causes[k->cause].name);
@@ -227,6 +256,7 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 		 sp->primary == 0 && sp->candidate != TC_NO_CAUSE ? a->causes[sp->candidate].name
 								  : NULL);
 	json_num(j, "hw_noise_us", rm_lat_us(m, sp->hw_noise_ns), 3);
+	json_num(j, "hidden_us", rm_lat_us(m, sp->hidden_ns), 3);
 	json_str(j, "unexplained", unexplained_names[sp->unexplained]);
 	write_timeline(j, t, a, sp);
 	json_end(j);

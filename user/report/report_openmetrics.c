@@ -135,6 +135,18 @@ static void causes(FILE *out, const struct report_model *m)
 		cause_labels(out, a->causes[i].name, a->causes[i].cls);
 		fprintf(out, " %.9g\n", rm_lat_s(m, a->causes[i].excess_ns));
 	}
+	if (!a->calibrated)
+		return;
+	family(out, "tailcause_spike_hidden_seconds", "gauge",
+	       "Of that excess, the calibrated hidden cost of the cause's events (VM exits, "
+	       "entry and exit costs the tracers do not see).");
+	for (size_t i = 0; i < a->n_causes; i++) {
+		if (!a->causes[i].spikes && !a->causes[i].excess_ns)
+			continue;
+		fputs("tailcause_spike_hidden_seconds", out);
+		cause_labels(out, a->causes[i].name, a->causes[i].cls);
+		fprintf(out, " %.9g\n", rm_lat_s(m, a->causes[i].hidden_ns));
+	}
 }
 
 static void noise(FILE *out, const struct tc_noise *n)

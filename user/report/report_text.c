@@ -82,6 +82,32 @@ static void print_hypervisor(FILE *out, const struct rm_header *h)
 		fprintf(out, "  hypervisor  %s: steal %s\n", h->hypervisor, or_q(h->steal));
 }
 
+/* What the calibration found each kind of event costs, against what the guest sees. */
+static void print_calibration(FILE *out, const struct rm_header *h)
+{
+	static const char *const what[] = {"a timer tick", "an IPI", "a page fault"};
+	const char *sep = "";
+
+	if (!h->calib_status)
+		return; /* an older recorder did not calibrate */
+	if (!h->calibrated || strncmp(h->calib_status, "measured", 8)) {
+		fprintf(out, "  calibration %s\n", h->calib_status);
+		return;
+	}
+	fprintf(out, "  calibration ");
+	for (int k = 0; k < TC_CALIB_KINDS; k++) {
+		const struct tc_calib_kind *x = calibrate_kind(&h->cal, tc_calib_kinds[k]);
+
+		if (!x)
+			continue;
+		fprintf(out, "%s%s costs %.3f usec, %.3f of it traced (n %zu)", sep, what[k],
+			US(x->gap_ns), US(x->traced_ns), x->n);
+		sep = "; ";
+	}
+	fprintf(out, "%s\n              (%s; the rest is credited as hidden)\n",
+		*sep ? "" : "nothing measured enough", h->calib_status);
+}
+
 /* What ran: the built-in probe, or a traced command and perhaps its own samples. */
 static void print_workload(FILE *out, const struct rm_header *h)
 {
@@ -134,6 +160,7 @@ void report_text_header(FILE *out, const struct report_model *m)
 	fprintf(out, "  host        %s  (Linux %s, %s CPUs, %s)\n", or_q(h->host_name),
 		or_q(h->kernel), or_q(h->host_cpus), or_q(h->cpu_model));
 	print_hypervisor(out, h);
+	print_calibration(out, h);
 	print_workload(out, h);
 	if (h->probe_detail)
 		fprintf(out, "  device      %s\n", h->probe_detail);
@@ -231,7 +258,8 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 	if (!sp->n_contrib)
 		return;
 	n = plot_timeline_pick(a, sp, TIMELINE_MAX, pick);
-	fprintf(out, "      %12s %12s %12s  %s\n", "start[usec]", "dur[usec]", "credit[usec]",
+	fprintf(out, "      %12s %12s %12s  %s%s\n", "start[usec]", "dur[usec]", "credit[usec]",
+		a->calibrated ? "hidden[usec]  " : "",
 		"event (start relative to the round trip's start)");
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_contrib *k = &a->contribs[sp->first_contrib + pick[i]];
@@ -240,6 +268,8 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 
 		fprintf(out, "      %+12.3f %12.3f %12.3f  ", rel, US(e->dur_ns),
 			US(k->attributed_ns));
+		if (a->calibrated)
+			fprintf(out, "%12.3f  ", US(k->hidden_ns));
 		print_event(out, t, e);
 		fprintf(out, "%s\n", k->nested ? "  [nested: counted in its parent]" : "");
 	}
