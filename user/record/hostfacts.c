@@ -235,3 +235,21 @@ int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs)
 	fclose(f);
 	return err;
 }
+
+int hostfacts_siblings(int cpu, struct tc_cpuset *out)
+{
+	char path[128], list[256];
+	int err;
+
+	cpuset_zero(out);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+		 cpu);
+	err = read_line(path, list, sizeof(list));
+	if (err)
+		return err;
+	if (cpuset_parse(list, out)) {
+		cpuset_zero(out);
+		return -EINVAL;
+	}
+	return 0;
+}

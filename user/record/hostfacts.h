@@ -7,6 +7,7 @@
 #ifndef TAILCAUSE_RECORD_HOSTFACTS_H
 #define TAILCAUSE_RECORD_HOSTFACTS_H
 
+#include "core/cpuset.h"
 #include "core/trace.h"
 #include "core/u64map.h"
 
@@ -22,5 +23,9 @@ int hostfacts_irq_names(struct tc_trace *t);
  * kptr_restrict) stays unnamed, and the report prints it as an address.
  */
 int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs);
+
+/* The other hardware threads of cpu's core (SMT siblings) into out; 0, or -errno when the
+ * topology cannot be read (out is then empty). */
+int hostfacts_siblings(int cpu, struct tc_cpuset *out);
 
 #endif /* TAILCAUSE_RECORD_HOSTFACTS_H */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* recorder.c - probe + tracers + ring-buffer drain -> trace file. */
 #include <errno.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,7 +14,6 @@
 
 #include <bpf/libbpf.h>
 
-#include "audit/host_audit.h"
 #include "core/trace_codec.h"
 #include "calibration.h"
 #include "hostfacts.h"
@@ -23,44 +21,10 @@
 #include "lib/stop.h"
 #include "privs.h"
 #include "recorder.h"
+#include "recorder_internal.h"
 #include "target.h"
 #include "tracefile/trace_file.h"
 #include "record/bpf/tracer.h"
-#include "lib/version.h"
-
-struct recorder {
-	const struct recorder_opts *o;
-	struct tracer *tracer;
-	struct trace_writer *writer;
-	struct tc_trace *trace;
-	struct ring_buffer *rb;
-	void *probe;
-	struct target target; /* record -- CMD */
-	uint64_t start_ns;
-
-	struct tc_event *pending; /* drained, not yet written */
-	size_t n_pending;
-	size_t bad_records;
-	int write_err;
-
-	struct u64map funcs; /* kernel functions the callbacks named, for their names */
-
-	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
-			       * drain: increases become TC_EV_LOST windows */
-	uint64_t *drops_now;
-	size_t n_cpu;
-	uint64_t last_drain_ns;
-	uint64_t last_write_ns; /* pending events reach the file at least this often */
-
-	pthread_t drain_thr;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint32_t drain_tid;
-	atomic_int stop;
-	atomic_uint poll_ms; /* the drain's period: drain_ms, shorter while calibrating */
-	atomic_uint drains;  /* drains done so far */
-	struct calib_tap tap;
-};
 
 static int write_pending(struct recorder *r)
 {
@@ -236,6 +200,36 @@ static int follow_command(struct recorder *r)
 	return err;
 }
 
+/*
+ * The SMT siblings of the probe CPUs that are not probe CPUs themselves: what runs there
+ * shares a core with the probe. Stored as run.smt_siblings ("2:6" = CPU 6 beside probe CPU
+ * 2; "none" without SMT).
+ */
+static int follow_siblings(struct recorder *r, const struct probe_thread *th, size_t n)
+{
+	struct tc_cpuset probe, sib;
+	char list[256] = "";
+	size_t off = 0;
+	int err = 0;
+
+	cpuset_zero(&probe);
+	for (size_t i = 0; i < n; i++)
+		cpuset_add(&probe, (unsigned int)th[i].cpu);
+	for (int p = cpuset_next(&probe, -1); p >= 0 && !err; p = cpuset_next(&probe, p)) {
+		if (hostfacts_siblings(p, &sib))
+			continue;
+		for (int c = cpuset_next(&sib, -1); c >= 0 && !err; c = cpuset_next(&sib, c)) {
+			if (cpuset_has(&probe, (unsigned int)c))
+				continue;
+			err = tracer__add_sibling(r->tracer, (uint32_t)c, (uint32_t)p);
+			if (off < sizeof(list))
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d:%d",
+							off ? "," : "", p, c);
+		}
+	}
+	return err ?: recorder_metaf(r->trace, "run.smt_siblings", "%s", off ? list : "none");
+}
+
 static int follow_workload(struct recorder *r)
 {
 	struct probe_thread th[8];
@@ -253,6 +247,8 @@ static int follow_workload(struct recorder *r)
 		if (!err)
 			err = trace__add_thread(r->trace, th[i].tid, TC_THREAD_PROBE, th[i].cpu);
 	}
+	if (!err && n)
+		err = follow_siblings(r, th, n);
 	if (!err)
 		err = trace__add_thread(r->trace, (uint32_t)syscall(SYS_gettid), TC_THREAD_SELF,
 					UINT32_MAX);
@@ -264,96 +260,6 @@ static int follow_workload(struct recorder *r)
 	return err;
 }
 
-static int set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return trace__set_meta(t, key, buf);
-}
-
-static int store_tracer_status(struct recorder *r)
-{
-	const struct tc_prog_status *st;
-	size_t n = tracer__status(r->tracer, &st);
-	char why[256];
-	int steal = tracer__steal_source(r->tracer, why, sizeof(why));
-	int err;
-
-	/* steal is read by the sched and ipi programs, not a program of its own */
-	err = set_metaf(r->trace, "run.steal", "%s: %s", steal ? "traced" : "not traced", why);
-
-	for (size_t i = 0; i < n && !err; i++) {
-		char key[96];
-
-		snprintf(key, sizeof(key), "tracer.%s.%s", st[i].concern, st[i].prog);
-		if (st[i].attached)
-			err = set_metaf(r->trace, key, "attached %s", st[i].target);
-		else
-			err = set_metaf(r->trace, key, "not attached: %s", st[i].reason);
-	}
-	return err;
-}
-
-static int store_command_facts(struct recorder *r)
-{
-	const struct recorder_opts *o = r->o;
-	char buf[512];
-	size_t off = 0;
-	int err;
-
-	for (size_t i = 0; o->command[i] && off < sizeof(buf) - 1; i++)
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "",
-					o->command[i]);
-	err = set_metaf(r->trace, "run.probe", "command");
-	err = err ?: set_metaf(r->trace, "run.target", "%s", buf);
-	err = err ?: set_metaf(r->trace, "run.target_pid", "%d", (int)r->target.pid);
-	err = err ?: set_metaf(r->trace, "run.cpus", "the command's (followed)");
-	err = err ?: set_metaf(r->trace, "run.iterations", "0");
-	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
-	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
-	return err ?: store_tracer_status(r);
-}
-
-static int store_run_facts(struct recorder *r)
-{
-	const struct recorder_opts *o = r->o;
-	int err;
-
-	err = hostfacts_collect(r->trace);
-	err = err ?: set_metaf(r->trace, "tailcause.version", "%s", TAILCAUSE_VERSION);
-	err = err ?: set_metaf(r->trace, "run.command", "%s", o->command_line);
-	err = err ?: host_audit_store(r->trace, o->command ? NULL : o->probe_opts.cpu);
-	if (o->command)
-		return err ?: store_command_facts(r);
-	err = err ?: set_metaf(r->trace, "run.probe", "%s", o->probe->name);
-	err = err
-		      ?: set_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
-				   o->probe_opts.cpu[1]);
-	err = err ?: set_metaf(r->trace, "run.iterations", "%zu", o->probe_opts.iterations);
-	err = err
-		      ?: set_metaf(r->trace, "run.clock", "%s",
-				   o->probe->clock ? o->probe->clock(r->probe)
-						   : "CLOCK_MONOTONIC (clock_gettime, vDSO)");
-	if (o->probe->detail)
-		err = err
-			      ?: set_metaf(r->trace, "run.probe_detail", "%s",
-					   o->probe->detail(r->probe));
-	/* what tailcause diff and rank check before comparing two verbs runs */
-	if (!strcmp(o->probe->name, "verbs"))
-		err = err ?: set_metaf(r->trace, "run.message_bytes", "%zu", o->probe_opts.size);
-	err = err ?: set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
-	err = err ?: set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
-	return err ?: store_tracer_status(r);
-}
-
-/* Touches every page so the timed loop never takes a page fault on its samples. */
 static struct tc_sample *alloc_samples(size_t n)
 {
 	struct tc_sample *s = malloc(n * sizeof(*s));
@@ -396,9 +302,11 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
 	err = err ?: hostfacts_ksyms(r->trace, &r->funcs);
-	err = err ?: set_metaf(r->trace, "run.completed", "%zu", done);
-	err = err ?: set_metaf(r->trace, "run.interrupted", "%s", stop_requested() ? "yes" : "no");
-	err = err ?: set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
+	err = err ?: recorder_metaf(r->trace, "run.completed", "%zu", done);
+	err = err
+		      ?: recorder_metaf(r->trace, "run.interrupted", "%s",
+					stop_requested() ? "yes" : "no");
+	err = err ?: recorder_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
 	if (err)
 		return err;
 	err = trace_writer__finish(r->writer, r->trace);
@@ -456,9 +364,9 @@ static int run_command(struct recorder *r)
 		log_warn("%s was killed by signal %d", r->o->command[0], WTERMSIG(status));
 	else if (WEXITSTATUS(status))
 		log_warn("%s exited with status %d", r->o->command[0], WEXITSTATUS(status));
-	return set_metaf(r->trace, "run.target_status", "%s %d",
-			 WIFSIGNALED(status) ? "signal" : "exit",
-			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	return recorder_metaf(r->trace, "run.target_status", "%s %d",
+			      WIFSIGNALED(status) ? "signal" : "exit",
+			      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 }
 
 /* The workload: the probe's round trips, or the traced command until it exits. */
@@ -485,7 +393,7 @@ static int record(struct recorder *r)
 	err = start_drain(r);
 	err = err ?: follow_workload(r);
 	err = err ?: calibrate(r);
-	err = err ?: store_run_facts(r);
+	err = err ?: recorder_store_run_facts(r);
 	if (!err) {
 		/* the drain thread is running and may be writing events */
 		pthread_mutex_lock(&r->lock);

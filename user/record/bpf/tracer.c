@@ -304,6 +304,21 @@ int tracer__add_cpu(struct tracer *t, uint32_t cpu)
 	return 0;
 }
 
+int tracer__add_sibling(struct tracer *t, uint32_t cpu, uint32_t probe)
+{
+	uint32_t v = probe + 1;
+
+	if (cpu >= TC_MAX_CPUS)
+		return -EINVAL;
+	for (size_t i = 0; i < t->n_loaded; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(t->loaded[i].obj, "sibling_of");
+
+		if (m && bpf_map_update_elem(bpf_map__fd(m), &cpu, &v, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 int tracer__ringbuf_fd(const struct tracer *t)
 {
 	return t->events_fd;

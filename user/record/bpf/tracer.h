@@ -48,6 +48,9 @@ int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role);
 /* Traces IRQs and softirqs on cpu; 0 or -errno. */
 int tracer__add_cpu(struct tracer *t, uint32_t cpu);
 
+/* Traces what runs on cpu, an SMT sibling of probe CPU probe (TC_EV_SIBLING); 0 or -errno. */
+int tracer__add_sibling(struct tracer *t, uint32_t cpu, uint32_t probe);
+
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int tracer__ringbuf_fd(const struct tracer *t);
 

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * recorder_internal.h - private to user/record: the recorder's state, shared by
+ * the run (recorder.c) and the facts it stores about it (recorder_facts.c).
+ */
+#ifndef TAILCAUSE_RECORD_RECORDER_INTERNAL_H
+#define TAILCAUSE_RECORD_RECORDER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calibration.h"
+#include "core/trace.h"
+#include "core/u64map.h"
+#include "recorder.h"
+#include "target.h"
+
+struct ring_buffer;
+struct trace_writer;
+
+struct recorder {
+	const struct recorder_opts *o;
+	struct tracer *tracer;
+	struct trace_writer *writer;
+	struct tc_trace *trace;
+	struct ring_buffer *rb;
+	void *probe;
+	struct target target; /* record -- CMD */
+	uint64_t start_ns;
+
+	struct tc_event *pending; /* drained, not yet written */
+	size_t n_pending;
+	size_t bad_records;
+	int write_err;
+
+	struct u64map funcs; /* kernel functions the callbacks named, for their names */
+
+	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
+			       * drain: increases become TC_EV_LOST windows */
+	uint64_t *drops_now;
+	size_t n_cpu;
+	uint64_t last_drain_ns;
+	uint64_t last_write_ns; /* pending events reach the file at least this often */
+
+	pthread_t drain_thr;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t drain_tid;
+	atomic_int stop;
+	atomic_uint poll_ms; /* the drain's period: drain_ms, shorter while calibrating */
+	atomic_uint drains;  /* drains done so far */
+	struct calib_tap tap;
+};
+
+/* Sets meta key of t to the formatted value; 0 or -ENOMEM. */
+int recorder_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The facts of the run (host, audit, probe or command, tracers) as meta; 0 or -ENOMEM. */
+int recorder_store_run_facts(struct recorder *r);
+
+#endif /* TAILCAUSE_RECORD_RECORDER_INTERNAL_H */
