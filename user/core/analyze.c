@@ -95,6 +95,12 @@ int analyze_probe_cpu(const struct ctx *c, uint32_t cpu)
 	return 0;
 }
 
+/* An SMT sibling's event matters where its core's other thread, cpu, is a probe's or timed. */
+static int beside_probe(const struct ctx *c, uint32_t cpu)
+{
+	return analyze_probe_cpu(c, cpu) || (cpu < c->n_cpu_map && c->cpu_map[cpu] & CPU_SAMPLE);
+}
+
 /* Could the event matter to some spike? Cheap test, at push time. */
 static int maybe_relevant(const struct ctx *c, const struct tc_event *e, int probe_rel)
 {
@@ -241,7 +247,8 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		x.until = x.end > x.start ? x.end : sat_add(x.start, 1);
 		if (x.until <= ws)
 			continue;
-		x.probe_rel = is_probe_tid(c, e->tid) || analyze_probe_cpu(c, e->cpu);
+		x.probe_rel = is_probe_tid(c, e->tid) || analyze_probe_cpu(c, e->cpu) ||
+			      (e->kind == TC_EV_SIBLING && beside_probe(c, e->arg));
 		x.mm = x.end > x.start && is_mm(e);
 		if (!x.mm && !maybe_relevant(c, e, x.probe_rel))
 			continue;
@@ -273,6 +280,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->cause = x->cause;
 	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0};
 	it->deferred = c->t->events[x->ev].kind == TC_EV_STEAL;
+	it->weak = c->t->events[x->ev].kind == TC_EV_SIBLING;
 	return it;
 }
 

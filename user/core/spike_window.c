@@ -153,6 +153,12 @@ static void mark_nested(struct spike_window *w)
 	spike_window_sort(w);
 }
 
+/* Items that take their part of a segment first: explaining, and not weak. */
+static int first_claim(const struct spike_item *it)
+{
+	return it->explains && !it->weak;
+}
+
 /* Coverage so far, by whether the items explain. */
 struct cover {
 	unsigned int exp, other;
@@ -202,13 +208,13 @@ static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
 
 		covered += cover_segment(&c, prev, pt->t);
 		prev = pt->t;
-		f = it->explains ? c.f_exp : c.f_other;
+		f = first_claim(it) ? c.f_exp : c.f_other;
 		if (pt->is_end) {
 			it->share += f; /* share = F(end) - F(start), both set once */
-			*(it->explains ? &c.exp : &c.other) -= 1;
+			*(first_claim(it) ? &c.exp : &c.other) -= 1;
 		} else {
 			it->share -= f;
-			*(it->explains ? &c.exp : &c.other) += 1;
+			*(first_claim(it) ? &c.exp : &c.other) += 1;
 		}
 	}
 	return covered;

@@ -29,8 +29,11 @@ struct spike_item {
 	struct tc_name_ctx ctx; /* the caller's: what surrounds it, for naming */
 	uint32_t nested;	/* out: counted in a cause-bearing parent on the same CPU */
 	uint32_t deferred;	/* 1: credited after the sweep (steal): no share, no parent */
-	long double share;	/* out: its part of the covered time, before scaling */
-	uint64_t att;		/* out: its part of the excess */
+	uint32_t weak;		/* 1: it explains, but only what no explaining item covers
+				 * (what ran on an SMT sibling) */
+	uint32_t pad;
+	long double share; /* out: its part of the covered time, before scaling */
+	uint64_t att;	   /* out: its part of the excess */
 };
 
 struct spike_point;
@@ -57,8 +60,8 @@ void spike_window_sort(struct spike_window *w);
  *     is nested, counted in that parent; an item inside an item that explains
  *     nothing (a blocked off-CPU interval) keeps its own credit;
  *   - sharing: each elementary segment goes to the top-level explaining items
- *     covering it, in equal parts; the others share only what no explaining
- *     item covers;
+ *     covering it, in equal parts; the others, and weak items, share only what
+ *     no explaining item covers;
  *   - scaling: when the covered time exceeds excess, all shares shrink in
  *     proportion.
  * Sets nested, share and att; returns the total att (<= excess).
