@@ -43,6 +43,7 @@ struct recorder {
 	int write_err;
 
 	struct u64map funcs; /* kernel functions the callbacks named, for their names */
+	FILE *kallsyms;	     /* opened while privileged, read at the end */
 
 	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
 			       * drain: increases become TC_EV_LOST windows */
@@ -384,7 +385,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
-	err = err ?: hostfacts_ksyms(r->trace, &r->funcs);
+	err = err ?: hostfacts_ksyms(r->trace, &r->funcs, r->kallsyms);
 	err = err ?: set_metaf(r->trace, "run.completed", "%zu", done);
 	err = err ?: set_metaf(r->trace, "run.interrupted", "%s", stop_requested() ? "yes" : "no");
 	err = err ?: set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
@@ -511,8 +512,10 @@ int recorder_run(const struct recorder_opts *o)
 	/*
 	 * The programs are attached: spawn the command (it keeps the caller's
 	 * privileges), then give up ours before any other thread exists, so the
-	 * probe and drain threads inherit the reduced set.
+	 * probe and drain threads inherit the reduced set. kallsyms shows its
+	 * addresses only to a reader that opened it with CAP_SYSLOG.
 	 */
+	r.kallsyms = hostfacts_kallsyms_open();
 	err = o->command ? target_spawn(&r.target, o->command) : 0;
 	err = err ?: privs_drop();
 	if (!err && !o->command)
@@ -544,6 +547,8 @@ out_free:
 	if (r.probe)
 		o->probe->close(r.probe);
 	tracer__free(r.tracer);
+	if (r.kallsyms)
+		fclose(r.kallsyms);
 out:
 	trace__free(r.trace);
 	free(r.pending);
