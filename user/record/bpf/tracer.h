@@ -69,9 +69,10 @@ int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu);
 size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out);
 
 /*
- * Off-CPU intervals still open (a probe thread switched out and not back in):
- * calls emit(ctx, tid, start_ns, cpu, ...) for each, so nothing is lost at
- * the end of a recording. Returns how many were found.
+ * The intervals still open at the end of a recording, ending at now_ns: off-CPU
+ * intervals (a probe thread switched out and not back in) and the work items
+ * still running on a probe CPU. Calls emit(ctx, e) for each, so nothing is lost.
+ * Returns how many were found.
  */
 struct tc_event;
 size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
