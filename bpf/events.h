@@ -47,7 +47,8 @@
 	    * other_pid/other_comm = the sender (0: not seen) */
 #define TC_EV_WORK                                                                                 \
 	19 /* a workqueue item ran on a probe CPU: func = the work function,                       \
-	    * other_pid/other_comm = the kworker that ran it */
+	    * other_pid/other_comm = the kworker that ran it; one record per stretch               \
+	    * it ran (an item that sleeps or is preempted gives several) */
 #define TC_EV_TIMER_FN                                                                             \
 	20 /* a timer callback ran on a probe CPU: arg = TC_TIMER_*, func = the callback */
 #define TC_EV_NMI                                                                                  \
@@ -196,6 +197,20 @@ struct tc_fault_slot {
 	__u64 ip;  /* the faulting user instruction */
 	__u32 tid; /* 0: no fault open */
 	__u32 error_code;
+};
+
+/*
+ * Per-kworker slot of workqueue.bpf.c (map work_open, key = the kworker's tid):
+ * the work item it runs, opened when the item started on a probe CPU. start_ns
+ * is when the stretch running now began, 0 while the kworker is switched out.
+ * User space emits the stretches still running at the end of a recording.
+ */
+struct tc_work_slot {
+	__u64 start_ns;
+	__u64 func; /* the work function */
+	__u32 cpu;  /* where the stretch runs */
+	__u32 pad;
+	char comm[TC_COMM_LEN]; /* the kworker's */
 };
 
 /* Counter kinds (user/core trace counters): kept in maps, not as events. */

@@ -30,6 +30,10 @@
  *            script sets and restores rps_cpus). Cause: softirq:net_rx on TARGET.
  *   compact  on CPU, write 1 to /proc/sys/vm/compact_memory (compacts every zone;
  *            BURST_US unused: the window is the write). Cause: thp-compaction.
+ *   workq    from CPU, write 1 to /proc/sys/vm/stat_refresh: schedule_on_each_cpu
+ *            runs refresh_vm_stats on every CPU and waits for it, so the work on
+ *            TARGET runs inside the write (BURST_US unused: the window is the
+ *            write). Cause: workqueue:refresh_vm_stats on TARGET.
  *   probe    a one-thread probe of the lab's own, for `tailcause record -- CMD`
  *            and `report --samples`: on CPU, -N COUNT iterations of a short
  *            fixed loop, each timed and written after the run to -s CSV
@@ -171,7 +175,7 @@ static int run_probe(int cpu, long count, const char *csv, FILE *log, long perio
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tc-lab-inject hog|ipi|disk|udp|compact|probe [-o LOG] "
+	fprintf(stderr, "usage: tc-lab-inject hog|ipi|disk|udp|compact|workq|probe [-o LOG] "
 			"[-t SECONDS] [-p PERIOD_US] [-b BURST_US] [-c CPU] [-T TARGET_CPU] "
 			"[-n COMM] [-f PRIO] [-F FILE] [-N COUNT -s CSV]\n");
 	exit(1);
@@ -292,6 +296,13 @@ int main(int argc, char **argv)
 		prctl(PR_SET_NAME, "lab-compact", 0, 0, 0);
 		snprintf(cause, sizeof(cause), "thp-compaction");
 		target = cpu;
+	} else if (!strcmp(mode, "workq")) {
+		prctl(PR_SET_NAME, "lab-workq", 0, 0, 0);
+		if ((fd = open("/proc/sys/vm/stat_refresh", O_WRONLY)) < 0) {
+			perror("tc-lab-inject: /proc/sys/vm/stat_refresh");
+			return 2;
+		}
+		snprintf(cause, sizeof(cause), "workqueue:refresh_vm_stats");
 	} else if (!strcmp(mode, "probe")) {
 		prctl(PR_SET_NAME, "lab-probe", 0, 0, 0);
 		return run_probe(cpu, count, csv, log, period_us, burst_us);
@@ -392,6 +403,12 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			close(c);
+		} else if (!strcmp(mode, "workq")) {
+			/* returns once the work ran on every CPU (schedule_on_each_cpu) */
+			if (pwrite(fd, "1\n", 2, 0) != 2) {
+				perror("tc-lab-inject: stat_refresh");
+				return 2;
+			}
 		}
 		t1 = now_ns();
 		LOG(t0, t1);

@@ -6,8 +6,8 @@ ground truth.
     python3 bench/lab/lab.py BUILD_DIR [--cpu A,B] [--rounds R] [-n N]
                              [--only NAME,...] [--out bench/results/lab.json]
 
-Needs root (BPF, SCHED_FIFO, /proc/sys/vm/compact_memory, lo's rps_cpus,
-/dev/cpu/N/cpuid). Each scenario runs its injectors for the whole scenario and
+Needs root (BPF, SCHED_FIFO, /proc/sys/vm/compact_memory and stat_refresh, lo's
+rps_cpus, /dev/cpu/N/cpuid). Each scenario runs its injectors for the whole scenario and
 ROUNDS recordings of N round trips (`tailcause record`), each reported with
 `tailcause report --format json --top 10000`: every spike is listed as long as a
 recording has at most 10000 of them (N = 1M keeps it so; a recording over the
@@ -127,6 +127,11 @@ def scenarios(a, b, disk):
     udp = (["udp", "-c", a, "-T", b, "-p", "20000", "-b", "500"],
            "softirq:net_rx|preemption:lab-udp")
     compact = (["compact", "-c", b, "-p", "250000", "-f", "1"], "thp-compaction")
+    # A write of stat_refresh on A runs refresh_vm_stats on every CPU and waits for it;
+    # where that wait finds B's item not yet done, a flush barrier (wq_barrier_func,
+    # which wakes the writer) runs after it on B: both are work the write queued there.
+    workq = (["workq", "-c", a, "-T", b, "-p", "20000"],
+             "workqueue:refresh_vm_stats|workqueue:wq_barrier_func|preemption:lab-workq")
     fault = "page-fault"  # the lab probe's own fresh-page touches: no injector process
 
     def fast(inj):  # a 1t round lasts ~0.1 s: inject every 2 ms, not every 20
@@ -152,6 +157,7 @@ def scenarios(a, b, disk):
         ("softirq-net-rx", [udp], "rps"),
         ("compaction", [compact], None),
         ("hardirq", [disk_inj] if disk_inj else [], disk_1t if not disk_inj else None),
+        ("workqueue", [workq], None),
         ("hog+ipi", [hog, ipi], None),
         ("compaction+softirq", [compact, udp], "rps"),
         # The lab's one-thread probe on B (record -- CMD, report --samples) leaves A
@@ -160,6 +166,7 @@ def scenarios(a, b, disk):
         ("1t:ipi", [fast(ipi)], None),
         ("1t:softirq-net-rx", [fast(udp)], "rps"),
         ("1t:hardirq", [fast(disk_inj)] if disk_inj else [], disk_1t),
+        ("1t:workqueue", [fast(workq)], None),
         ("1t:page-fault", [(None, fault)], None),
     ]
 
@@ -421,7 +428,8 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
             ((c, round(k / n, 4)) for c, k in no_evidence.items()),
             key=lambda x: x[1], default=(None, 0))
         res["lab_causes_blamed"] = sum(k for c, k in all_causes.items() if c.startswith(
-            ("preemption:lab-", "softirq:net_rx", "ipi:call_function", "thp-compaction")))
+            ("preemption:lab-", "softirq:net_rx", "ipi:call_function", "thp-compaction",
+             "workqueue:refresh_vm_stats")))
         res["clean_ok"] = res["max_share_without_evidence"][1] <= 0.05
         # Overhead: traced / untraced per round (run back to back), median over rounds.
         res["overhead"] = {}
@@ -473,7 +481,7 @@ def main():
     ap.add_argument("-n", default="1M", help="round trips per round of the shm probe")
     ap.add_argument("--n1", default="1000000", help="iterations per round of the 1t probe")
     ap.add_argument("--max-seconds", type=float, default=38,
-                    help="bound of one scenario (14 scenarios: under 9 min)")
+                    help="bound of one scenario (16 scenarios: under 11 min)")
     ap.add_argument("--only", default=None)
     ap.add_argument("--quiet-wait", type=float, default=10,
                     help="seconds to wait before a round for other tailcause probes to end")

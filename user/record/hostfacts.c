@@ -206,17 +206,18 @@ int hostfacts_irq_names(struct tc_trace *t)
 	return err;
 }
 
-int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs)
+FILE *hostfacts_kallsyms_open(void)
 {
-	FILE *f;
+	return fopen("/proc/kallsyms", "re");
+}
+
+int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs, FILE *f)
+{
 	char line[512], key[32];
 	size_t left = addrs->used, unused;
 	int err = 0;
 
-	if (!left)
-		return 0;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
+	if (!left || !f)
 		return 0;
 	while (left && !err && fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
@@ -232,7 +233,6 @@ int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs)
 		err = trace__set_meta(t, key, name);
 		left--;
 	}
-	fclose(f);
 	return err;
 }
 

@@ -301,7 +301,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
-	err = err ?: hostfacts_ksyms(r->trace, &r->funcs);
+	err = err ?: hostfacts_ksyms(r->trace, &r->funcs, r->kallsyms);
 	err = err ?: recorder_metaf(r->trace, "run.completed", "%zu", done);
 	err = err
 		      ?: recorder_metaf(r->trace, "run.interrupted", "%s",
@@ -460,8 +460,10 @@ int recorder_run(const struct recorder_opts *o)
 	/*
 	 * The programs are attached: spawn the command (it keeps the caller's
 	 * privileges), then give up ours before any other thread exists, so the
-	 * probe and drain threads inherit the reduced set.
+	 * probe and drain threads inherit the reduced set. kallsyms shows its
+	 * addresses only to a reader that opened it with CAP_SYSLOG.
 	 */
+	r.kallsyms = hostfacts_kallsyms_open();
 	err = o->command ? target_spawn(&r.target, o->command) : 0;
 	err = err ?: privs_drop();
 	if (!err && !o->command)
@@ -493,6 +495,8 @@ out_free:
 	if (r.probe)
 		o->probe->close(r.probe);
 	tracer__free(r.tracer);
+	if (r.kallsyms)
+		fclose(r.kallsyms);
 out:
 	trace__free(r.trace);
 	free(r.pending);

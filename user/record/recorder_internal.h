@@ -7,6 +7,7 @@
 #define TAILCAUSE_RECORD_RECORDER_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,7 @@ struct recorder {
 	int write_err;
 
 	struct u64map funcs; /* kernel functions the callbacks named, for their names */
+	FILE *kallsyms;	     /* opened while privileged, read at the end */
 
 	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
 			       * drain: increases become TC_EV_LOST windows */

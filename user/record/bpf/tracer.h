@@ -78,9 +78,10 @@ int tracer__steal_source(const struct tracer *t, char *why, size_t len);
 size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out);
 
 /*
- * Off-CPU intervals still open (a probe thread switched out and not back in):
- * calls emit(ctx, tid, start_ns, cpu, ...) for each, so nothing is lost at
- * the end of a recording. Returns how many were found.
+ * The intervals still open at the end of a recording, ending at now_ns: off-CPU
+ * intervals (a probe thread switched out and not back in) and the work items
+ * still running on a probe CPU. Calls emit(ctx, e) for each, so nothing is lost.
+ * Returns how many were found.
  */
 struct tc_event;
 size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,

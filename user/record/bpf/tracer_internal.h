@@ -18,8 +18,8 @@ struct bpf_program;
 struct bpf_link;
 struct btf;
 
-#define MAX_PROGS  64
-#define N_CONCERNS 7 /* sched irq ipi mm power nic nic_fentry (tracer.c) */
+#define MAX_PROGS  128
+#define N_CONCERNS 8 /* sched irq ipi mm power workqueue nic nic_fentry (tracer.c) */
 
 struct loaded {
 	const struct skel_ops *ops;

@@ -2,7 +2,7 @@
 /*
  * tracer_read.c - what the maps hold at the end of a recording: drops per
  * CPU, IRQ placement counts, and the intervals still open (off-CPU slots,
- * page faults) so that none is lost.
+ * work items running, page faults) so that none is lost.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -198,14 +198,45 @@ static struct tc_sched_cpu *read_cpu_state(struct bpf_object *obj, int ncpu)
 	return cs;
 }
 
+/* workqueue.bpf.c's slots (hash work_open): the work items still running on a probe CPU. */
+static size_t open_work_slots(struct bpf_map *m, struct tc_event *out, size_t max)
+{
+	uint32_t key, next, *prev = NULL;
+	struct tc_work_slot slot;
+	int fd = bpf_map__fd(m);
+	size_t n = 0;
+
+	if (fd < 0 || bpf_map__value_size(m) != sizeof(slot))
+		return 0;
+	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &slot) || !slot.start_ns)
+			continue;
+		out[n] = (struct tc_event){
+			.start_ns = slot.start_ns,
+			.func = slot.func,
+			.cpu = slot.cpu,
+			.other_pid = key,
+			.kind = TC_EV_WORK,
+		};
+		memcpy(out[n].other_comm, slot.comm, TC_COMM_LEN);
+		n++;
+	}
+	return n;
+}
+
 static size_t open_slots(struct bpf_object *obj, struct tc_event *out, size_t max)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, "offcpu_start");
+	struct bpf_map *work = bpf_object__find_map_by_name(obj, "work_open");
 	struct bpf_program *p;
 	size_t n = 0;
 
 	if (m && bpf_map__fd(m) >= 0)
 		n = open_hash_slots(bpf_map__fd(m), out, max);
+	if (work)
+		n += open_work_slots(work, out + n, max - n);
 	bpf_object__for_each_program (p, obj)
 		if (tracer_is_iter(p) && bpf_program__fd(p) >= 0)
 			n += open_task_slots(p, out + n, max - n);
