@@ -212,7 +212,7 @@ system-test: $(BIN)
 
 # Small programs that cause host events on purpose for the system tests.
 TEST_TOOLS := $(O)/tests/tc-spin $(O)/tests/tc-ipi $(O)/tests/tc-bench $(O)/tests/tc-faults \
-	$(O)/tests/tc-storm
+	$(O)/tests/tc-storm $(O)/tests/tc-sigprobe
 $(O)/tests/tc-%: tests/system/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -242,7 +242,7 @@ bench: deps
 	$(Q)$(MAKE) all
 	$(Q)sh bench/run.sh $(O)
 
-# Attribution accuracy lab (bench/lab/README.md): injectors + scoring, <= 8 min.
+# Attribution accuracy lab (bench/lab/README.md): injectors + scoring, <= 10 min.
 LAB_ARGS ?=
 $(O)/bench/lab/tc-lab-inject: bench/lab/inject.c
 	$(call msg,CC,$@)

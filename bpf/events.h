@@ -44,7 +44,8 @@
 #define TC_EV_SIGNAL                                                                               \
 	18 /* a signal delivered to a thread of interest, until its handler returned               \
 	    * (rt_sigreturn; an instant when no return was seen): arg = signo,                     \
-	    * other_pid/other_comm = the sender (0: not seen) */
+	    * other_pid/other_comm = the sender's process and thread name (0: not seen),           \
+	    * flags = TC_SIGNAL_* */
 #define TC_EV_WORK                                                                                 \
 	19 /* a workqueue item ran on a probe CPU: func = the work function,                       \
 	    * other_pid/other_comm = the kworker that ran it; one record per stretch               \
@@ -68,6 +69,13 @@
 	0x4 /* an instant: its switch back in was never reported (the                              \
 	     * task that ran instead is one this kernel does not                                   \
 	     * trace), seen only when it left its CPU again */
+
+/* tc_event.flags for TC_EV_SIGNAL */
+#define TC_SIGNAL_KERNEL                                                                           \
+	0x1 /* the kernel sent it (SI_KERNEL, SI_TIMER, SIGIO...: a timer, I/O, the tty),          \
+	     * not a process: other_pid is 0 */
+#define TC_SIGNAL_NO_HANDLER                                                                       \
+	0x2 /* an instant: the signal's action was the default or ignore, no handler ran */
 
 /* tc_event.arg for TC_EV_IPI */
 #define TC_IPI_RESCHEDULE	    1
@@ -211,6 +219,21 @@ struct tc_work_slot {
 	__u32 cpu;  /* where the stretch runs */
 	__u32 pad;
 	char comm[TC_COMM_LEN]; /* the kworker's */
+};
+
+/*
+ * Per-thread slot of signal.bpf.c (hash signal_open, key = tid): the signal a
+ * thread of interest is handling, from its delivery until rt_sigreturn. User
+ * space closes a slot still open at the end of a recording as an instant.
+ */
+struct tc_signal_slot {
+	__u64 start_ns;
+	__u32 cpu;
+	__u32 signo;
+	__u32 sender_pid; /* 0: not seen */
+	__u16 flags;	  /* TC_SIGNAL_* */
+	__u16 pad;
+	char sender_comm[TC_COMM_LEN];
 };
 
 /* Counter kinds (user/core trace counters): kept in maps, not as events. */

@@ -2,7 +2,8 @@
 /*
  * test_analyze_kinds.c - what particular kinds of event weigh in attribution:
  * instants (listed, never credited), page faults (candidate as instants,
- * credited as intervals), IPIs (from their send).
+ * credited as intervals), IPIs (from their send), signal handlers (credited,
+ * paused while their thread is preempted).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,6 +144,89 @@ static void test_analyze_ipi_is_credited_from_its_send(void **state)
 	trace__free(t);
 }
 
+/*
+ * A signal handler on the probe thread takes the credit of its span: the IRQ that
+ * interrupts it and the sleep it chose are counted in it, the IPI that kicked the
+ * thread before it keeps its own.
+ */
+static void test_analyze_signal_handler_is_credited(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+	uint32_t sig;
+
+	(void)state;
+	set_rtt(t, K, 5000);
+	add_irq(t, TC_EV_IPI, PROBE_CPU, t0(t, K) + 200, 100, TC_IPI_RESCHEDULE);
+	add_event(t, TC_EV_SIGNAL, PROBE_CPU, PROBE_TID, t0(t, K) + 500, 3000, 10);
+	add_irq(t, TC_EV_TIMER, PROBE_CPU, t0(t, K) + 1000, 300, 0);
+	add_offcpu(t, t0(t, K) + 2000, 500, 0, 0, "swapper/2"); /* the handler slept */
+
+	a = run(t);
+
+	sig = find_cause(a, "signal:SIGUSR1");
+	assert_int_equal(a->causes[sig].cls, TC_CAUSE_SIGNAL);
+	sp = &a->spikes[0];
+	assert_int_equal(sp->primary, sig);
+	assert_int_equal(sp->n_contrib, 4);
+	assert_string_equal(cause_name(a, contrib(a, sp, 0)->cause), "ipi:reschedule");
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 100);
+	assert_int_equal(contrib(a, sp, 1)->cause, sig);
+	assert_int_equal(contrib(a, sp, 1)->nested, 0);
+	assert_int_equal(contrib(a, sp, 1)->attributed_ns, 3000);
+	assert_int_equal(contrib(a, sp, 2)->nested, 1);
+	assert_int_equal(contrib(a, sp, 3)->nested, 1);
+	assert_int_equal(a->causes[sig].excess_ns, 3000);
+	assert_int_equal(a->causes[sig].spikes, 1);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/*
+ * The probe thread preempted inside its handler: the handler pauses meanwhile, the
+ * preemption takes that time (an IRQ during it nests in it) and the handler the rest.
+ * Another thread's preemption on that CPU stays nested in the handler (it ran instead).
+ */
+static void test_analyze_preemption_inside_a_handler_is_the_preemption(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+	uint32_t sig, hog;
+
+	(void)state;
+	set_rtt(t, K, 5000);
+	add_event(t, TC_EV_SIGNAL, PROBE_CPU, PROBE_TID, t0(t, K) + 200, 4000, 27);
+	add_preempt(t, t0(t, K) + 1000, 2500, "stress");
+	add_irq(t, TC_EV_TIMER, PROBE_CPU, t0(t, K) + 2000, 300, 0);
+	set_rtt(t, K + 10, 5000);
+	add_event(t, TC_EV_SIGNAL, PROBE_CPU, PEER_TID, t0(t, K + 10) + 200, 4000, 27);
+	add_preempt(t, t0(t, K + 10) + 1000, 2500, "stress");
+
+	a = run(t);
+
+	sig = find_cause(a, "signal:SIGPROF");
+	hog = find_cause(a, "preemption:stress");
+	sp = &a->spikes[0];
+	assert_int_equal(sp->primary, hog);
+	assert_int_equal(sp->n_contrib, 3);
+	assert_int_equal(contrib(a, sp, 0)->cause, sig);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 1500);
+	assert_int_equal(contrib(a, sp, 1)->cause, hog);
+	assert_int_equal(contrib(a, sp, 1)->nested, 0);
+	assert_int_equal(contrib(a, sp, 1)->attributed_ns, 2500);
+	assert_int_equal(contrib(a, sp, 2)->nested, 1);
+	sp = &a->spikes[1];
+	assert_int_equal(sp->primary, sig);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 4000);
+	assert_int_equal(contrib(a, sp, 1)->nested, 1);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +234,8 @@ int main(void)
 		cmocka_unit_test(test_analyze_page_fault_is_candidate_of_an_empty_spike),
 		cmocka_unit_test(test_analyze_page_fault_interval_is_credited),
 		cmocka_unit_test(test_analyze_ipi_is_credited_from_its_send),
+		cmocka_unit_test(test_analyze_signal_handler_is_credited),
+		cmocka_unit_test(test_analyze_preemption_inside_a_handler_is_the_preemption),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/causes.h"
+#include "core/describe.h"
 
 #define PROBE_TID 100
 #define SELF_TID  900
@@ -414,6 +415,42 @@ static void test_causes_name_signals(void **state)
 }
 
 /*
+ * A signal's timeline line: its sender (a process, the kernel, or not seen) and whether
+ * its handler ran, returned unseen, or there was none.
+ */
+static void test_causes_describe_signals(void **state)
+{
+	struct tc_event e = irq_event(TC_EV_SIGNAL, 10);
+	char buf[160];
+
+	(void)state;
+	e.tid = 12;
+	e.cpu = 1;
+	e.other_pid = 9;
+	memcpy(e.other_comm, "tc-sigsend", 11);
+	describe_event(NULL, &e, buf, sizeof(buf));
+	assert_string_equal(
+		buf, "SIGUSR1 to tid 12 on cpu 1, sent by tc-sigsend (pid 9); its handler ran");
+
+	e = irq_event(TC_EV_SIGNAL, 14);
+	e.tid = 12;
+	e.flags = TC_SIGNAL_KERNEL;
+	describe_event(NULL, &e, buf, sizeof(buf));
+	assert_string_equal(buf, "SIGALRM to tid 12 on cpu 2, sent by the kernel; its handler ran");
+
+	e.dur_ns = 0;
+	e.flags = 0;
+	describe_event(NULL, &e, buf, sizeof(buf));
+	assert_string_equal(buf, "SIGALRM to tid 12 on cpu 2; no handler return seen");
+
+	e.flags = TC_SIGNAL_KERNEL | TC_SIGNAL_NO_HANDLER;
+	describe_event(NULL, &e, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "SIGALRM to tid 12 on cpu 2, sent by the kernel; default or ignored, "
+			    "no handler");
+}
+
+/*
  * Callbacks by the function the recorder resolved: a work item, someone's timer, the
  * tick; an address the trace does not name stays an address.
  */
@@ -547,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_causes_name_single_name_kinds),
 		cmocka_unit_test(test_causes_name_evidence_only_kinds),
 		cmocka_unit_test(test_causes_name_signals),
+		cmocka_unit_test(test_causes_describe_signals),
 		cmocka_unit_test(test_causes_name_callbacks),
 		cmocka_unit_test(test_causes_name_by_callback_context),
 		cmocka_unit_test(test_causes_name_truncates_to_buffer),

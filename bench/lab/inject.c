@@ -8,7 +8,7 @@
  * on CLOCK_MONOTONIC (the clock of the tracers and of the probe's samples).
  *
  *   tc-lab-inject MODE [-o LOG] [-t SECONDS] [-p PERIOD_US] [-b BURST_US]
- *                 [-c CPU] [-T TARGET_CPU] [-n COMM] [-f PRIO]
+ *                 [-c CPU] [-T TARGET_CPU] [-n COMM] [-f PRIO] [-H BURN_US] [-P PIDFILE]
  *
  * modes (each waits PERIOD_US, then injects for about BURST_US, until SECONDS
  * have passed or SIGTERM/SIGINT arrives; the first window starts after one period):
@@ -40,7 +40,15 @@
  *            (start_ns,end_ns,cpu,tid); with -p PERIOD_US > 0, every PERIOD_US
  *            one iteration also touches -b PAGES fresh anonymous pages, logged
  *            as a window. Cause: page-fault. It leaves the other CPU of a
- *            2-CPU host to the ipi and udp senders.
+ *            2-CPU host to the ipi and udp senders. With -H BURN_US, SIGUSR1
+ *            runs a handler that burns BURN_US, each run logged as a window
+ *            (its own entry to exit). Cause: signal:SIGUSR1. -P PIDFILE: its pid
+ *            is written there once the handler is set, for `signal`.
+ *   signal   from CPU, every PERIOD_US send SIGUSR1 to the lab probe whose pid
+ *            is in -P PIDFILE (a new probe each round: the file is read again
+ *            when the last one is gone). Only a process called lab-probe is
+ *            signalled, through a pidfd opened before its name was checked: a
+ *            reused pid never is. Logs nothing: the probe logs the handler runs.
  *
  * -f PRIO runs any mode at SCHED_FIFO PRIO.
  *
@@ -61,6 +69,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,7 +127,50 @@ static void pin(int cpu)
 
 #define MAX_WIN 100000
 
-static int run_probe(int cpu, long count, const char *csv, FILE *log, long period_us, long pages)
+/* probe -H: SIGUSR1's handler burns this long and keeps its [entry, exit]. */
+static uint64_t burn_ns;
+static uint64_t sig_win[2 * MAX_WIN];
+static volatile long n_sig_win;
+
+static void on_usr1(int sig)
+{
+	uint64_t t0 = now_ns(), t;
+	long i = n_sig_win;
+
+	(void)sig;
+	do
+		t = now_ns();
+	while (t - t0 < burn_ns);
+	if (i < 2 * MAX_WIN) {
+		sig_win[i] = t0;
+		sig_win[i + 1] = t;
+		n_sig_win = i + 2;
+	}
+}
+
+/* probe -H, -P: the handler, then the pid where `signal` looks for it. */
+static int probe_signals(const char *pidfile)
+{
+	struct sigaction sa = {.sa_handler = on_usr1};
+	FILE *f;
+
+	memset(sig_win, 0xff, sizeof(sig_win)); /* no page fault in the handler */
+	sigemptyset(&sa.sa_mask);
+	if (burn_ns && sigaction(SIGUSR1, &sa, NULL)) {
+		perror("tc-lab-inject: sigaction");
+		return 2;
+	}
+	if (!pidfile)
+		return 0;
+	if (!(f = fopen(pidfile, "w")) || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
+		perror("tc-lab-inject: pidfile");
+		return 2;
+	}
+	return 0;
+}
+
+static int run_probe(int cpu, long count, const char *csv, FILE *log, long period_us, long pages,
+		     const char *pidfile)
 {
 	uint64_t *t = malloc(sizeof(*t) * 2 * (size_t)count), next;
 	volatile unsigned long x = 0;
@@ -133,6 +185,8 @@ static int run_probe(int cpu, long count, const char *csv, FILE *log, long perio
 	/* No faults of our own in the loop. Not zero: malloc + memset(0) may become a
 	 * calloc that leaves fresh pages untouched. */
 	memset(t, 0xff, sizeof(*t) * 2 * (size_t)count);
+	if (probe_signals(pidfile))
+		return 2;
 	next = now_ns() + (uint64_t)period_us * 1000;
 	for (long i = 0; i < count; i++) {
 		uint64_t t0 = now_ns();
@@ -159,6 +213,10 @@ static int run_probe(int cpu, long count, const char *csv, FILE *log, long perio
 		t[2 * i] = t0;
 		t[2 * i + 1] = now_ns();
 	}
+	if (burn_ns)
+		signal(SIGUSR1, SIG_IGN); /* one still in flight must not kill the probe */
+	if (pidfile)
+		unlink(pidfile);
 	if (!(out = fopen(csv, "w")))
 		return 2;
 	fprintf(out, "start_ns,end_ns,cpu,tid\n");
@@ -169,15 +227,73 @@ static int run_probe(int cpu, long count, const char *csv, FILE *log, long perio
 	for (long i = 0; i < nw; i += 2)
 		fprintf(log, "%llu %llu %d page-fault\n", (unsigned long long)win[i],
 			(unsigned long long)win[i + 1], cpu);
+	for (long i = 0; i < n_sig_win; i += 2)
+		fprintf(log, "%llu %llu %d signal:SIGUSR1\n", (unsigned long long)sig_win[i],
+			(unsigned long long)sig_win[i + 1], cpu);
+	fclose(log);
+	return 0;
+}
+
+/* A pidfd for the pid in pidfile if that process is a lab probe, else -1. */
+static int open_probe(const char *pidfile)
+{
+	char path[64], comm[32] = "";
+	FILE *f = fopen(pidfile, "r");
+	int pid = 0, fd;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &pid) != 1 || pid <= 0) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return -1;
+	/* After the pidfd: it holds the process whose name this is, or one that is gone. */
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f || !fgets(comm, sizeof(comm), f) || strcmp(comm, "lab-probe\n")) {
+		if (f)
+			fclose(f);
+		close(fd);
+		return -1;
+	}
+	fclose(f);
+	return fd;
+}
+
+/* signal: SIGUSR1 to the current lab probe every period, until SECONDS or SIGTERM. */
+static int run_signal(const char *pidfile, long period_us, double seconds, FILE *log)
+{
+	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9), next = now_ns();
+	int fd = -1;
+
+	if (!pidfile) {
+		fprintf(stderr, "tc-lab-inject: signal needs -P PIDFILE\n");
+		return 1;
+	}
+	while (!stop && next < end) {
+		next += (uint64_t)period_us * 1000;
+		sleep_until(next);
+		if (fd < 0)
+			fd = open_probe(pidfile);
+		if (fd >= 0 && syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0)) {
+			close(fd); /* that probe is gone: the next one's pid comes */
+			fd = -1;
+		}
+	}
 	fclose(log);
 	return 0;
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tc-lab-inject hog|ipi|disk|udp|compact|workq|probe [-o LOG] "
-			"[-t SECONDS] [-p PERIOD_US] [-b BURST_US] [-c CPU] [-T TARGET_CPU] "
-			"[-n COMM] [-f PRIO] [-F FILE] [-N COUNT -s CSV]\n");
+	fprintf(stderr,
+		"usage: tc-lab-inject hog|ipi|disk|udp|compact|workq|probe|signal [-o LOG] "
+		"[-t SECONDS] [-p PERIOD_US] [-b BURST_US] [-c CPU] [-T TARGET_CPU] "
+		"[-n COMM] [-f PRIO] [-F FILE] [-N COUNT -s CSV] [-H BURN_US] [-P PIDFILE]\n");
 	exit(1);
 }
 
@@ -194,7 +310,7 @@ int main(int argc, char **argv)
 	uint64_t end, next;
 	volatile unsigned long x = 0;
 	long count = 1000000, blocks = 0;
-	const char *csv = NULL, *file = NULL;
+	const char *csv = NULL, *file = NULL, *pidfile = NULL;
 	void *dbuf = NULL;
 	unsigned int seed = 1;
 
@@ -202,7 +318,7 @@ int main(int argc, char **argv)
 		usage();
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "o:t:p:b:c:T:n:f:N:s:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:t:p:b:c:T:n:f:N:s:F:H:P:")) != -1) {
 		switch (opt) {
 		case 'o':
 			log_path = optarg;
@@ -236,6 +352,12 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			file = optarg;
+			break;
+		case 'H':
+			burn_ns = (uint64_t)atol(optarg) * 1000;
+			break;
+		case 'P':
+			pidfile = optarg;
 			break;
 		default:
 			usage();
@@ -305,7 +427,10 @@ int main(int argc, char **argv)
 		snprintf(cause, sizeof(cause), "workqueue:refresh_vm_stats");
 	} else if (!strcmp(mode, "probe")) {
 		prctl(PR_SET_NAME, "lab-probe", 0, 0, 0);
-		return run_probe(cpu, count, csv, log, period_us, burst_us);
+		return run_probe(cpu, count, csv, log, period_us, burst_us, pidfile);
+	} else if (!strcmp(mode, "signal")) {
+		prctl(PR_SET_NAME, "lab-signal", 0, 0, 0);
+		return run_signal(pidfile, period_us, seconds, log);
 	} else {
 		usage();
 	}

@@ -47,6 +47,14 @@ RPS = "/sys/class/net/lo/queues/rx-0/rps_cpus"
 
 
 DISK_FILE = "/var/tmp/tc-lab-disk"
+PIDFILE = "{tmp}/probe.pid"  # where the 1t probe tells the signal sender its pid
+
+# The 1t probe's own injection, by scenario: fresh-page touches, a SIGUSR1 handler that
+# burns 20 us. Windows it logs itself (an injector None in the scenario).
+PROBE_ARGS = {
+    "1t:page-fault": ["-p", "2000", "-b", "64"],
+    "1t:signal": ["-p", "0", "-H", "20", "-P", PIDFILE],
+}
 
 
 def irq_counts():
@@ -133,6 +141,9 @@ def scenarios(a, b, disk):
     workq = (["workq", "-c", a, "-T", b, "-p", "20000"],
              "workqueue:refresh_vm_stats|workqueue:wq_barrier_func|preemption:lab-workq")
     fault = "page-fault"  # the lab probe's own fresh-page touches: no injector process
+    # SIGUSR1 from A to the lab probe (its pid in PIDFILE, rewritten each round): the
+    # probe's handler logs its own runs, the sender nothing.
+    sig = (["signal", "-c", a, "-p", "2000", "-P", PIDFILE], "signal:SIGUSR1")
 
     def fast(inj):  # a 1t round lasts ~0.1 s: inject every 2 ms, not every 20
         argv, expect = inj  # the sender has a CPU to itself: only the effect counts
@@ -168,6 +179,7 @@ def scenarios(a, b, disk):
         ("1t:hardirq", [fast(disk_inj)] if disk_inj else [], disk_1t),
         ("1t:workqueue", [fast(workq)], None),
         ("1t:page-fault", [(None, fault)], None),
+        ("1t:signal", [sig, (None, sig[1])], None),
     ]
 
 
@@ -256,7 +268,7 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
             if argv is None:  # windows logged by the lab probe itself, per round
                 open(gt, "w").close()
                 continue
-            procs.append(subprocess.Popen([inj] + [str(x) for x in argv] +
+            procs.append(subprocess.Popen([inj] + [str(x).format(tmp=tmp) for x in argv] +
                                           ["-t", str(args.max_seconds), "-o", gt]))
         time.sleep(0.3)
         for r in range(args.rounds):
@@ -273,10 +285,9 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
             if name.startswith("1t:"):
                 csv = trace + ".csv"
                 pgt = trace + ".gt"
-                faults = ["-p", "2000", "-b", "64"] if any(
-                    a is None for a, _ in injectors) else ["-p", "0"]
+                own = [x.format(tmp=tmp) for x in PROBE_ARGS.get(name, ["-p", "0"])]
                 sh([tc, "record", "-o", trace, "-f", "--no-progress", "--", inj, "probe",
-                    "-c", probe_cpu, "-N", args.n1, "-s", csv, "-o", pgt] + faults,
+                    "-c", probe_cpu, "-N", args.n1, "-s", csv, "-o", pgt] + own,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
                 sh([tc, "report", trace, "--samples", csv, "--format", "json", "--top",
                     "10000", "-o", rep], timeout=60)
@@ -329,7 +340,7 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
     import bisect
     starts = [w[0] for w in windows]
     maxlen = max([w[1] - w[0] for w in windows], default=0)
-    patterns = [e for _, e in injectors]
+    patterns = list(dict.fromkeys(e for _, e in injectors))  # a sender and its probe: once
 
     def matches(cause, expect):  # expect: fnmatch patterns separated by |
         return any(fnmatch.fnmatchcase(cause, p) for p in expect.split("|"))
@@ -429,7 +440,7 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
             key=lambda x: x[1], default=(None, 0))
         res["lab_causes_blamed"] = sum(k for c, k in all_causes.items() if c.startswith(
             ("preemption:lab-", "softirq:net_rx", "ipi:call_function", "thp-compaction",
-             "workqueue:refresh_vm_stats")))
+             "workqueue:refresh_vm_stats", "signal:SIGUSR1")))
         res["clean_ok"] = res["max_share_without_evidence"][1] <= 0.05
         # Overhead: traced / untraced per round (run back to back), median over rounds.
         res["overhead"] = {}
@@ -481,7 +492,7 @@ def main():
     ap.add_argument("-n", default="1M", help="round trips per round of the shm probe")
     ap.add_argument("--n1", default="1000000", help="iterations per round of the 1t probe")
     ap.add_argument("--max-seconds", type=float, default=38,
-                    help="bound of one scenario (16 scenarios: under 11 min)")
+                    help="bound of one scenario (17 scenarios: under 11 min)")
     ap.add_argument("--only", default=None)
     ap.add_argument("--quiet-wait", type=float, default=10,
                     help="seconds to wait before a round for other tailcause probes to end")

@@ -22,6 +22,9 @@
  *   2. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
  *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
+ *      a signal handler absorbs what interrupts it and what it blocks on, but
+ *      not its thread's preemption: the handler pauses while the thread is off
+ *      its CPU, and that time is the preemption's;
  *   3. sharing: the window is cut into elementary segments at every top-level
  *      boundary; the explaining intervals covering a segment share it
  *      equally, the others (blocked, class unattributed) only get segments no
@@ -268,6 +271,7 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 static struct spike_item *add_item(struct ctx *c, size_t slot)
 {
 	const struct active *x = &c->act.items[slot];
+	const struct tc_event *e = &c->t->events[x->ev];
 	struct spike_item *it = spike_window__add(&c->win);
 
 	if (!it)
@@ -281,6 +285,9 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0};
 	it->deferred = c->t->events[x->ev].kind == TC_EV_STEAL;
 	it->weak = c->t->events[x->ev].kind == TC_EV_SIBLING;
+	it->tid = e->tid;
+	it->pauses = e->kind == TC_EV_SIGNAL;
+	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
 	return it;
 }
 

@@ -27,7 +27,10 @@
  *   - Nesting: only a cause-bearing parent absorbs the intervals inside it on
  *     its CPU. An interval inside a blocked off-CPU interval ("blocked, then X
  *     ran", class unattributed) keeps its own credit, and where they overlap
- *     the explaining interval is served first.
+ *     the explaining interval is served first. A signal handler (TC_EV_SIGNAL,
+ *     from its delivery to its return) absorbs the IRQs on its CPU and what
+ *     its thread blocks on inside it, not its thread's preemption: it pauses
+ *     while its thread is preempted, and that time is the preemption's.
  *   - Instants (dur_ns == 0) never take credit; those inside the window on a
  *     relevant thread or CPU are listed as contribs (nested 0, attributed 0).
  *     Evidence-only kinds (causes_evidence_only(): migrate, irq-move,

@@ -93,9 +93,13 @@ static void signal_detail(const struct tc_event *e, char *buf, size_t len)
 	if (n > 0 && (size_t)n < len && e->other_pid)
 		n += snprintf(buf + n, len - (size_t)n, ", sent by %.*s (pid %u)", TC_COMM_LEN,
 			      e->other_comm, e->other_pid);
+	else if (n > 0 && (size_t)n < len && (e->flags & TC_SIGNAL_KERNEL))
+		n += snprintf(buf + n, len - (size_t)n, ", sent by the kernel");
 	if (n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "%s",
-			 e->dur_ns ? "; its handler ran" : "; no handler return seen");
+			 e->dur_ns			   ? "; its handler ran"
+			 : e->flags & TC_SIGNAL_NO_HANDLER ? "; default or ignored, no handler"
+							   : "; no handler return seen");
 }
 
 /* The kinds added for what a guest cannot see by itself: steal, signals, callbacks. */

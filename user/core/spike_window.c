@@ -22,8 +22,9 @@ struct spike_item *spike_window__add(struct spike_window *w)
 {
 	struct spike_item *it;
 
+	/* Two points per item, and two more per pause (each takes_off item makes at most one). */
 	if (grow(&w->items, &w->cap_items, w->n_items + 1, sizeof(*w->items)) ||
-	    grow(&w->points, &w->cap_points, 2 * w->cap_items, sizeof(*w->points))) {
+	    grow(&w->points, &w->cap_points, 4 * w->cap_items, sizeof(*w->points))) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -130,25 +131,36 @@ static int is_instant(const struct spike_item *it)
  * start, end descending, event) order, an item is contained in an earlier one
  * exactly when an earlier item on its CPU ends at or after it; of two
  * identical intervals the later event is the nested one. Only explaining
- * items count as earlier ones: a blocked interval absorbs nothing.
+ * items count as earlier ones: a blocked interval absorbs nothing. A thread
+ * taken off its CPU inside its own pausing item (preempted in its signal
+ * handler) is not contained in it: the pausing parents are kept apart, with
+ * the thread of the one that ends last (a thread's handlers do not overlap).
  */
 static void mark_nested(struct spike_window *w)
 {
-	uint64_t max_end = 0; /* 0: no parent yet, every interval ends after 0 */
+	uint64_t max_end = 0, pause_end = 0; /* 0: no parent yet, every interval ends after 0 */
+	uint32_t pause_tid = 0;
 
 	sort_items(w->items, w->n_items, cmp_nesting);
 	for (size_t i = 0; i < w->n_items; i++) {
 		struct spike_item *it = &w->items[i];
 
 		if (!i || it->cpu != it[-1].cpu)
-			max_end = 0;
+			max_end = pause_end = 0;
 		if (it->context_only || is_instant(it)) {
 			it->nested = it->context_only;
 			continue;
 		}
-		it->nested = max_end >= it->end;
-		if (it->explains && it->end > max_end)
+		it->nested = max_end >= it->end ||
+			     (pause_end >= it->end && !(it->takes_off && it->tid == pause_tid));
+		if (!it->explains)
+			continue;
+		if (it->pauses && it->end > pause_end) {
+			pause_end = it->end;
+			pause_tid = it->tid;
+		} else if (!it->pauses && it->end > max_end) {
 			max_end = it->end;
+		}
 	}
 	spike_window_sort(w);
 }
@@ -157,6 +169,38 @@ static void mark_nested(struct spike_window *w)
 static int first_claim(const struct spike_item *it)
 {
 	return it->explains && !it->weak;
+}
+
+/*
+ * The pauses of the top-level pausing items: where a top-level takes_off item of
+ * the same thread overlaps one, that item leaves the cover at the overlap's start
+ * and comes back at its end (an end point, then a start point). Adds them after
+ * the np points of w->points; returns the new count.
+ */
+static size_t add_pauses(struct spike_window *w, size_t np, uint64_t ws, uint64_t we)
+{
+	for (size_t i = 0; i < w->n_items; i++) {
+		const struct spike_item *p = &w->items[i];
+
+		if (!p->pauses || p->nested || is_instant(p))
+			continue;
+		for (size_t j = 0; j < w->n_items; j++) {
+			const struct spike_item *off = &w->items[j];
+			uint64_t lo = p->start > off->start ? p->start : off->start;
+			uint64_t hi = p->end < off->end ? p->end : off->end;
+
+			if (!off->takes_off || off->nested || is_instant(off) ||
+			    off->tid != p->tid || !off->explains)
+				continue;
+			lo = lo > ws ? lo : ws;
+			hi = hi < we ? hi : we;
+			if (lo >= hi)
+				continue;
+			w->points[np++] = (struct spike_point){lo, (uint32_t)i, 1};
+			w->points[np++] = (struct spike_point){hi, (uint32_t)i, 0};
+		}
+	}
+	return np;
 }
 
 /* Coverage so far, by whether the items explain. */
@@ -199,6 +243,7 @@ static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
 		w->points[np++] = (struct spike_point){it->start > ws ? it->start : ws, i, 0};
 		w->points[np++] = (struct spike_point){it->end < we ? it->end : we, i, 1};
 	}
+	np = add_pauses(w, np, ws, we);
 	if (np > 2)
 		sort_points(w->points, np);
 	for (size_t p = 0; p < np; p++) {

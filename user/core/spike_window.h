@@ -31,7 +31,11 @@ struct spike_item {
 	uint32_t deferred;	/* 1: credited after the sweep (steal): no share, no parent */
 	uint32_t weak;		/* 1: it explains, but only what no explaining item covers
 				 * (what ran on an SMT sibling) */
-	uint32_t pad;
+	uint32_t tid;		/* the thread it is of, 0: CPU-wide */
+	uint8_t pauses;		/* 1: the thread's own running (a signal handler): it pauses
+				 * while its thread is taken off its CPU */
+	uint8_t takes_off;	/* 1: its thread was taken off its CPU (a preempted off-CPU) */
+	uint16_t pad;
 	long double share; /* out: its part of the covered time, before scaling */
 	uint64_t att;	   /* out: its part of the excess */
 };
@@ -58,7 +62,9 @@ void spike_window_sort(struct spike_window *w);
  * Splits [ws, we) among the items and leaves them in event order:
  *   - nesting: an item inside a cause-bearing (explains) item on the same CPU
  *     is nested, counted in that parent; an item inside an item that explains
- *     nothing (a blocked off-CPU interval) keeps its own credit;
+ *     nothing (a blocked off-CPU interval) keeps its own credit; a takes_off
+ *     item is not nested in a pauses item of its own thread: that item pauses
+ *     for it instead (it covers nothing while its thread is off CPU);
  *   - sharing: each elementary segment goes to the top-level explaining items
  *     covering it, in equal parts; the others, and weak items, share only what
  *     no explaining item covers;

@@ -287,6 +287,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 
 	tracer__flush_open(r->tracer, end_ns, emit_open, r);
 	tracer__flush_faults(r->tracer, emit_open, r);
+	tracer__flush_signals(r->tracer, emit_open, r);
 	err = write_pending(r) ?: r->write_err;
 	if (err)
 		return err;

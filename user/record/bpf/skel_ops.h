@@ -95,5 +95,6 @@ extern const struct skel_ops power_skel_ops;
 extern const struct skel_ops workqueue_skel_ops;
 extern const struct skel_ops nic_skel_ops;
 extern const struct skel_ops nic_fentry_skel_ops;
+extern const struct skel_ops signal_skel_ops;
 
 #endif /* TAILCAUSE_RECORD_BPF_SKEL_OPS_H */

@@ -94,4 +94,12 @@ size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const struct tc_event *e),
 			    void *ctx);
 
+/*
+ * Signal handlers still running (delivered, no rt_sigreturn seen yet), emitted as
+ * instants: the signal was delivered, its handler's end is unknown. Returns how
+ * many were found.
+ */
+size_t tracer__flush_signals(struct tracer *t, void (*emit)(void *ctx, const struct tc_event *e),
+			     void *ctx);
+
 #endif /* TAILCAUSE_RECORD_BPF_TRACER_H */

@@ -19,7 +19,7 @@ struct bpf_link;
 struct btf;
 
 #define MAX_PROGS  128
-#define N_CONCERNS 8 /* sched irq ipi mm power workqueue nic nic_fentry (tracer.c) */
+#define N_CONCERNS 9 /* sched irq ipi mm power workqueue signal nic nic_fentry (tracer.c) */
 
 struct loaded {
 	const struct skel_ops *ops;
@@ -48,8 +48,9 @@ struct tc_prog_status *tracer_status_add(struct tracer *t, const char *concern,
 size_t tracer_n_autoload(struct bpf_object *obj);
 /*
  * Picks one program of each twin pair before load: tp_btf where the kernel has
- * it (and fallback is 0), else the classic tracepoint; fentry/fexit where the
- * kernel has the function. What loads nothing gets a status row with the reason.
+ * it (and fallback is 0), else the classic tracepoint; a classic program without
+ * a twin where tracefs has its event; fentry/fexit where the kernel has the function. What loads
+ * nothing gets a status row with the reason.
  */
 void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_object *obj,
 			    int fallback);

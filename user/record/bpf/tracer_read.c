@@ -2,7 +2,7 @@
 /*
  * tracer_read.c - what the maps hold at the end of a recording: drops per
  * CPU, IRQ placement counts, and the intervals still open (off-CPU slots,
- * work items running, page faults) so that none is lost.
+ * work items running, page faults, signal handlers) so that none is lost.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -108,6 +108,37 @@ size_t tracer__flush_faults(struct tracer *t, void (*emit)(void *ctx, const stru
 		}
 	}
 	free(slots);
+	return n;
+}
+
+size_t tracer__flush_signals(struct tracer *t, void (*emit)(void *ctx, const struct tc_event *e),
+			     void *ctx)
+{
+	struct bpf_map *m = loaded_map(t, "signal_open");
+	uint32_t key, next, *prev = NULL;
+	struct tc_signal_slot slot;
+	size_t n = 0;
+
+	if (!m || bpf_map__fd(m) < 0)
+		return 0;
+	while (bpf_map_get_next_key(bpf_map__fd(m), prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(bpf_map__fd(m), &key, &slot) || !slot.start_ns)
+			continue;
+		struct tc_event e = {
+			.start_ns = slot.start_ns,
+			.cpu = slot.cpu,
+			.tid = key,
+			.arg = slot.signo,
+			.other_pid = slot.sender_pid,
+			.kind = TC_EV_SIGNAL,
+			.flags = slot.flags,
+		};
+		memcpy(e.other_comm, slot.sender_comm, TC_COMM_LEN);
+		emit(ctx, &e);
+		n++;
+	}
 	return n;
 }
 

@@ -2,7 +2,8 @@
 /*
  * tracer_select.c - which of a concern's programs this kernel runs: tp_btf
  * where its BTF has the tracepoint, else the classic twin where tracefs has
- * it; fentry/fexit where the function is in BTF; task storage only beside
+ * it; a classic program without a twin where tracefs has its event;
+ * fentry/fexit where the function is in BTF; task storage only beside
  * tp_btf programs. Everything left out gets a status row saying why.
  */
 #include <dirent.h>
@@ -127,11 +128,6 @@ struct tc_prog_status *tracer_status_add(struct tracer *t, const char *concern,
 	return s;
 }
 
-/*
- * Picks one program of each twin pair before load: tp_btf where the kernel has
- * it (and no fallback is forced), else the classic tracepoint. A pair with
- * neither gets a status row with the reason and loads nothing.
- */
 /* fentry/fexit programs: load only where the kernel has the function. */
 static void select_fentry(struct tracer *t, const char *concern, struct bpf_program *p,
 			  const char *sec)
@@ -149,6 +145,33 @@ static void select_fentry(struct tracer *t, const char *concern, struct bpf_prog
 			 "function %s not in this kernel's BTF (driver not loaded?)", func);
 }
 
+/*
+ * A classic tracepoint program without a tp_btf twin (an event with no BTF-typed
+ * form worth having: a raw_syscalls program would run on every system call): it
+ * loads where tracefs has its event, else it gets a status row saying why. A twin
+ * is left to its tp_btf side.
+ */
+static void select_lone_classic(struct tracer *t, const char *concern, struct bpf_object *obj,
+				struct bpf_program *p, const char *sec)
+{
+	struct bpf_program *twin = twin_of(obj, p);
+	struct tc_prog_status *s;
+	int ok;
+
+	if (twin && !strncmp(bpf_program__section_name(twin), "tp_btf/", 7))
+		return;
+	ok = classic_tp_exists(sec);
+	bpf_program__set_autoload(p, ok);
+	if (ok)
+		return;
+	s = tracer_status_add(t, concern, p);
+	if (s)
+		snprintf(s->reason, sizeof(s->reason),
+			 "tracepoint %s missing in this kernel (no tracefs event; it has no tp_btf "
+			 "twin)",
+			 sec + 3);
+}
+
 /* Programs a concern will load. */
 size_t tracer_n_autoload(struct bpf_object *obj)
 {
@@ -160,6 +183,12 @@ size_t tracer_n_autoload(struct bpf_object *obj)
 	return n;
 }
 
+/*
+ * Picks one program of each twin pair before load: tp_btf where the kernel has
+ * it (and no fallback is forced), else the classic tracepoint. A pair with
+ * neither gets a status row with the reason and loads nothing; so does a lone
+ * classic program whose event tracefs lacks.
+ */
 void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_object *obj,
 			    int fallback)
 {
@@ -172,6 +201,10 @@ void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_ob
 
 		if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
 			select_fentry(t, concern, p, sec);
+			continue;
+		}
+		if (!strncmp(sec, "tp/", 3)) {
+			select_lone_classic(t, concern, obj, p, sec);
 			continue;
 		}
 		if (strncmp(sec, "tp_btf/", 7))
