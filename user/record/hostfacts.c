@@ -203,19 +203,15 @@ int hostfacts_irq_names(struct tc_trace *t)
 	return err;
 }
 
-int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs)
+int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs, FILE *kallsyms)
 {
-	FILE *f;
 	char line[512], key[32];
 	size_t left = addrs->used, unused;
 	int err = 0;
 
-	if (!left)
+	if (!left || !kallsyms)
 		return 0;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return 0;
-	while (left && !err && fgets(line, sizeof(line), f)) {
+	while (left && !err && fgets(line, sizeof(line), kallsyms)) {
 		unsigned long long addr;
 		char type, name[256];
 
@@ -229,6 +225,5 @@ int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs)
 		err = trace__set_meta(t, key, name);
 		left--;
 	}
-	fclose(f);
 	return err;
 }

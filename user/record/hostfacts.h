@@ -7,6 +7,8 @@
 #ifndef TAILCAUSE_RECORD_HOSTFACTS_H
 #define TAILCAUSE_RECORD_HOSTFACTS_H
 
+#include <stdio.h>
+
 #include "core/trace.h"
 #include "core/u64map.h"
 
@@ -17,10 +19,12 @@ int hostfacts_irq_names(struct tc_trace *t);
 
 /*
  * Names the kernel functions at the addresses in addrs (the keys; callbacks the
- * tracers saw) from /proc/kallsyms, as meta "ksym.<hex address>" = name; 0 or
- * -ENOMEM. An address kallsyms does not list (or a kallsyms without addresses:
- * kptr_restrict) stays unnamed, and the report prints it as an address.
+ * tracers saw) from kallsyms (/proc/kallsyms, opened by the caller while it had
+ * CAP_SYSLOG: the file shows addresses by its opener's capabilities; NULL: none),
+ * as meta "ksym.<hex address>" = name; 0 or -ENOMEM. An address kallsyms does
+ * not list (or a kallsyms without addresses: kptr_restrict) stays unnamed, and
+ * the report prints it as an address.
  */
-int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs);
+int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs, FILE *kallsyms);
 
 #endif /* TAILCAUSE_RECORD_HOSTFACTS_H */

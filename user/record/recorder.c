@@ -43,6 +43,7 @@ struct recorder {
 	int write_err;
 
 	struct u64map funcs; /* kernel functions the callbacks named, for their names */
+	FILE *kallsyms;	     /* opened while privileged: it shows addresses to CAP_SYSLOG */
 
 	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
 			       * drain: increases become TC_EV_LOST windows */
@@ -384,7 +385,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
-	err = err ?: hostfacts_ksyms(r->trace, &r->funcs);
+	err = err ?: hostfacts_ksyms(r->trace, &r->funcs, r->kallsyms);
 	err = err ?: set_metaf(r->trace, "run.completed", "%zu", done);
 	err = err ?: set_metaf(r->trace, "run.interrupted", "%s", stop_requested() ? "yes" : "no");
 	err = err ?: set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
@@ -509,6 +510,11 @@ int recorder_run(const struct recorder_opts *o)
 		goto out;
 	}
 	/*
+	 * /proc/kallsyms decides at open whether it shows addresses (to an opener with
+	 * CAP_SYSLOG): open it now, read it at the end for the callbacks' names.
+	 */
+	r.kallsyms = fopen("/proc/kallsyms", "re");
+	/*
 	 * The programs are attached: spawn the command (it keeps the caller's
 	 * privileges), then give up ours before any other thread exists, so the
 	 * probe and drain threads inherit the reduced set.
@@ -550,6 +556,8 @@ out:
 	free(r.drops_seen);
 	free(r.drops_now);
 	u64map__free(&r.funcs);
+	if (r.kallsyms)
+		fclose(r.kallsyms);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
 	return err;
