@@ -39,8 +39,8 @@ void tracer_setup_log(void)
 }
 
 static const struct skel_ops *const concerns[] = {
-	&sched_skel_ops, &irq_skel_ops, &ipi_skel_ops,	      &mm_skel_ops,
-	&power_skel_ops, &nic_skel_ops, &nic_fentry_skel_ops,
+	&sched_skel_ops, &irq_skel_ops,	  &ipi_skel_ops, &mm_skel_ops,
+	&power_skel_ops, &timer_skel_ops, &nic_skel_ops, &nic_fentry_skel_ops,
 };
 _Static_assert(sizeof(concerns) / sizeof(concerns[0]) == N_CONCERNS, "N_CONCERNS");
 

@@ -19,7 +19,7 @@ struct bpf_link;
 struct btf;
 
 #define MAX_PROGS  64
-#define N_CONCERNS 7 /* sched irq ipi mm power nic nic_fentry (tracer.c) */
+#define N_CONCERNS 8 /* sched irq ipi mm power timer nic nic_fentry (tracer.c) */
 
 struct loaded {
 	const struct skel_ops *ops;
