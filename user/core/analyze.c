@@ -70,9 +70,10 @@ struct ctx {
 	int wide_sample_cpu; /* a sample's CPU is beyond the map */
 	struct idle_latency lat;
 
-	struct active_set act;	 /* the intervals that may still overlap a window */
-	struct spike_window win; /* the current spike's intervals */
-	struct spike_context sc; /* and what the context rules consult */
+	struct active_set act;		/* the intervals that may still overlap a window */
+	struct spike_window win;	/* the current spike's intervals */
+	struct spike_context sc;	/* and what the context rules consult */
+	struct context_parents parents; /* where a callback's parent ends */
 
 	struct cause_table causes;
 	size_t cap_contribs;
@@ -226,6 +227,7 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 	for (; i < t->n_events && t->events[i].start_ns < we; i++) {
 		const struct tc_event *e = &t->events[i];
 		struct active x = {.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
+		uint64_t parent_end = context_parents_until(&c->parents, e);
 
 		if (i && e->start_ns < e[-1].start_ns)
 			return -EINVAL;
@@ -235,16 +237,23 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		 * ends by start + dur, and its until by one more (an idle exit of
 		 * unknown latency is an instant at the event's end).
 		 */
-		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1) <= ws)
+		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1) <= ws && parent_end <= ws)
 			continue;
 		context_span(&c->lat, e, &x.start, &x.end);
 		/*
 		 * Spikes come in t_start order: an interval that ends by ws, or an
-		 * instant before ws, overlaps no later spike.
+		 * instant before ws, overlaps no later spike. A callback names its
+		 * parent in every window the parent reaches (context.h).
 		 */
 		x.until = x.end > x.start ? x.end : sat_add(x.start, 1);
+		if (x.until < parent_end)
+			x.until = parent_end;
 		if (x.until <= ws)
 			continue;
+		if (context_parents_note(&c->parents, e, x.end)) {
+			*next = i;
+			return -ENOMEM;
+		}
 		x.probe_rel = is_probe_tid(c, e->tid) || is_probe_cpu(c, e->cpu);
 		x.mm = x.end > x.start && is_mm(e);
 		if (!x.mm && !maybe_relevant(c, e, x.probe_rel))
@@ -306,7 +315,12 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 
 		if (x->start >= we)
 			continue;
-		if (x->probe_rel || x->cpu == s->cpu) {
+		if (context_is_callback(c->t->events[x->ev].kind) &&
+		    (x->end > x->start ? x->end : sat_add(x->start, 1)) <= s->t_start) {
+			/* kept for its parent only (advance()): context, not in the window */
+			if ((x->probe_rel || x->cpu == s->cpu) && add_ref(c, h, CONTEXT_NO_ITEM))
+				return -ENOMEM;
+		} else if (x->probe_rel || x->cpu == s->cpu) {
 			if (!add_item(c, h))
 				return -ENOMEM;
 		} else if (x->mm && add_ref(c, h, CONTEXT_NO_ITEM)) {
@@ -328,12 +342,6 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 	return 0;
 }
 
-/* The softirq vectors that run timer callbacks: TIMER (timer lists) and HRTIMER. */
-static int is_timer_vector(uint32_t vec)
-{
-	return vec == 1 || vec == 8;
-}
-
 /*
  * Names local timer interrupts and timer softirqs by their callbacks, finds the
  * context of each preempted off-CPU item, and adds the compaction
@@ -352,7 +360,7 @@ static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 		if (lo >= hi)
 			continue;
 		if (e->kind == TC_EV_TIMER ||
-		    (e->kind == TC_EV_SOFTIRQ && is_timer_vector(e->arg))) {
+		    (e->kind == TC_EV_SOFTIRQ && context_is_timer_vector(e->arg))) {
 			it->ctx.func = context_callback(&c->sc, e, TC_EV_TIMER_FN, lo, hi);
 			continue;
 		}
@@ -523,6 +531,7 @@ static void ctx_free(struct ctx *c)
 	active_set_free(&c->act);
 	spike_window__free(&c->win);
 	context__free(&c->sc);
+	context_parents_free(&c->parents);
 	cause_table__free(&c->causes);
 }
 
