@@ -125,6 +125,40 @@ static void test_callbacks_name_an_interrupt_the_window_clips(void **state)
 	trace__free(t);
 }
 
+/*
+ * A window that ends inside an interrupt before its callback began: the callback the
+ * sweep has not reached yet names it all the same, and is not in the timeline.
+ */
+static void test_callbacks_name_an_interrupt_the_window_ends_in(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+
+	(void)state;
+	name_funcs(t);
+	set_rtt(t, K, 5000);
+	add_irq(t, TC_EV_TIMER, PROBE_CPU, t0(t, K) + 2000, 4000, 0);
+	add_timer_fn(t, t0(t, K) + 5500, 300, TIMERFD_FN);
+	add_event(t, TC_EV_HARDIRQ, PEER_CPU, 0, t0(t, K) + 5200, 100, 30);
+	/* Another CPU's callback inside that time names nothing here. */
+	set_rtt(t, K + 10, 5000);
+	add_irq(t, TC_EV_TIMER, PROBE_CPU, t0(t, K + 10) + 2000, 4000, 0);
+	add_event(t, TC_EV_TIMER_FN, PEER_CPU, 0, t0(t, K + 10) + 5500, 300, TC_TIMER_HRTIMER);
+	t->events[t->n_events - 1].func = TICK_FN;
+
+	a = run(t);
+
+	sp = &a->spikes[0];
+	assert_string_equal(primary(a, 0), "timer:timerfd_tmrproc");
+	assert_int_equal(sp->n_contrib, 1);
+	assert_int_equal(contrib(a, sp, 0)->overlap_ns, 3000);
+	assert_string_equal(primary(a, 1), "timer");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 /* The TIMER softirq by its timer-list callback, an HRTIMER one by its soft hrtimer. */
 static void test_callbacks_name_the_timer_softirqs(void **state)
 {
@@ -207,6 +241,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_callbacks_name_the_timer_interrupt),
 		cmocka_unit_test(test_callbacks_name_an_interrupt_the_window_clips),
+		cmocka_unit_test(test_callbacks_name_an_interrupt_the_window_ends_in),
 		cmocka_unit_test(test_callbacks_name_the_timer_softirqs),
 		cmocka_unit_test(test_callbacks_name_a_kworker_preemption),
 		cmocka_unit_test(test_callbacks_alone_and_nmis),

@@ -17,8 +17,12 @@
  * sample's CPU) are taken in four steps:
  *   1. context: a preempted off-CPU interval is renamed by what overlapped
  *      it (the task that ran instead was compacting or reclaiming; which
- *      softirq vector ksoftirqd served), and that task's compaction/reclaim
- *      intervals join the window, nested in it;
+ *      softirq vector ksoftirqd served; a kworker's work function), and that
+ *      task's compaction/reclaim intervals join the window, nested in it; a
+ *      timer interrupt or timer softirq is renamed by its callback, which
+ *      counts wherever it ran inside its parent: a callback stays in the active
+ *      set while its parent runs, and one that starts after the window is
+ *      looked up ahead (context.h);
  *   2. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
  *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
@@ -74,6 +78,7 @@ struct ctx {
 	struct spike_window win;	/* the current spike's intervals */
 	struct spike_context sc;	/* and what the context rules consult */
 	struct context_parents parents; /* where a callback's parent ends */
+	size_t next;			/* the first event the sweep has not passed */
 
 	struct cause_table causes;
 	size_t cap_contribs;
@@ -332,6 +337,10 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 		const struct spike_item *it = &c->win.items[i];
 		const struct tc_event *e = &c->t->events[it->ev];
 
+		/* An interrupt the window ends inside: its callbacks may start after it. */
+		if (it->end > we && context_is_timer_parent(e) &&
+		    context_add_later_callbacks(&c->sc, c->t, c->next, e))
+			return -ENOMEM;
 		if ((c->act.items[it->slot].mm ||
 		     ((e->kind == TC_EV_SOFTIRQ || context_is_callback(e->kind)) &&
 		      it->end > it->start)) &&
@@ -359,8 +368,7 @@ static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 
 		if (lo >= hi)
 			continue;
-		if (e->kind == TC_EV_TIMER ||
-		    (e->kind == TC_EV_SOFTIRQ && context_is_timer_vector(e->arg))) {
+		if (context_is_timer_parent(e)) {
 			it->ctx.func = context_callback(&c->sc, e, TC_EV_TIMER_FN, lo, hi);
 			continue;
 		}
@@ -506,6 +514,7 @@ static int sweep(struct ctx *c)
 		if (rtt <= a->threshold_ns)
 			continue;
 		err = advance(c, &next, s->t_start, s->t_end);
+		c->next = next;
 		if (!err && grow(&a->spikes, &c->cap_spikes, a->n_spikes + 1, sizeof(*a->spikes)))
 			err = -ENOMEM;
 		if (err)

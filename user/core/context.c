@@ -296,10 +296,34 @@ void context_offcpu(const struct spike_context *c, const struct tc_event *off, u
 
 /* ---- callbacks' parents ------------------------------------------------------------------ */
 
+int context_add_later_callbacks(struct spike_context *c, const struct tc_trace *t, size_t from,
+				const struct tc_event *parent)
+{
+	uint64_t end = sat_add(parent->start_ns, parent->dur_ns);
+
+	for (size_t i = from; i < t->n_events && i - from < CONTEXT_LOOKAHEAD; i++) {
+		const struct tc_event *e = &t->events[i];
+		struct context_ref r = {.item = CONTEXT_NO_ITEM, .key = e->cpu, .kind = e->kind};
+
+		if (e->start_ns >= end)
+			break;
+		if (e->kind != TC_EV_TIMER_FN || e->cpu != parent->cpu || !e->func)
+			continue;
+		r.start = e->start_ns;
+		r.end = sat_add(e->start_ns, e->dur_ns);
+		r.slot = SIZE_MAX / 2 + i; /* distinct from the active set's slots: a total order */
+		r.arg = e->arg;
+		r.func = e->func;
+		if (context__add(c, &r))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Which parent a callback of kind runs inside: 1 timer interrupt or softirq, 2 off-CPU. */
 static int parent_class(const struct tc_event *e)
 {
-	if (e->kind == TC_EV_TIMER || (e->kind == TC_EV_SOFTIRQ && context_is_timer_vector(e->arg)))
+	if (context_is_timer_parent(e))
 		return 1;
 	if (e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED))
 		return 2;

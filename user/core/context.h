@@ -111,6 +111,24 @@ static inline int context_is_timer_vector(uint32_t vec)
 	return vec == 1 || vec == 8;
 }
 
+/* An interval timer callbacks run inside: the local timer interrupt, a TIMER/HRTIMER softirq. */
+static inline int context_is_timer_parent(const struct tc_event *e)
+{
+	return e->kind == TC_EV_TIMER ||
+	       (e->kind == TC_EV_SOFTIRQ && context_is_timer_vector(e->arg));
+}
+
+/*
+ * A window may end inside a timer interrupt before its callback began: adds to c, as
+ * context, the timer callbacks on parent's CPU that start inside parent among the
+ * events from t->events[from] on (those the sweep has not reached, in start order),
+ * looking at no more than CONTEXT_LOOKAHEAD of them; 0 or -ENOMEM.
+ */
+#define CONTEXT_LOOKAHEAD 256
+
+int context_add_later_callbacks(struct spike_context *c, const struct tc_trace *t, size_t from,
+				const struct tc_event *parent);
+
 /*
  * A callback ends before its parent does, and a window may reach the parent after
  * the callback ended: the sweep keeps a callback while its parent runs (its `until`
