@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * irq.bpf.c - hard-IRQ and softirq intervals on the probe CPUs.
+ * irq.bpf.c - hard-IRQ, softirq and NMI intervals on the probe CPUs.
  *
  * Entry stamps a per-CPU slot, exit emits one interval. CPUs that are not of
- * interest return after one array lookup. IRQ names are resolved in user
+ * interest return after one array lookup. An NMI handler is one event:
+ * nmi_handler fires after it returned, with how long it ran (perf sampling,
+ * the NMI watchdog, a backtrace request). IRQ names are resolved in user
  * space from /proc/interrupts. Every hard IRQ on every CPU is also counted
  * per IRQ and CPU (irq_count), never as an event: that is the IRQ placement
  * the report compares with the NIC's NUMA node and the probe CPUs.
@@ -53,7 +55,7 @@ static __always_inline void count_irq(__u32 irq)
 		bpf_map_update_elem(&irq_count, &irq, &one, BPF_NOEXIST);
 }
 
-static __always_inline void emit(__u16 kind, __u64 start_ns, __u32 cpu, __u32 arg)
+static __always_inline void emit(__u16 kind, __u64 start_ns, __u32 cpu, __u32 arg, __u64 aux)
 {
 	struct tc_event *e = event_reserve(kind);
 
@@ -61,7 +63,7 @@ static __always_inline void emit(__u16 kind, __u64 start_ns, __u32 cpu, __u32 ar
 		return;
 	e->start_ns = start_ns;
 	e->dur_ns = bpf_ktime_get_ns() - start_ns;
-	e->aux = 0;
+	e->aux = aux;
 	e->cpu = cpu;
 	e->tid = 0;
 	e->arg = arg;
@@ -98,7 +100,7 @@ static __always_inline void hardirq_exit(int irq)
 	slot = bpf_map_lookup_elem(&irq_start, &zero);
 	if (!slot || !slot->start_ns || slot->irq != (__u32)irq)
 		return;
-	emit(TC_EV_HARDIRQ, slot->start_ns, cpu, irq);
+	emit(TC_EV_HARDIRQ, slot->start_ns, cpu, irq, 0);
 	slot->start_ns = 0;
 }
 
@@ -110,6 +112,26 @@ static __always_inline void softirq_entry(unsigned int vec)
 static __always_inline void softirq_exit(unsigned int vec)
 {
 	interval_end(&softirq_start, vec, TC_EV_SOFTIRQ, vec);
+}
+
+/*
+ * In NMI context the ring buffer only tries its lock (the code the NMI interrupted
+ * may hold it): when that fails reserve returns NULL as for a full ring, and
+ * event_reserve() counts the record in drops. delta_ns is the handler's own
+ * sched_clock() time, as close to the trace clock as the kernel offers; a negative
+ * one (it cannot be) makes an instant. Every handler of an NMI reports, handled
+ * or not (arg 0: not its NMI).
+ */
+static __always_inline void nmi_handler(const void *handler, __s64 delta_ns, int handled)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 now, d;
+
+	if (!cpu_of_interest(cpu))
+		return;
+	now = bpf_ktime_get_ns();
+	d = delta_ns > 0 && (__u64)delta_ns < now ? (__u64)delta_ns : 0;
+	emit(TC_EV_NMI, now - d, cpu, handled != 0, (__u64)handler);
 }
 
 SEC("tp_btf/irq_handler_entry")
@@ -140,6 +162,13 @@ int BPF_PROG(tc_softirq_exit_btf, unsigned int vec)
 	return 0;
 }
 
+SEC("tp_btf/nmi_handler")
+int BPF_PROG(tc_nmi_handler_btf, void *handler, s64 delta_ns, int handled)
+{
+	nmi_handler(handler, delta_ns, handled);
+	return 0;
+}
+
 SEC("tp/irq/irq_handler_entry")
 int tc_irq_entry_tp(struct trace_event_raw_irq_handler_entry *ctx)
 {
@@ -165,5 +194,12 @@ SEC("tp/irq/softirq_exit")
 int tc_softirq_exit_tp(struct trace_event_raw_softirq *ctx)
 {
 	softirq_exit(ctx->vec);
+	return 0;
+}
+
+SEC("tp/nmi/nmi_handler")
+int tc_nmi_handler_tp(struct trace_event_raw_nmi_handler *ctx)
+{
+	nmi_handler(ctx->handler, ctx->delta_ns, ctx->handled);
 	return 0;
 }

@@ -421,6 +421,53 @@ static void test_context_new_interval_kinds_take_credit(void **state)
 	trace__free(t);
 }
 
+/*
+ * context_callback() weighs a parent's callbacks over [lo, hi) first and over the
+ * parent itself where none ran there; context_parents_*() keep a callback's until
+ * at the end of the parent running when it began, per CPU and parent class.
+ */
+static void test_context_callback_window_first_then_parent(void **state)
+{
+	struct spike_context sc = {0};
+	struct context_parents p = {0};
+	struct tc_event irq = event(TC_EV_TIMER, 1000, 4000, 0),
+			fn = event(TC_EV_TIMER_FN, 1200, 500, 1),
+			work = event(TC_EV_WORK, 1500, 100, 0),
+			off = event(TC_EV_OFFCPU, 900, 9000, 0),
+			late = event(TC_EV_TIMER_FN, 6000, 100, 1);
+	struct context_ref refs[] = {
+		{.start = 1200, .end = 1700, .key = PROBE_CPU, .kind = TC_EV_TIMER_FN, .func = 0xa},
+		{.start = 2000, .end = 2900, .key = PROBE_CPU, .kind = TC_EV_TIMER_FN, .func = 0xb},
+		{.start = 3000, .end = 3100, .key = PROBE_CPU, .kind = TC_EV_TIMER_FN, .func = 0xa},
+		{.start = 3500, .end = 3600, .key = PEER_CPU, .kind = TC_EV_TIMER_FN, .func = 0xc},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+		refs[i].slot = i;
+		assert_int_equal(context__add(&sc, &refs[i]), 0);
+	}
+	context__sort(&sc);
+	assert_int_equal(context_callback(&sc, &irq, TC_EV_TIMER_FN, 1000, 5000), 0xb);
+	assert_int_equal(context_callback(&sc, &irq, TC_EV_TIMER_FN, 2950, 5000), 0xa);
+	/* nothing in [3200, 5000): the parent's busiest, 0xb (900 ns against 600) */
+	assert_int_equal(context_callback(&sc, &irq, TC_EV_TIMER_FN, 3200, 5000), 0xb);
+	assert_int_equal(context_callback(&sc, &irq, TC_EV_WORK, 1000, 5000), 0);
+	context__free(&sc);
+
+	assert_int_equal(context_parents_until(&p, &fn), 0);
+	assert_int_equal(context_parents_note(&p, &irq, 5000), 0);
+	off.flags = TC_OFFCPU_PREEMPTED;
+	assert_int_equal(context_parents_note(&p, &off, 9900), 0);
+	assert_int_equal(context_parents_until(&p, &fn), 5000);
+	assert_int_equal(context_parents_until(&p, &work), 9900);
+	assert_int_equal(context_parents_until(&p, &late), 0); /* the interrupt was over */
+	assert_int_equal(context_parents_until(&p, &irq), 0);  /* not a callback */
+	fn.cpu = PEER_CPU;
+	assert_int_equal(context_parents_until(&p, &fn), 0);
+	context_parents_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_context_kernel_threads_named_by_comm),
 		cmocka_unit_test(test_context_evidence_kinds_never_primary_or_candidate),
 		cmocka_unit_test(test_context_new_interval_kinds_take_credit),
+		cmocka_unit_test(test_context_callback_window_first_then_parent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,18 @@
  *            runs refresh_vm_stats on every CPU and waits for it, so the work on
  *            TARGET runs inside the write (BURST_US unused: the window is the
  *            write). Cause: workqueue:refresh_vm_stats on TARGET.
+ *   hrtimer  hrtimers on TARGET that wake nobody: from TARGET, arm one one-shot
+ *            timerfd per PERIOD_US for SECONDS, then run on CPU and never read
+ *            them (a periodic timerfd re-arms only in read(), on the reader's
+ *            CPU: never read, it fires once). Each fires once in TARGET's timer
+ *            interrupt, running timerfd_tmrproc. Expiries sit a whole number of
+ *            milliseconds plus 500 us after TARGET's tick (/proc/timer_list),
+ *            so none shares an interrupt with the tick at HZ 100, 250 or 1000.
+ *            The window of expiry T is [T, T + BURST_US] (the lab: 50 us; the
+ *            callback cannot run before T); written at exit for the expiries
+ *            that passed. One descriptor per expiry: as many as RLIMIT_NOFILE
+ *            allows (the schedule ends early otherwise, and says so). Cause:
+ *            timer:timerfd_tmrproc on TARGET.
  *   probe    a one-thread probe of the lab's own, for `tailcause record -- CMD`
  *            and `report --samples`: on CPU, -N COUNT iterations of a short
  *            fixed loop, each timed and written after the run to -s CSV
@@ -70,6 +82,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -288,10 +301,83 @@ static int run_signal(const char *pidfile, long period_us, double seconds, FILE 
 	return 0;
 }
 
+/* The next expiry of cpu's tick from /proc/timer_list, or 0 when it does not say. */
+static uint64_t next_tick(int cpu)
+{
+	FILE *f = fopen("/proc/timer_list", "re");
+	char line[256], want[32];
+	unsigned long long at = 0;
+	int in_cpu = 0, tick = 0;
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "cpu: %d\n", cpu);
+	while (!at && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "cpu: ", 5))
+			in_cpu = !strcmp(line, want);
+		else if (in_cpu && strstr(line, ", tick_"))
+			tick = 1; /* tick_nohz_handler, tick_sched_timer */
+		else if (tick && sscanf(line, " # expires at %llu-", &at) != 1)
+			tick = 0;
+	}
+	fclose(f);
+	return at;
+}
+
+static int run_hrtimer(int cpu, int target, double seconds, long period_us, long window_us,
+		       FILE *log)
+{
+	uint64_t period = (uint64_t)period_us * 1000, first, tick;
+	long want = (long)(seconds * 1e6 / (double)period_us), n;
+	struct rlimit rl;
+
+	if (target < 0 || cpu < 0 || period_us <= 0 || want <= 0) {
+		fprintf(stderr, "tc-lab-inject: hrtimer needs -c CPU, -T TARGET and -p > 0\n");
+		return 1;
+	}
+	/* One descriptor per expiry: as many as the hard limit allows. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	n = getrlimit(RLIMIT_NOFILE, &rl) ? 1000 : (long)rl.rlim_cur - 64;
+	if (n < want)
+		fprintf(stderr, "tc-lab-inject: %ld of %ld expiries (RLIMIT_NOFILE)\n", n, want);
+	n = n < want ? n : want;
+	pin(target); /* an hrtimer is queued on the CPU that starts it */
+	first = now_ns() + 300000000ull;
+	tick = next_tick(target);
+	if (tick > first)
+		tick = 0; /* unknown: the kernel aligns the tick to its period (no skew_tick) */
+	first = tick + ((first - tick) / 1000000ull + 1) * 1000000ull + 500000ull;
+	for (long k = 0; k < n; k++) {
+		uint64_t t = first + (uint64_t)k * period;
+		struct itimerspec its = {
+			.it_value = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)}};
+		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+		if (fd < 0 || timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL)) {
+			perror("tc-lab-inject: timerfd");
+			return 2;
+		}
+	}
+	pin(cpu);
+	/* Keep the descriptors (closing one cancels its timer) while they fire. */
+	sleep_until(first + (uint64_t)n * period);
+	for (long k = 0; k < n && first + (uint64_t)k * period <= now_ns(); k++)
+		fprintf(log, "%llu %llu %d timer:timerfd_tmrproc\n",
+			(unsigned long long)(first + (uint64_t)k * period),
+			(unsigned long long)(first + (uint64_t)k * period +
+					     (uint64_t)window_us * 1000),
+			target);
+	fclose(log);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: tc-lab-inject hog|ipi|disk|udp|compact|workq|probe|signal [-o LOG] "
+		"usage: tc-lab-inject hog|ipi|disk|udp|compact|workq|hrtimer|probe|signal [-o LOG] "
 		"[-t SECONDS] [-p PERIOD_US] [-b BURST_US] [-c CPU] [-T TARGET_CPU] "
 		"[-n COMM] [-f PRIO] [-F FILE] [-N COUNT -s CSV] [-H BURN_US] [-P PIDFILE]\n");
 	exit(1);
@@ -425,6 +511,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		snprintf(cause, sizeof(cause), "workqueue:refresh_vm_stats");
+	} else if (!strcmp(mode, "hrtimer")) {
+		prctl(PR_SET_NAME, "lab-hrtimer", 0, 0, 0);
+		return run_hrtimer(cpu, target, seconds, period_us, burst_us, log);
 	} else if (!strcmp(mode, "probe")) {
 		prctl(PR_SET_NAME, "lab-probe", 0, 0, 0);
 		return run_probe(cpu, count, csv, log, period_us, burst_us, pidfile);

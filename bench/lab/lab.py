@@ -144,6 +144,10 @@ def scenarios(a, b, disk):
     # SIGUSR1 from A to the lab probe (its pid in PIDFILE, rewritten each round): the
     # probe's handler logs its own runs, the sender nothing.
     sig = (["signal", "-c", a, "-p", "2000", "-P", PIDFILE], "signal:SIGUSR1")
+    # One-shot timerfds armed on B, one every 2 ms, never read: each runs timerfd_tmrproc in
+    # B's timer interrupt and wakes nobody. The window is [expiry, expiry + 50 us]: the
+    # callback cannot run before its expiry, and runs within ~25 us of it at p99 here.
+    hrtimer = (["hrtimer", "-c", a, "-T", b, "-p", "2000", "-b", "50"], "timer:timerfd_tmrproc")
 
     def fast(inj):  # a 1t round lasts ~0.1 s: inject every 2 ms, not every 20
         argv, expect = inj  # the sender has a CPU to itself: only the effect counts
@@ -180,6 +184,7 @@ def scenarios(a, b, disk):
         ("1t:workqueue", [fast(workq)], None),
         ("1t:page-fault", [(None, fault)], None),
         ("1t:signal", [sig, (None, sig[1])], None),
+        ("1t:hrtimer", [hrtimer], None),
     ]
 
 
@@ -492,7 +497,7 @@ def main():
     ap.add_argument("-n", default="1M", help="round trips per round of the shm probe")
     ap.add_argument("--n1", default="1000000", help="iterations per round of the 1t probe")
     ap.add_argument("--max-seconds", type=float, default=38,
-                    help="bound of one scenario (17 scenarios: under 11 min)")
+                    help="bound of one scenario (18 scenarios: under 12 min)")
     ap.add_argument("--only", default=None)
     ap.add_argument("--quiet-wait", type=float, default=10,
                     help="seconds to wait before a round for other tailcause probes to end")

@@ -17,8 +17,12 @@
  * sample's CPU) are taken in four steps:
  *   1. context: a preempted off-CPU interval is renamed by what overlapped
  *      it (the task that ran instead was compacting or reclaiming; which
- *      softirq vector ksoftirqd served), and that task's compaction/reclaim
- *      intervals join the window, nested in it;
+ *      softirq vector ksoftirqd served; a kworker's work function), and that
+ *      task's compaction/reclaim intervals join the window, nested in it; a
+ *      timer interrupt or timer softirq is renamed by its callback, which
+ *      counts wherever it ran inside its parent: a callback stays in the active
+ *      set while its parent runs, and one that starts after the window is
+ *      looked up ahead (context.h);
  *   2. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
  *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
@@ -230,6 +234,7 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 	for (; i < t->n_events && t->events[i].start_ns < sat_add(we, c->max_pre); i++) {
 		const struct tc_event *e = &t->events[i];
 		struct active x = {.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
+		uint64_t parent_end = context_parents_until(&c->parents, e);
 
 		if (i && e->start_ns < e[-1].start_ns)
 			return -EINVAL;
@@ -239,17 +244,25 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		 * ends by start + dur, and its until by one more (an idle exit of
 		 * unknown latency is an instant at the event's end).
 		 */
-		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1 + c->max_post) <= ws)
+		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1 + c->max_post) <= ws &&
+		    parent_end <= ws)
 			continue;
 		context_span(&c->lat, e, &x.start, &x.end);
 		widen(c, e, &x);
 		/*
 		 * Spikes come in t_start order: an interval that ends by ws, or an
-		 * instant before ws, overlaps no later spike.
+		 * instant before ws, overlaps no later spike. A callback names its
+		 * parent in every window the parent reaches (context.h).
 		 */
 		x.until = x.end > x.start ? x.end : sat_add(x.start, 1);
+		if (x.until < parent_end)
+			x.until = parent_end;
 		if (x.until <= ws)
 			continue;
+		if (context_parents_note(&c->parents, e, x.end)) {
+			*next = i;
+			return -ENOMEM;
+		}
 		x.probe_rel = is_probe_tid(c, e->tid) || analyze_probe_cpu(c, e->cpu) ||
 			      (e->kind == TC_EV_SIBLING && beside_probe(c, e->arg));
 		x.mm = x.end > x.start && is_mm(e);
@@ -316,9 +329,20 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 	for (size_t h = 0; h < c->act.n; h++) {
 		const struct active *x = &c->act.items[h];
 
-		if (x->start >= we)
+		int outside = x->start >= we ||
+			      (x->end > x->start ? x->end : sat_add(x->start, 1)) <= s->t_start;
+
+		if (context_is_callback(c->t->events[x->ev].kind) && outside) {
+			/*
+			 * Kept for its parent only (advance()), or reached since a calibrated
+			 * parent starts earlier than its event (max_pre): context, not in the
+			 * window.
+			 */
+			if ((x->probe_rel || x->cpu == s->cpu) && add_ref(c, h, CONTEXT_NO_ITEM))
+				return -ENOMEM;
+		} else if (x->start >= we) {
 			continue;
-		if (x->probe_rel || x->cpu == s->cpu) {
+		} else if (x->probe_rel || x->cpu == s->cpu) {
 			if (!add_item(c, h))
 				return -ENOMEM;
 		} else if (x->mm && add_ref(c, h, CONTEXT_NO_ITEM)) {
@@ -330,6 +354,10 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 		const struct spike_item *it = &c->win.items[i];
 		const struct tc_event *e = &c->t->events[it->ev];
 
+		/* An interrupt the window ends inside: its callbacks may start after it. */
+		if (it->end > we && context_is_timer_parent(e) &&
+		    context_add_later_callbacks(&c->sc, c->t, c->next, e))
+			return -ENOMEM;
 		if ((c->act.items[it->slot].mm ||
 		     ((e->kind == TC_EV_SOFTIRQ || context_is_callback(e->kind)) &&
 		      it->end > it->start)) &&
@@ -338,12 +366,6 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 	}
 	context__sort(&c->sc);
 	return 0;
-}
-
-/* The softirq vectors that run timer callbacks: TIMER (timer lists) and HRTIMER. */
-static int is_timer_vector(uint32_t vec)
-{
-	return vec == 1 || vec == 8;
 }
 
 /*
@@ -363,8 +385,7 @@ static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 
 		if (lo >= hi)
 			continue;
-		if (e->kind == TC_EV_TIMER ||
-		    (e->kind == TC_EV_SOFTIRQ && is_timer_vector(e->arg))) {
+		if (context_is_timer_parent(e)) {
 			it->ctx.func = context_callback(&c->sc, e, TC_EV_TIMER_FN, lo, hi);
 			continue;
 		}
@@ -535,6 +556,7 @@ static int sweep(struct ctx *c)
 		if (rtt <= a->threshold_ns)
 			continue;
 		err = advance(c, &next, s->t_start, s->t_end);
+		c->next = next;
 		if (!err && grow(&a->spikes, &c->cap_spikes, a->n_spikes + 1, sizeof(*a->spikes)))
 			err = -ENOMEM;
 		if (err)
@@ -562,6 +584,7 @@ static void ctx_free(struct ctx *c)
 	active_set_free(&c->act);
 	spike_window__free(&c->win);
 	context__free(&c->sc);
+	context_parents_free(&c->parents);
 	cause_table__free(&c->causes);
 }
 

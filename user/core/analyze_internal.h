@@ -47,9 +47,11 @@ struct ctx {
 	struct tc_calibration cal; /* hidden costs per kind, where the trace has them */
 	uint64_t max_pre, max_post;
 
-	struct active_set act;	 /* the intervals that may still overlap a window */
-	struct spike_window win; /* the current spike's intervals */
-	struct spike_context sc; /* and what the context rules consult */
+	struct active_set act;		/* the intervals that may still overlap a window */
+	struct spike_window win;	/* the current spike's intervals */
+	struct spike_context sc;	/* and what the context rules consult */
+	struct context_parents parents; /* where a callback's parent ends */
+	size_t next;			/* the first event the sweep has not passed */
 
 	struct cause_table causes;
 	size_t cap_contribs;

@@ -248,8 +248,9 @@ static uint32_t busiest_vector(const struct spike_context *c, const struct tc_ev
 	return best;
 }
 
-uint64_t context_callback(const struct spike_context *c, const struct tc_event *parent,
-			  uint16_t kind, uint64_t lo, uint64_t hi)
+/* The function of kind's callbacks inside parent with the most time in [lo, hi), or 0. */
+static uint64_t busiest_callback(const struct spike_context *c, const struct tc_event *parent,
+				 uint16_t kind, uint64_t lo, uint64_t hi)
 {
 	uint64_t end = sat_add(parent->start_ns, parent->dur_ns), best = 0, best_ns = 0;
 
@@ -275,10 +276,93 @@ uint64_t context_callback(const struct spike_context *c, const struct tc_event *
 	return best;
 }
 
+uint64_t context_callback(const struct spike_context *c, const struct tc_event *parent,
+			  uint16_t kind, uint64_t lo, uint64_t hi)
+{
+	uint64_t best = busiest_callback(c, parent, kind, lo, hi);
+
+	return best ? best
+		    : busiest_callback(c, parent, kind, parent->start_ns,
+				       sat_add(parent->start_ns, parent->dur_ns));
+}
+
 void context_offcpu(const struct spike_context *c, const struct tc_event *off, uint64_t lo,
 		    uint64_t hi, struct tc_name_ctx *out, size_t *first, size_t *last)
 {
 	out->task_was = task_was(c, off->other_pid, lo, hi, first, last);
 	out->softirq_vec = busiest_vector(c, off, lo, hi);
 	out->func = context_callback(c, off, TC_EV_WORK, lo, hi);
+}
+
+/* ---- callbacks' parents ------------------------------------------------------------------ */
+
+int context_add_later_callbacks(struct spike_context *c, const struct tc_trace *t, size_t from,
+				const struct tc_event *parent)
+{
+	uint64_t end = sat_add(parent->start_ns, parent->dur_ns);
+
+	for (size_t i = from; i < t->n_events && i - from < CONTEXT_LOOKAHEAD; i++) {
+		const struct tc_event *e = &t->events[i];
+		struct context_ref r = {.item = CONTEXT_NO_ITEM, .key = e->cpu, .kind = e->kind};
+
+		if (e->start_ns >= end)
+			break;
+		if (e->kind != TC_EV_TIMER_FN || e->cpu != parent->cpu || !e->func)
+			continue;
+		r.start = e->start_ns;
+		r.end = sat_add(e->start_ns, e->dur_ns);
+		r.slot = SIZE_MAX / 2 + i; /* distinct from the active set's slots: a total order */
+		r.arg = e->arg;
+		r.func = e->func;
+		if (context__add(c, &r))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Which parent a callback of kind runs inside: 1 timer interrupt or softirq, 2 off-CPU. */
+static int parent_class(const struct tc_event *e)
+{
+	if (context_is_timer_parent(e))
+		return 1;
+	if (e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED))
+		return 2;
+	return 0;
+}
+
+int context_parents_note(struct context_parents *p, const struct tc_event *e, uint64_t end)
+{
+	int cls = parent_class(e);
+	uint64_t *slot;
+
+	if (!cls || e->cpu >= CONTEXT_PARENT_CPUS)
+		return 0;
+	if ((size_t)e->cpu >= p->n) {
+		size_t n = p->n;
+
+		if (grow(&p->end, &p->cap, 2 * ((size_t)e->cpu + 1), sizeof(*p->end)))
+			return -ENOMEM;
+		p->n = (size_t)e->cpu + 1;
+		memset(p->end + 2 * n, 0, 2 * (p->n - n) * sizeof(*p->end));
+	}
+	slot = &p->end[2 * e->cpu + (size_t)(cls - 1)];
+	if (end > *slot)
+		*slot = end;
+	return 0;
+}
+
+uint64_t context_parents_until(const struct context_parents *p, const struct tc_event *e)
+{
+	uint64_t end;
+
+	if (!context_is_callback(e->kind) || (size_t)e->cpu >= p->n)
+		return 0;
+	end = p->end[2 * e->cpu + (e->kind == TC_EV_WORK)];
+	return end > e->start_ns ? end : 0;
+}
+
+void context_parents_free(struct context_parents *p)
+{
+	free(p->end);
+	memset(p, 0, sizeof(*p));
 }

@@ -91,8 +91,10 @@ void context_offcpu(const struct spike_context *c, const struct tc_event *off, u
 /*
  * The function of the callbacks of kind (TC_EV_WORK, TC_EV_TIMER_FN) that started
  * inside parent on its CPU with the most time in [lo, hi), or 0: what names a
- * kworker's preemption, a local timer interrupt, a TIMER softirq. Ties go to the
- * earlier callback.
+ * kworker's preemption, a local timer interrupt, a TIMER softirq. Where none ran in
+ * [lo, hi) (a window that holds only the end of an interrupt), the one with the most
+ * time inside parent: the callbacks that ran before the window are what the parent
+ * was for. Ties go to the earlier callback.
  */
 uint64_t context_callback(const struct spike_context *c, const struct tc_event *parent,
 			  uint16_t kind, uint64_t lo, uint64_t hi);
@@ -102,6 +104,53 @@ static inline int context_is_callback(uint16_t kind)
 {
 	return kind == TC_EV_WORK || kind == TC_EV_TIMER_FN;
 }
+
+/* The softirq vectors that run timer callbacks: TIMER (timer lists) and HRTIMER. */
+static inline int context_is_timer_vector(uint32_t vec)
+{
+	return vec == 1 || vec == 8;
+}
+
+/* An interval timer callbacks run inside: the local timer interrupt, a TIMER/HRTIMER softirq. */
+static inline int context_is_timer_parent(const struct tc_event *e)
+{
+	return e->kind == TC_EV_TIMER ||
+	       (e->kind == TC_EV_SOFTIRQ && context_is_timer_vector(e->arg));
+}
+
+/*
+ * A window may end inside a timer interrupt before its callback began: adds to c, as
+ * context, the timer callbacks on parent's CPU that start inside parent among the
+ * events from t->events[from] on (those the sweep has not reached, in start order),
+ * looking at no more than CONTEXT_LOOKAHEAD of them; 0 or -ENOMEM.
+ */
+#define CONTEXT_LOOKAHEAD 256
+
+int context_add_later_callbacks(struct spike_context *c, const struct tc_trace *t, size_t from,
+				const struct tc_event *parent);
+
+/*
+ * A callback ends before its parent does, and a window may reach the parent after
+ * the callback ended: the sweep keeps a callback while its parent runs (its `until`
+ * is the parent's end), as context only. Per CPU, the latest end of the intervals a
+ * callback runs inside: a timer interrupt or TIMER/HRTIMER softirq for TC_EV_TIMER_FN,
+ * a preempted off-CPU interval for TC_EV_WORK. Events come in start order, so one
+ * that ends after a callback's start was running when the callback began.
+ * Zero-initialize, then free.
+ */
+#define CONTEXT_PARENT_CPUS (1u << 16) /* beyond: a corrupt trace, callbacks kept as is */
+
+struct context_parents {
+	uint64_t *end; /* [2 * cpu]: timer parents, [2 * cpu + 1]: off-CPU parents */
+	size_t n;      /* CPUs covered */
+	size_t cap;
+};
+
+/* Notes e if it is a parent of callbacks, weighed as ending at end; 0 or -ENOMEM. */
+int context_parents_note(struct context_parents *p, const struct tc_event *e, uint64_t end);
+/* For a callback e: the end of a parent running when it started, or 0 (none, or not one). */
+uint64_t context_parents_until(const struct context_parents *p, const struct tc_event *e);
+void context_parents_free(struct context_parents *p);
 
 /* 1 when [s, e) overlaps [lo, hi). */
 static inline int context_overlaps(uint64_t s, uint64_t e, uint64_t lo, uint64_t hi)

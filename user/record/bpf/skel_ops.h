@@ -93,6 +93,7 @@ extern const struct skel_ops ipi_skel_ops;
 extern const struct skel_ops mm_skel_ops;
 extern const struct skel_ops power_skel_ops;
 extern const struct skel_ops workqueue_skel_ops;
+extern const struct skel_ops timer_skel_ops;
 extern const struct skel_ops nic_skel_ops;
 extern const struct skel_ops nic_fentry_skel_ops;
 extern const struct skel_ops signal_skel_ops;

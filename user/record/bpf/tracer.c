@@ -39,8 +39,8 @@ void tracer_setup_log(void)
 }
 
 static const struct skel_ops *const concerns[] = {
-	&sched_skel_ops,     &irq_skel_ops,    &ipi_skel_ops, &mm_skel_ops,	    &power_skel_ops,
-	&workqueue_skel_ops, &signal_skel_ops, &nic_skel_ops, &nic_fentry_skel_ops,
+	&sched_skel_ops,     &irq_skel_ops,   &ipi_skel_ops,	&mm_skel_ops,  &power_skel_ops,
+	&workqueue_skel_ops, &timer_skel_ops, &signal_skel_ops, &nic_skel_ops, &nic_fentry_skel_ops,
 };
 _Static_assert(sizeof(concerns) / sizeof(concerns[0]) == N_CONCERNS, "N_CONCERNS");
 
@@ -102,6 +102,9 @@ static int attach_programs(struct tracer *t, const char *concern, struct bpf_obj
 	return 0;
 }
 
+/* open_concern()'s answer when this kernel can run none of a concern's programs. */
+#define NOTHING_TO_RUN 1
+
 static int open_concern(struct tracer *t, const struct skel_ops *ops, const struct tracer_cfg *cfg,
 			int fallback, struct loaded *l)
 {
@@ -121,7 +124,7 @@ static int open_concern(struct tracer *t, const struct skel_ops *ops, const stru
 	ops->configure(l->skel, cfg, t->vmlinux_btf);
 	tracer_select_task_storage(l->obj);
 	if (!tracer_n_autoload(l->obj)) {
-		err = -ENOENT; /* nothing this kernel can run: the status rows say why */
+		err = NOTHING_TO_RUN; /* the status rows say why */
 		goto out_destroy;
 	}
 	err = ops->load(l->skel);
@@ -170,8 +173,12 @@ static int load_concern(struct tracer *t, const struct skel_ops *ops, const stru
 	size_t status_mark = t->n_status;
 	int err;
 
+	/*
+	 * Not -ENOENT: a load can fail with that too (a kernel symbol it needs), and
+	 * must then fall back or fail, never vanish.
+	 */
 	err = open_concern(t, ops, cfg, cfg->force_fallback, l);
-	if (err == -ENOENT)
+	if (err == NOTHING_TO_RUN)
 		return 0;
 	if (err && !cfg->force_fallback && !ops->optional) {
 		/* Some kernels refuse BTF-typed programs; classic tracepoints still work. */
@@ -179,6 +186,8 @@ static int load_concern(struct tracer *t, const struct skel_ops *ops, const stru
 			strerror(-err));
 		t->n_status = status_mark;
 		err = open_concern(t, ops, cfg, 1, l);
+		if (err == NOTHING_TO_RUN)
+			return 0;
 	}
 	if (err && ops->optional) {
 		optional_failed(t, ops, status_mark, err);

@@ -18,8 +18,9 @@ struct bpf_program;
 struct bpf_link;
 struct btf;
 
-#define MAX_PROGS  128
-#define N_CONCERNS 9 /* sched irq ipi mm power workqueue signal nic nic_fentry (tracer.c) */
+#define MAX_PROGS 128
+/* sched irq ipi mm power workqueue timer signal nic nic_fentry (tracer.c) */
+#define N_CONCERNS 10
 
 struct loaded {
 	const struct skel_ops *ops;
