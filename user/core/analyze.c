@@ -61,112 +61,6 @@ static uint64_t sample_rtt(const struct tc_sample *s)
 	return s->t_end > s->t_start ? s->t_end - s->t_start : 0;
 }
 
-/* ---- thread and CPU filters ------------------------------------------------------------ */
-
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-static int is_probe_tid(const struct ctx *c, uint32_t tid)
-{
-	size_t lo = 0, hi = c->n_probe_tids;
-
-	if (!tid)
-		return 0; /* CPU-wide events */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->probe_tids[mid] == tid)
-			return 1;
-		if (c->probe_tids[mid] < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
-int analyze_probe_cpu(const struct ctx *c, uint32_t cpu)
-{
-	if (cpu < c->n_cpu_map)
-		return c->cpu_map[cpu] & CPU_PROBE;
-	for (size_t i = 0; i < c->t->n_threads; i++) {
-		const struct tc_thread *th = &c->t->threads[i];
-
-		if (th->role == TC_THREAD_PROBE && th->cpu == cpu)
-			return 1;
-	}
-	return 0;
-}
-
-/* An SMT sibling's event matters where its core's other thread, cpu, is a probe's or timed. */
-static int beside_probe(const struct ctx *c, uint32_t cpu)
-{
-	return analyze_probe_cpu(c, cpu) || (cpu < c->n_cpu_map && c->cpu_map[cpu] & CPU_SAMPLE);
-}
-
-/* Could the event matter to some spike? Cheap test, at push time. */
-static int maybe_relevant(const struct ctx *c, const struct tc_event *e, int probe_rel)
-{
-	if (probe_rel)
-		return 1;
-	if (e->cpu < c->n_cpu_map)
-		return c->cpu_map[e->cpu] & CPU_SAMPLE;
-	return c->wide_sample_cpu;
-}
-
-static void mark_cpu(struct ctx *c, uint32_t cpu, uint8_t flag)
-{
-	if (cpu < c->n_cpu_map)
-		c->cpu_map[cpu] |= flag;
-	else if (flag == CPU_SAMPLE)
-		c->wide_sample_cpu = 1;
-}
-
-/*
- * The probe threads and their CPUs, and the CPUs samples were timed on. One
- * pass over the samples marks their CPUs and checks their order: -EINVAL when
- * they are not sorted.
- */
-static int setup_filters(struct ctx *c)
-{
-	const struct tc_trace *t = c->t;
-	size_t n = 0;
-
-	c->probe_tids = malloc((t->n_threads ? t->n_threads : 1) * sizeof(uint32_t));
-	c->n_cpu_map = CPU_MAP_MAX;
-	c->cpu_map = calloc(c->n_cpu_map, 1);
-	if (!c->probe_tids || !c->cpu_map)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n_samples; i++) {
-		if (i && t->samples[i].t_start < t->samples[i - 1].t_start)
-			return -EINVAL;
-		mark_cpu(c, t->samples[i].cpu, CPU_SAMPLE);
-	}
-	for (size_t i = 0; i < t->n_threads; i++) {
-		if (t->threads[i].role != TC_THREAD_PROBE)
-			continue;
-		c->probe_tids[n++] = t->threads[i].tid;
-		if (t->threads[i].cpu != UINT32_MAX)
-			mark_cpu(c, t->threads[i].cpu, CPU_PROBE);
-	}
-	qsort(c->probe_tids, n, sizeof(uint32_t), cmp_u32);
-	c->n_probe_tids = n;
-	c->a->calibrated = calibrate_load(t, &c->cal);
-	for (int k = 0; k < TC_CALIB_KINDS; k++) {
-		const struct tc_calib_kind *x = calibrate_kind(&c->cal, tc_calib_kinds[k]);
-
-		if (x && x->pre_ns > c->max_pre)
-			c->max_pre = x->pre_ns;
-		if (x && x->post_ns > c->max_post)
-			c->max_post = x->post_ns;
-	}
-	return idle_latency__load(&c->lat, t);
-}
-
 /* Widens x by the hidden cost of its kind, where the trace is calibrated. */
 static void widen(const struct ctx *c, const struct tc_event *e, struct active *x)
 {
@@ -182,7 +76,7 @@ static void widen(const struct ctx *c, const struct tc_event *e, struct active *
 
 /* ---- statistics ------------------------------------------------------------------------ */
 
-/* Fills a->stats and a->threshold_ns (setup_filters() checked the samples' order). */
+/* Fills a->stats and a->threshold_ns (analyze_setup_filters() checked the samples' order). */
 static int compute_stats(struct tc_analysis *a, const struct tc_trace *t)
 {
 	struct lat_spans rtt = {.base = t->samples,
@@ -263,10 +157,10 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 			*next = i;
 			return -ENOMEM;
 		}
-		x.probe_rel = is_probe_tid(c, e->tid) || analyze_probe_cpu(c, e->cpu) ||
-			      (e->kind == TC_EV_SIBLING && beside_probe(c, e->arg));
+		x.probe_rel = analyze_probe_tid(c, e->tid) || analyze_probe_cpu(c, e->cpu) ||
+			      (e->kind == TC_EV_SIBLING && analyze_beside_probe(c, e->arg));
 		x.mm = x.end > x.start && is_mm(e);
-		if (!x.mm && !maybe_relevant(c, e, x.probe_rel))
+		if (!x.mm && !analyze_maybe_relevant(c, e, x.probe_rel))
 			continue;
 		if (active_set_push(&c->act, &x)) {
 			*next = i;
@@ -502,7 +396,7 @@ static void page_fault_candidate(const struct ctx *c, struct tc_spike *sp)
 	for (size_t i = 0; i < c->win.n_items; i++) {
 		const struct tc_event *e = &c->t->events[c->win.items[i].ev];
 
-		if (e->kind == TC_EV_PAGE_FAULT && is_probe_tid(c, e->tid)) {
+		if (e->kind == TC_EV_PAGE_FAULT && analyze_probe_tid(c, e->tid)) {
 			sp->candidate = c->win.items[i].cause;
 			return;
 		}
@@ -612,7 +506,7 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	err = compute_stats(a, t);
 	if (err)
 		goto out_free_analysis;
-	err = setup_filters(&c);
+	err = analyze_setup_filters(&c);
 	if (!err)
 		err = cause_table_index(&c.causes, causes_info(TC_CAUSE_UNATTRIBUTED)->prefix,
 					TC_CAUSE_UNATTRIBUTED, &unattributed);

@@ -64,8 +64,22 @@ struct ctx {
 	uint64_t lost_max_ns; /* the longest lost window */
 };
 
+/* analyze_filters.c */
+
+/*
+ * The probe threads and their CPUs, the CPUs samples were timed on, and the
+ * calibration (max_pre, max_post). One pass over the samples marks their CPUs and
+ * checks their order: 0, -EINVAL when they are not sorted, or -ENOMEM.
+ */
+int analyze_setup_filters(struct ctx *c);
+/* Is tid a probe thread's? (0, a CPU-wide event's, is not.) */
+int analyze_probe_tid(const struct ctx *c, uint32_t tid);
 /* Is a probe thread pinned to cpu? */
 int analyze_probe_cpu(const struct ctx *c, uint32_t cpu);
+/* An SMT sibling's event matters where its core's other thread, cpu, is a probe's or timed. */
+int analyze_beside_probe(const struct ctx *c, uint32_t cpu);
+/* Could the event matter to some spike? Cheap test, at push time. */
+int analyze_maybe_relevant(const struct ctx *c, const struct tc_event *e, int probe_rel);
 
 /* analyze_late.c */
 
