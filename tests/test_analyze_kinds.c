@@ -3,7 +3,8 @@
  * test_analyze_kinds.c - what particular kinds of event weigh in attribution:
  * instants (listed, never credited), page faults (candidate as instants,
  * credited as intervals), IPIs (from their send), signal handlers (credited,
- * paused while their thread is preempted).
+ * paused while their thread is preempted), a switch-out whose return was never
+ * reported (bounded by the round trip its thread timed).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -227,6 +228,46 @@ static void test_analyze_preemption_inside_a_handler_is_the_preemption(void **st
 	trace__free(t);
 }
 
+/*
+ * The timing thread was preempted and its return never reported: it was back by the
+ * end of its round trip, so the preemption spans at most until then and is credited
+ * as such. The same instant of another thread (the peer: nothing says when it was
+ * back) or before the round trip (it was back to take the start) takes nothing.
+ */
+static void test_analyze_unended_preemption_is_bounded_by_the_round_trip(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+	struct tc_event peer = {.cpu = PEER_CPU,
+				.tid = PEER_TID,
+				.kind = TC_EV_OFFCPU,
+				.flags = TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED};
+
+	(void)state;
+	set_rtt(t, K, 10000);
+	add_offcpu(t, t0(t, K) + 2000, 0, TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED, 69, "agent");
+	set_rtt(t, K + 10, 10000);
+	peer.start_ns = t0(t, K + 10) + 2000;
+	assert_int_equal(trace__add_events(t, &peer, 1), 0);
+	set_rtt(t, K + 20, 10000);
+	add_offcpu(t, t0(t, K + 20) - 500, 0, TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED, 69, "agent");
+
+	a = run(t);
+
+	assert_int_equal(a->n_spikes, 3);
+	sp = &a->spikes[0];
+	assert_string_equal(cause_name(a, sp->primary), "preemption:agent");
+	assert_int_equal(contrib(a, sp, 0)->overlap_ns, 8000);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 8000);
+	assert_string_equal(cause_name(a, a->spikes[1].primary), "unattributed");
+	assert_int_equal(contrib(a, &a->spikes[1], 0)->attributed_ns, 0);
+	assert_string_equal(cause_name(a, a->spikes[2].primary), "unattributed");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_analyze_ipi_is_credited_from_its_send),
 		cmocka_unit_test(test_analyze_signal_handler_is_credited),
 		cmocka_unit_test(test_analyze_preemption_inside_a_handler_is_the_preemption),
+		cmocka_unit_test(test_analyze_unended_preemption_is_bounded_by_the_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

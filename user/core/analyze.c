@@ -198,6 +198,19 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	return it;
 }
 
+/*
+ * The timing thread left its CPU inside its own round trip and its return was
+ * never reported (an instant): it was back to take the round trip's end, so it was
+ * off the CPU for at most [its start, that end]: the item spans that bound.
+ */
+static void bound_unended(struct spike_item *it, const struct tc_event *e,
+			  const struct tc_sample *s)
+{
+	if (e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_UNENDED) && e->tid == s->tid &&
+	    it->start >= s->t_start && it->start < s->t_end)
+		it->end = s->t_end;
+}
+
 static int add_ref(struct ctx *c, size_t slot, size_t item)
 {
 	const struct active *x = &c->act.items[slot];
@@ -222,9 +235,9 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 	context__reset(&c->sc);
 	for (size_t h = 0; h < c->act.n; h++) {
 		const struct active *x = &c->act.items[h];
-
 		int outside = x->start >= we ||
 			      (x->end > x->start ? x->end : sat_add(x->start, 1)) <= s->t_start;
+		struct spike_item *it;
 
 		if (context_is_callback(c->t->events[x->ev].kind) && outside) {
 			/*
@@ -237,8 +250,9 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 		} else if (x->start >= we) {
 			continue;
 		} else if (x->probe_rel || x->cpu == s->cpu) {
-			if (!add_item(c, h))
+			if (!(it = add_item(c, h)))
 				return -ENOMEM;
+			bound_unended(it, &c->t->events[x->ev], s);
 		} else if (x->mm && add_ref(c, h, CONTEXT_NO_ITEM)) {
 			return -ENOMEM;
 		}
