@@ -5,7 +5,8 @@
 # leaves it out. The steal readings (where the kernel keeps a steal clock) are intervals on
 # the probe CPUs that never claim more than their own length, and add up to what
 # /proc/stat counted meanwhile. A spike credited to hw-noise has no OS event in its
-# timeline, and only a recording with every OS tracer attached has such spikes.
+# timeline, and only a recording with every OS tracer attached has such spikes. A traced
+# command is calibrated too, and the calibration leaves no record in its trace.
 set -eu
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
@@ -96,3 +97,31 @@ EOF
 ! "$TC" dump "$TMP/nocal.tct" | grep -q '^meta calib.timer' || fail "--no-calibrate still measured"
 "$TC" report "$TMP/nocal.tct" | grep -q 'calibration not measured: --no-calibrate' ||
 	fail "the report does not say the run was not calibrated"
+
+# A traced command: measured on two CPUs before it is let run, and none of the
+# calibration's own records (its threads' page faults, its IPIs) in the trace.
+"$TC" record -o "$TMP/cmd.tct" --no-progress -- sleep 0.3 >"$TMP/rec.log" 2>&1 ||
+	{ cat "$TMP/rec.log"; fail "record -- sleep failed"; }
+"$TC" dump "$TMP/cmd.tct" >"$TMP/cmd.txt" || fail "dump of the command's trace failed"
+python3 - "$TMP/cmd.txt" <<'EOF2' || fail "the command's calibration: see above"
+import sys
+meta, threads, faults, ipis = {}, set(), [], 0
+for line in open(sys.argv[1]):
+    if line.startswith("meta "):
+        k, _, v = line[5:].rstrip("\n").partition("=")
+        meta[k] = v
+    elif line.startswith("thread "):
+        threads.add(int(line.split()[1].split("=")[1]))
+    elif line.startswith("event kind=page_fault "):
+        faults.append(int(line.split(" tid=")[1].split()[0]))
+    elif line.startswith("event kind=ipi "):
+        ipis += 1
+print("command trace:", meta.get("calib.status"), "| faults", len(faults), "| IPIs", ipis)
+assert meta.get("calib.status", "").startswith("measured on CPUs"), meta.get("calib.status")
+assert int(meta.get("calib.timer.n", 0)) > 0 and int(meta.get("calib.page_fault.n", 0)) > 0
+stray = [t for t in faults if t not in threads]
+assert not stray, "%d page faults of threads the trace does not hold (the calibration's)" % len(stray)
+# the calibration sends ~500 IPIs; sleep and the recorder a handful
+assert ipis < 100, "%d IPIs in a trace of sleep 0.3" % ipis
+EOF2
+echo "ok: a traced command is calibrated, and the calibration's records are not its trace"

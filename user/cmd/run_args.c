@@ -102,8 +102,9 @@ static const struct {
 	{{"no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE},
 	 RA_TRACE,
 	 "      --no-calibrate   skip measuring what IPIs, ticks and page faults really cost\n"
-	 "                       the probe CPUs (half a second before the run); without it\n"
-	 "                       the report credits only what the tracers saw of them"},
+	 "                       the probe CPUs, or a traced command's last two CPUs (half a\n"
+	 "                       second before the run); without it the report credits only\n"
+	 "                       what the tracers saw of them"},
 	{{"spike", required_argument, NULL, OPT_SPIKE},
 	 RA_REPORT,
 	 "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"

@@ -195,11 +195,14 @@ void calibration__free(struct calibration *c)
 #define CALIB_MS 250	 /* per probe CPU */
 #define TAP_MAX	 1000000 /* records kept at most (a calibration makes a few thousand) */
 
-void calib_tap_keep(struct calib_tap *tap, const struct tc_event *e)
+int calib_tap_keep(struct calib_tap *tap, const struct tc_event *e)
 {
+	int taken;
+
 	if (!atomic_load(&tap->on))
-		return;
+		return 0;
 	pthread_mutex_lock(&tap->lock);
+	taken = atomic_load(&tap->on) && tap->only;
 	if (atomic_load(&tap->on) && tap->n < TAP_MAX) {
 		if (tap->n == tap->cap) {
 			size_t cap = tap->cap ? 2 * tap->cap : 8192;
@@ -214,6 +217,7 @@ void calib_tap_keep(struct calib_tap *tap, const struct tc_event *e)
 			tap->ev[tap->n++] = *e;
 	}
 	pthread_mutex_unlock(&tap->lock);
+	return taken;
 }
 
 void calib_tap__free(struct calib_tap *tap)

@@ -38,17 +38,20 @@ void calibration__free(struct calibration *c);
 
 /*
  * A copy of the records the recorder drains while the calibration runs: the
- * drain thread hands each one to calib_tap_keep() (a no-op unless on).
- * Zero-initialize; calib_tap__free() after.
+ * drain thread hands each one to calib_tap_keep() (a no-op unless on). With
+ * only set, the tap takes them instead of the trace: calib_tap_keep() says 1,
+ * and the recorder writes them nowhere else. Zero-initialize; calib_tap__free()
+ * after.
  */
 struct calib_tap {
 	atomic_int on;
+	int only;
 	pthread_mutex_t lock;
 	struct tc_event *ev;
 	size_t n, cap;
 };
 
-void calib_tap_keep(struct calib_tap *tap, const struct tc_event *e);
+int calib_tap_keep(struct calib_tap *tap, const struct tc_event *e);
 void calib_tap__free(struct calib_tap *tap);
 
 /*

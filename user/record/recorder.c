@@ -57,7 +57,8 @@ static void note_func(struct recorder *r, const struct tc_event *e)
 static void keep_event(struct recorder *r, const struct tc_event *e)
 {
 	note_func(r, e);
-	calib_tap_keep(&r->tap, e);
+	if (calib_tap_keep(&r->tap, e))
+		return;
 	r->pending[r->n_pending++] = *e;
 	if (r->n_pending == TC_BLOCK_RECORDS)
 		write_pending(r);
@@ -325,19 +326,64 @@ static void wait_drained(void *ctx)
 		usleep(1000);
 }
 
-/* What IPIs, ticks and page faults cost the probe CPUs, before the run (calibration.h). */
+/* A command's calibration has measured: its CPUs go back to the command, then drain. */
+static void command_measured(void *ctx)
+{
+	struct recorder *r = ctx;
+
+	for (int i = 0; i < 2; i++) {
+		int err = tracer__drop_cpu(r->tracer, (uint32_t)r->calib_cpu[i]);
+
+		if (err)
+			log_err("calibration: stop tracing cpu %d: %s", r->calib_cpu[i],
+				strerror(-err));
+	}
+	wait_drained(r);
+}
+
+/*
+ * The CPUs a traced command's calibration measures: the last two this process may
+ * use (the probe's default), or -1 where there are not two. What a tick, an IPI or a
+ * fault hides is the host's (its hypervisor's exits), the same on each of its CPUs:
+ * measured on two, it is credited wherever the command's threads ran.
+ */
+static int command_calibration_cpus(int cpu[2])
+{
+	struct probe_opts o = {.cpu = {-1, -1}};
+	int err = probe_resolve_cpus(&o);
+
+	cpu[0] = o.cpu[0];
+	cpu[1] = o.cpu[1];
+	return err ?: (cpu[0] == cpu[1] ? -1 : 0);
+}
+
+/*
+ * What IPIs, ticks and page faults cost the probe CPUs, before the run
+ * (calibration.h). A traced command, still held, has none yet: the calibration
+ * traces two CPUs for its own time, then leaves them to the command's threads, and
+ * keeps its records out of the trace (they would read as the command's noise).
+ */
 static int calibrate(struct recorder *r)
 {
-	int err;
+	int cpu[2] = {r->o->probe_opts.cpu[0], r->o->probe_opts.cpu[1]}, err;
 
-	if (r->o->command || !r->o->calibrate)
-		return trace__set_meta(r->trace, "calib.status",
-				       r->o->command
-					       ? "not measured: a traced command has no probe CPUs"
-					       : "not measured: --no-calibrate");
+	if (!r->o->calibrate)
+		return trace__set_meta(r->trace, "calib.status", "not measured: --no-calibrate");
+	if (r->o->command) {
+		if (command_calibration_cpus(cpu))
+			return trace__set_meta(r->trace, "calib.status",
+					       "not measured: fewer than two CPUs to measure on");
+		err = tracer__add_cpu(r->tracer, (uint32_t)cpu[0]);
+		err = err ?: tracer__add_cpu(r->tracer, (uint32_t)cpu[1]);
+		if (err)
+			return err;
+		r->tap.only = 1;
+		r->calib_cpu[0] = cpu[0];
+		r->calib_cpu[1] = cpu[1];
+	}
 	atomic_store(&r->poll_ms, 5);
-	err = calibration_record(r->tracer, r->o->probe_opts.cpu, &r->tap, wait_drained, r,
-				 r->trace);
+	err = calibration_record(r->tracer, cpu, &r->tap,
+				 r->o->command ? command_measured : wait_drained, r, r->trace);
 	atomic_store(&r->poll_ms, r->o->drain_ms);
 	return err;
 }

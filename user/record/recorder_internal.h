@@ -54,6 +54,7 @@ struct recorder {
 	atomic_uint poll_ms; /* the drain's period: drain_ms, shorter while calibrating */
 	atomic_uint drains;  /* drains done so far */
 	struct calib_tap tap;
+	int calib_cpu[2]; /* a traced command's calibration: the CPUs it measured on */
 };
 
 /* Sets meta key of t to the formatted value; 0 or -ENOMEM. */

@@ -313,6 +313,17 @@ int tracer__add_cpu(struct tracer *t, uint32_t cpu)
 	return 0;
 }
 
+int tracer__drop_cpu(struct tracer *t, uint32_t cpu)
+{
+	uint32_t off = 0;
+
+	if (cpu >= TC_MAX_CPUS)
+		return -EINVAL;
+	if (bpf_map_update_elem(t->cpus_fd, &cpu, &off, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int tracer__add_sibling(struct tracer *t, uint32_t cpu, uint32_t probe)
 {
 	uint32_t v = probe + 1;

@@ -47,6 +47,8 @@ void tracer__stop(struct tracer *t);
 int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role);
 /* Traces IRQs and softirqs on cpu; 0 or -errno. */
 int tracer__add_cpu(struct tracer *t, uint32_t cpu);
+/* Stops tracing them on cpu until a traced command's thread runs there; 0 or -errno. */
+int tracer__drop_cpu(struct tracer *t, uint32_t cpu);
 
 /* Traces what runs on cpu, an SMT sibling of probe CPU probe (TC_EV_SIBLING); 0 or -errno. */
 int tracer__add_sibling(struct tracer *t, uint32_t cpu, uint32_t probe);
