@@ -76,6 +76,9 @@
 	     * not a process: other_pid is 0 */
 #define TC_SIGNAL_NO_HANDLER                                                                       \
 	0x2 /* an instant: the signal's action was the default or ignore, no handler ran */
+#define TC_SIGNAL_END_UNTRACED                                                                     \
+	0x4 /* an instant: a handler ran from here, its end not traced (recorded without           \
+	     * --signal-ends) */
 
 /* tc_event.arg for TC_EV_IPI */
 #define TC_IPI_RESCHEDULE	    1

@@ -86,19 +86,21 @@ static __always_inline void vec_exit(__u32 slot)
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct tc_event *e;
 	struct vec_slot *v;
+	__u64 now;
 
 	if (!cpu_of_interest(cpu))
 		return;
 	v = bpf_map_lookup_elem(&vector_start, &slot);
 	if (!v || !v->start)
 		return;
+	now = bpf_ktime_get_ns();
 	if (slot == SLOT_TIMER)
-		steal_read(cpu); /* the tick has updated the run-queue clock, and its steal */
+		steal_read(cpu, now); /* the tick has updated the run-queue clock, and its steal */
 	e = event_reserve(slot == SLOT_TIMER ? TC_EV_TIMER : TC_EV_IPI);
 	if (e) {
 		__builtin_memset(e, 0, sizeof(*e));
 		e->start_ns = v->start;
-		e->dur_ns = bpf_ktime_get_ns() - v->start;
+		e->dur_ns = now - v->start;
 		e->sent_ns = v->sent;
 		e->cpu = cpu;
 		e->kind = slot == SLOT_TIMER ? TC_EV_TIMER : TC_EV_IPI;

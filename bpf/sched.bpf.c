@@ -21,6 +21,7 @@
  */
 #include "common.bpf.h"
 #include "steal.bpf.h"
+#include "work.bpf.h"
 #include "compat.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -266,11 +267,11 @@ static __always_inline struct tc_sched_cpu *account_switch(__u64 *now, __u32 pre
 		sibling_switch(bpf_get_smp_processor_id(), prev_tid, prev_comm, btf);
 		return NULL;
 	}
+	*now = bpf_ktime_get_ns();
 	/* __schedule() has just updated this CPU's run-queue clock, and its steal */
-	steal_read(bpf_get_smp_processor_id());
+	steal_read(bpf_get_smp_processor_id(), *now);
 	cs = bpf_map_lookup_elem(&cpu_state, &zero);
 	if (cs) {
-		*now = bpf_ktime_get_ns();
 		account_runner(cs, *now, prev_tid, prev_comm, btf);
 		cs->last_switch_ns = *now;
 	}
@@ -496,6 +497,7 @@ int BPF_PROG(tc_sched_switch_btf, bool preempt, struct task_struct *prev, struct
 	__u32 state = get_task_state(prev);
 
 	on_switch_btf(preempt || state == 0, prev, state, next);
+	work_switch(prev->pid, next->pid);
 	return 0;
 }
 
@@ -589,6 +591,7 @@ int tc_sched_switch_tp(struct trace_event_raw_sched_switch *ctx)
 
 	on_switch_tp(state == 0, ctx->prev_pid, state, ctx->prev_comm, ctx->next_pid,
 		     ctx->next_comm);
+	work_switch(ctx->prev_pid, ctx->next_pid);
 	return 0;
 }
 

@@ -18,6 +18,10 @@
  *   rt_sigreturn      the handler's end (syscalls:sys_enter_rt_sigreturn, a
  *                     classic tracepoint with no tp_btf twin: a raw_syscalls
  *                     program would run on every system call of the machine).
+ * The last is loaded only with --signal-ends: a system-call tracepoint puts every
+ * system call of the machine on its slow path (~50 ns each on the project's VM).
+ * Without it (cfg_handler_ends 0) a delivery with a handler is an instant flagged
+ * TC_SIGNAL_END_UNTRACED, which the analyzer bounds by the round trip it falls in.
  * One TC_EV_SIGNAL per delivery: start = the delivery, dur = until the handler
  * returned. A slot that a second delivery finds still open (a nested signal, a
  * handler that left by siglongjmp) is closed as an instant; so are the slots
@@ -30,6 +34,9 @@
  * in whatever task an interrupt found: it has no sender, only TC_SIGNAL_KERNEL.
  */
 #include "common.bpf.h"
+
+/* 1: the rt_sigreturn program is loaded and closes the slots; 0: deliveries are instants. */
+const volatile __u32 cfg_handler_ends = 1;
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -172,8 +179,10 @@ static __always_inline void delivered(int sig, unsigned long handler)
 	open = bpf_map_lookup_elem(&signal_open, &tid);
 	if (open && open->start_ns)
 		emit_signal(open, tid, 0);
-	if (handler == TC_SIG_DFL || handler == TC_SIG_IGN) {
-		slot.flags |= TC_SIGNAL_NO_HANDLER;
+	if (handler == TC_SIG_DFL || handler == TC_SIG_IGN || !cfg_handler_ends) {
+		slot.flags |= handler == TC_SIG_DFL || handler == TC_SIG_IGN
+				      ? TC_SIGNAL_NO_HANDLER
+				      : TC_SIGNAL_END_UNTRACED;
 		emit_signal(&slot, tid, 0);
 		if (open)
 			bpf_map_delete_elem(&signal_open, &tid);

@@ -49,13 +49,16 @@ static __always_inline __u64 rq_steal_now(void)
 	return rq ? rq->prev_steal_time_rq : 0;
 }
 
-/* On probe CPU cpu (the caller checked it): a reading, and an interval if steal grew. */
-static __always_inline void steal_read(__u32 cpu)
+/*
+ * On probe CPU cpu (the caller checked it), at now (the caller's clock read, so that
+ * a switch reads the clock once): a reading, and an interval if steal grew.
+ */
+static __always_inline void steal_read(__u32 cpu, __u64 now)
 {
 	struct tc_steal_slot *slot;
 	struct tc_event *e;
 	__u32 zero = 0;
-	__u64 now, steal;
+	__u64 steal;
 
 	if (!cfg_steal)
 		return;
@@ -63,7 +66,6 @@ static __always_inline void steal_read(__u32 cpu)
 	if (!slot)
 		return;
 	steal = rq_steal_now();
-	now = bpf_ktime_get_ns();
 	if (slot->ns && steal > slot->steal && now > slot->ns) {
 		e = event_reserve(TC_EV_STEAL);
 		if (e) {

@@ -16,7 +16,9 @@
  * its end. And a record covers only what ran on the CPU: sched_switch on a
  * probe CPU cuts the item where its kworker is switched out (one record per
  * stretch it ran) and resumes it where it is switched back in on a probe CPU,
- * so an item that sleeps while the probe runs is not blamed for that time.
+ * so an item that sleeps while the probe runs is not blamed for that time. The
+ * switch is sched.bpf.c's program (one program on sched_switch, not two: an
+ * entry costs ~50 ns here), through work.bpf.h and the maps user space shares.
  *
  * An item that starts on another CPU is not followed (an unbound kworker that
  * later moves to a probe CPU keeps its `preemption:kworker/...` name): the
@@ -24,34 +26,9 @@
  * running at the end of a recording (tracer_read.c).
  */
 #include "common.bpf.h"
+#include "work.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* kworker tid -> the item it runs, opened on a probe CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct tc_work_slot);
-} work_open SEC(".maps");
-
-/* One record: what the kworker tid ran of its item from s->start_ns until end. */
-static __always_inline void emit_stretch(const struct tc_work_slot *s, __u32 tid, __u64 end)
-{
-	struct tc_event *e = event_reserve(TC_EV_WORK);
-
-	if (!e)
-		return;
-	__builtin_memset(e, 0, sizeof(*e));
-	e->start_ns = s->start_ns;
-	e->dur_ns = end - s->start_ns;
-	e->func = s->func;
-	e->cpu = s->cpu;
-	e->other_pid = tid;
-	e->kind = TC_EV_WORK;
-	__builtin_memcpy(e->other_comm, s->comm, TC_COMM_LEN);
-	event_submit(e);
-}
 
 static __always_inline void work_start(__u64 func)
 {
@@ -68,7 +45,8 @@ static __always_inline void work_start(__u64 func)
 		fresh.func = func;
 		fresh.cpu = cpu;
 		bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
-		bpf_map_update_elem(&work_open, &tid, &fresh, BPF_ANY);
+		if (!bpf_map_update_elem(&work_open, &tid, &fresh, BPF_NOEXIST))
+			opened_add(1);
 		return;
 	}
 	/*
@@ -95,29 +73,8 @@ static __always_inline void work_end(__u64 func)
 	/* Another function: the slot is an older item's, this one's start was not seen. */
 	if (s->start_ns && s->func == func)
 		emit_stretch(s, tid, bpf_ktime_get_ns());
-	bpf_map_delete_elem(&work_open, &tid);
-}
-
-/* On a probe CPU: prev's running item stops there, next's paused one resumes. */
-static __always_inline void work_switch(__u32 prev, __u32 next)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct tc_work_slot *s;
-	__u64 now;
-
-	if (!cpu_of_interest(cpu))
-		return;
-	now = bpf_ktime_get_ns();
-	s = bpf_map_lookup_elem(&work_open, &prev);
-	if (s && s->start_ns) {
-		emit_stretch(s, prev, now);
-		s->start_ns = 0;
-	}
-	s = bpf_map_lookup_elem(&work_open, &next);
-	if (s && !s->start_ns) {
-		s->start_ns = now;
-		s->cpu = cpu;
-	}
+	if (!bpf_map_delete_elem(&work_open, &tid))
+		opened_add(-1);
 }
 
 /* The work's func field, read where the kernel has it (CO-RE). */
@@ -142,13 +99,6 @@ int tc_work_end_btf(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(tc_work_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	work_switch(prev->pid, next->pid);
-	return 0;
-}
-
 SEC("tp/workqueue/workqueue_execute_start")
 int tc_work_start_tp(struct trace_event_raw_workqueue_execute_start *ctx)
 {
@@ -160,12 +110,5 @@ SEC("tp/workqueue/workqueue_execute_end")
 int tc_work_end_tp(struct trace_event_raw_workqueue_execute_end *ctx)
 {
 	work_end((__u64)ctx->function);
-	return 0;
-}
-
-SEC("tp/sched/sched_switch")
-int tc_work_switch_tp(struct trace_event_raw_sched_switch *ctx)
-{
-	work_switch(ctx->prev_pid, ctx->next_pid);
 	return 0;
 }

@@ -268,6 +268,35 @@ static void test_analyze_unended_preemption_is_bounded_by_the_round_trip(void **
 	trace__free(t);
 }
 
+/*
+ * Recorded without --signal-ends: a handler that ran on the timing thread is an
+ * instant at its delivery, and spans at most until the end of the round trip it falls
+ * in. A default action (no handler) stays an instant.
+ */
+static void test_analyze_untraced_handler_end_is_bounded_by_the_round_trip(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, K, 10000);
+	add_event(t, TC_EV_SIGNAL, PROBE_CPU, PROBE_TID, t0(t, K) + 3000, 0, 27);
+	t->events[t->n_events - 1].flags = TC_SIGNAL_END_UNTRACED;
+	set_rtt(t, K + 10, 10000);
+	add_event(t, TC_EV_SIGNAL, PROBE_CPU, PROBE_TID, t0(t, K + 10) + 3000, 0, 27);
+	t->events[t->n_events - 1].flags = TC_SIGNAL_NO_HANDLER;
+
+	a = run(t);
+
+	assert_int_equal(a->n_spikes, 2);
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "signal:SIGPROF");
+	assert_int_equal(contrib(a, &a->spikes[0], 0)->attributed_ns, 7000);
+	assert_string_equal(cause_name(a, a->spikes[1].primary), "unattributed");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_analyze_signal_handler_is_credited),
 		cmocka_unit_test(test_analyze_preemption_inside_a_handler_is_the_preemption),
 		cmocka_unit_test(test_analyze_unended_preemption_is_bounded_by_the_round_trip),
+		cmocka_unit_test(test_analyze_untraced_handler_end_is_bounded_by_the_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -116,6 +116,7 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		.force_fallback = a->fallback || getenv("TAILCAUSE_FORCE_FALLBACK"),
 		.progress = a->progress,
 		.calibrate = !a->no_calibrate,
+		.signal_ends = a->signal_ends,
 		.command_line = command_line,
 		.command = a->command,
 	};

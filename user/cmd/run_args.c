@@ -18,6 +18,7 @@ enum {
 	OPT_FALLBACK,
 	OPT_NO_PROGRESS,
 	OPT_NO_CALIBRATE,
+	OPT_SIGNAL_ENDS,
 	OPT_SPIKE,
 	OPT_NIC_IRQ,
 	OPT_TOP,
@@ -105,6 +106,12 @@ static const struct {
 	 "                       the probe CPUs, or a traced command's last two CPUs (half a\n"
 	 "                       second before the run); without it the report credits only\n"
 	 "                       what the tracers saw of them"},
+	{{"signal-ends", no_argument, NULL, OPT_SIGNAL_ENDS},
+	 RA_TRACE,
+	 "      --signal-ends    time signal handlers to their end (rt_sigreturn): a system-call\n"
+	 "                       tracepoint, which slows every system call on the machine\n"
+	 "                       (~50 ns each); without it a handler is bounded by the round\n"
+	 "                       trip it falls in"},
 	{{"spike", required_argument, NULL, OPT_SPIKE},
 	 RA_REPORT,
 	 "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
@@ -295,6 +302,9 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 		return 0;
 	case OPT_NO_CALIBRATE:
 		a->no_calibrate = 1;
+		return 0;
+	case OPT_SIGNAL_ENDS:
+		a->signal_ends = 1;
 		return 0;
 	case OPT_SPIKE:
 		if (spike_rule_parse(arg, &a->spike)) {

@@ -33,6 +33,7 @@ struct run_args {
 	int fallback;
 	int progress;
 	int no_calibrate;
+	int signal_ends;
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
 	unsigned int top;

@@ -200,14 +200,17 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 
 /*
  * The timing thread left its CPU inside its own round trip and its return was
- * never reported (an instant): it was back to take the round trip's end, so it was
- * off the CPU for at most [its start, that end]: the item spans that bound.
+ * never reported, or ran a signal handler whose end was not traced (instants):
+ * it was back to take the round trip's end, so it was off the CPU, or in the
+ * handler, for at most [its start, that end]: the item spans that bound.
  */
 static void bound_unended(struct spike_item *it, const struct tc_event *e,
 			  const struct tc_sample *s)
 {
-	if (e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_UNENDED) && e->tid == s->tid &&
-	    it->start >= s->t_start && it->start < s->t_end)
+	int unended = (e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_UNENDED)) ||
+		      (e->kind == TC_EV_SIGNAL && (e->flags & TC_SIGNAL_END_UNTRACED));
+
+	if (unended && e->tid == s->tid && it->start >= s->t_start && it->start < s->t_end)
 		it->end = s->t_end;
 }
 

@@ -98,10 +98,14 @@ static void signal_detail(const struct tc_event *e, char *buf, size_t len)
 	else if (n > 0 && (size_t)n < len && (e->flags & TC_SIGNAL_KERNEL))
 		n += snprintf(buf + n, len - (size_t)n, ", sent by the kernel");
 	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "%s",
-			 e->dur_ns			   ? "; its handler ran"
-			 : e->flags & TC_SIGNAL_NO_HANDLER ? "; default or ignored, no handler"
-							   : "; no handler return seen");
+		snprintf(
+			buf + n, len - (size_t)n, "%s",
+			e->dur_ns			  ? "; its handler ran"
+			: e->flags & TC_SIGNAL_NO_HANDLER ? "; default or ignored, no handler"
+			: e->flags & TC_SIGNAL_END_UNTRACED
+				? "; its handler's end not traced (--signal-ends): a round trip its "
+				  "thread timed ends it at the latest"
+				: "; no handler return seen");
 }
 
 /* The kinds added for what a guest cannot see by itself: steal, signals, callbacks. */

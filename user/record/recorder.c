@@ -483,6 +483,7 @@ int recorder_run(const struct recorder_opts *o)
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.force_fallback = o->force_fallback,
 		.follow_children = o->command != NULL,
+		.syscall_tps = o->signal_ends,
 	};
 	struct recorder r = {.o = o};
 	struct timespec mono, real;

@@ -26,6 +26,7 @@ struct recorder_opts {
 	int force_fallback;	  /* classic tracepoints */
 	int progress;		  /* progress line on stderr */
 	int calibrate;		  /* measure the hidden cost of events first (probe runs) */
+	int signal_ends;	  /* --signal-ends: time signal handlers to rt_sigreturn */
 	const char *command_line; /* stored in the trace */
 	char *const *command;	  /* record -- CMD ARGS: trace this instead of the probe */
 };

@@ -53,6 +53,7 @@ static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 		{"events", t->events_fd},      {"probe_tids", t->tids_fd},
 		{"probe_tids_gen", t->gen_fd}, {"probe_cpus", t->cpus_fd},
 		{"drops", t->drops_fd},	       {"steal_last", t->steal_fd},
+		{"work_open", t->work_fd},     {"work_opened", t->work_n_fd},
 	};
 
 	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
@@ -120,7 +121,7 @@ static int open_concern(struct tracer *t, const struct skel_ops *ops, const stru
 	err = reuse_shared_maps(t, l->obj);
 	if (err)
 		goto out_destroy;
-	tracer_select_programs(t, ops->name, l->obj, fallback);
+	tracer_select_programs(t, ops->name, l->obj, fallback, cfg->syscall_tps);
 	ops->configure(l->skel, cfg, t->vmlinux_btf);
 	tracer_select_task_storage(l->obj);
 	if (!tracer_n_autoload(l->obj)) {
@@ -152,7 +153,7 @@ static void optional_failed(struct tracer *t, const struct skel_ops *ops, size_t
 	obj = ops->open(&skel);
 	if (!obj)
 		return;
-	tracer_select_programs(t, ops->name, obj, 0);
+	tracer_select_programs(t, ops->name, obj, 0, 0);
 	bpf_object__for_each_program (p, obj) {
 		struct tc_prog_status *s;
 
@@ -220,8 +221,12 @@ static int create_shared_maps(struct tracer *t, size_t ringbuf_bytes)
 	t->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8, TC_DROP_KINDS, NULL);
 	/* bpf/steal.bpf.h's struct tc_steal_slot: two __u64 */
 	t->steal_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "steal_last", 4, 16, 1, NULL);
+	/* bpf/work.bpf.h's: the open work items by kworker, and how many there are */
+	t->work_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "work_open", 4, sizeof(struct tc_work_slot),
+				    4096, NULL);
+	t->work_n_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "work_opened", 4, 8, 1, NULL);
 	if (t->events_fd < 0 || t->tids_fd < 0 || t->gen_fd < 0 || t->cpus_fd < 0 ||
-	    t->drops_fd < 0 || t->steal_fd < 0) {
+	    t->drops_fd < 0 || t->steal_fd < 0 || t->work_fd < 0 || t->work_n_fd < 0) {
 		int err = -errno;
 
 		log_err("create BPF maps: %s", strerror(-err));
@@ -238,6 +243,7 @@ struct tracer *tracer__new(const struct tracer_cfg *cfg)
 	if (!t)
 		return NULL;
 	t->events_fd = t->tids_fd = t->gen_fd = t->cpus_fd = t->drops_fd = t->steal_fd = -1;
+	t->work_fd = t->work_n_fd = -1;
 	t->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!t->vmlinux_btf)
 		log_dbg("no vmlinux BTF: classic tracepoints only");
@@ -282,7 +288,8 @@ void tracer__free(struct tracer *t)
 	tracer__stop(t);
 	for (size_t i = 0; i < t->n_loaded; i++)
 		t->loaded[i].ops->destroy(t->loaded[i].skel);
-	int fds[] = {t->events_fd, t->tids_fd, t->gen_fd, t->cpus_fd, t->drops_fd, t->steal_fd};
+	int fds[] = {t->events_fd, t->tids_fd,	t->gen_fd,  t->cpus_fd,
+		     t->drops_fd,  t->steal_fd, t->work_fd, t->work_n_fd};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

@@ -14,6 +14,8 @@ struct tracer_cfg {
 	size_t ringbuf_bytes; /* rounded up to a power of two, >= 4096 */
 	int force_fallback;   /* classic tracepoints instead of tp_btf */
 	int follow_children;  /* record -- CMD: follow new threads of TC_ROLE_TARGET ones */
+	int syscall_tps;      /* --signal-ends: load the tp/syscalls/ programs (each puts every
+			       * system call of the machine on its slow path) */
 };
 
 /* What happened to one BPF program. */

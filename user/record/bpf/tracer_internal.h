@@ -29,7 +29,7 @@ struct loaded {
 };
 
 struct tracer {
-	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd, steal_fd;
+	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd, steal_fd, work_fd, work_n_fd;
 	uint32_t tids_gen; /* last value written to probe_tids_gen */
 	struct btf *vmlinux_btf;
 	struct loaded loaded[N_CONCERNS];
@@ -50,11 +50,11 @@ size_t tracer_n_autoload(struct bpf_object *obj);
 /*
  * Picks one program of each twin pair before load: tp_btf where the kernel has
  * it (and fallback is 0), else the classic tracepoint; a classic program without
- * a twin where tracefs has its event; fentry/fexit where the kernel has the function. What loads
- * nothing gets a status row with the reason.
+ * a twin where tracefs has its event (a tp/syscalls/ one only with syscall_tps); fentry/fexit where
+ * the kernel has the function. What loads nothing gets a status row with the reason.
  */
 void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_object *obj,
-			    int fallback);
+			    int fallback, int syscall_tps);
 /* An iterator (SEC "iter/..."): run once at the end, never attached as a probe. */
 int tracer_is_iter(const struct bpf_program *p);
 /* Leaves task storage and its iterators out where no tp_btf program loads. */

@@ -229,15 +229,14 @@ static struct tc_sched_cpu *read_cpu_state(struct bpf_object *obj, int ncpu)
 	return cs;
 }
 
-/* workqueue.bpf.c's slots (hash work_open): the work items still running on a probe CPU. */
-static size_t open_work_slots(struct bpf_map *m, struct tc_event *out, size_t max)
+/* work.bpf.h's slots (the shared hash work_open): the work items still running on a probe CPU. */
+static size_t open_work_slots(int fd, struct tc_event *out, size_t max)
 {
 	uint32_t key, next, *prev = NULL;
 	struct tc_work_slot slot;
-	int fd = bpf_map__fd(m);
 	size_t n = 0;
 
-	if (fd < 0 || bpf_map__value_size(m) != sizeof(slot))
+	if (fd < 0)
 		return 0;
 	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
@@ -260,14 +259,11 @@ static size_t open_work_slots(struct bpf_map *m, struct tc_event *out, size_t ma
 static size_t open_slots(struct bpf_object *obj, struct tc_event *out, size_t max)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, "offcpu_start");
-	struct bpf_map *work = bpf_object__find_map_by_name(obj, "work_open");
 	struct bpf_program *p;
 	size_t n = 0;
 
 	if (m && bpf_map__fd(m) >= 0)
 		n = open_hash_slots(bpf_map__fd(m), out, max);
-	if (work)
-		n += open_work_slots(work, out + n, max - n);
 	bpf_object__for_each_program (p, obj)
 		if (tracer_is_iter(p) && bpf_program__fd(p) >= 0)
 			n += open_task_slots(p, out + n, max - n);
@@ -298,6 +294,14 @@ size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 			n++;
 		}
 		free(cs);
+	}
+	/* The work items: one map, shared by the objects that use it (tracer.c). */
+	for (size_t j = 0, got = open ? open_work_slots(t->work_fd, open, max) : 0; j < got; j++) {
+		if (open[j].start_ns > now_ns)
+			continue;
+		open[j].dur_ns = now_ns - open[j].start_ns;
+		emit(ctx, &open[j]);
+		n++;
 	}
 	free(open);
 	return n;

@@ -152,7 +152,7 @@ static void select_fentry(struct tracer *t, const char *concern, struct bpf_prog
  * is left to its tp_btf side.
  */
 static void select_lone_classic(struct tracer *t, const char *concern, struct bpf_object *obj,
-				struct bpf_program *p, const char *sec)
+				struct bpf_program *p, const char *sec, int syscall_tps)
 {
 	struct bpf_program *twin = twin_of(obj, p);
 	struct tc_prog_status *s;
@@ -160,6 +160,15 @@ static void select_lone_classic(struct tracer *t, const char *concern, struct bp
 
 	if (twin && !strncmp(bpf_program__section_name(twin), "tp_btf/", 7))
 		return;
+	if (!syscall_tps && !strncmp(sec, "tp/syscalls/", 12)) {
+		bpf_program__set_autoload(p, false);
+		s = tracer_status_add(t, concern, p);
+		if (s)
+			snprintf(s->reason, sizeof(s->reason),
+				 "needs --signal-ends: a system-call tracepoint puts "
+				 "every system call of the machine on its slow path");
+		return;
+	}
 	ok = classic_tp_exists(sec);
 	bpf_program__set_autoload(p, ok);
 	if (ok)
@@ -190,7 +199,7 @@ size_t tracer_n_autoload(struct bpf_object *obj)
  * classic program whose event tracefs lacks.
  */
 void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_object *obj,
-			    int fallback)
+			    int fallback, int syscall_tps)
 {
 	struct bpf_program *p, *twin;
 
@@ -204,7 +213,7 @@ void tracer_select_programs(struct tracer *t, const char *concern, struct bpf_ob
 			continue;
 		}
 		if (!strncmp(sec, "tp/", 3)) {
-			select_lone_classic(t, concern, obj, p, sec);
+			select_lone_classic(t, concern, obj, p, sec, syscall_tps);
 			continue;
 		}
 		if (strncmp(sec, "tp_btf/", 7))
