@@ -57,7 +57,8 @@ static void note_func(struct recorder *r, const struct tc_event *e)
 static void keep_event(struct recorder *r, const struct tc_event *e)
 {
 	note_func(r, e);
-	if (calib_tap_keep(&r->tap, e))
+	/* The calibration's own record; a lost window stays: the drop counters count it. */
+	if (calib_tap_keep(&r->tap, e) && e->kind != TC_EV_LOST)
 		return;
 	r->pending[r->n_pending++] = *e;
 	if (r->n_pending == TC_BLOCK_RECORDS)
