@@ -155,4 +155,19 @@ static __always_inline void interval_end(void *starts, __u32 key, __u16 kind, __
 	*start = 0;
 }
 
+/*
+ * A task's comm into dst. tp_btf: two loads through the BTF pointer, no helper
+ * call (the verifier allows any load inside the comm array). Classic
+ * tracepoints: from the record, as always.
+ */
+static __always_inline void copy_comm(char *dst, const char *src, int btf)
+{
+	if (btf) {
+		((__u64 *)dst)[0] = ((const __u64 *)src)[0];
+		((__u64 *)dst)[1] = ((const __u64 *)src)[1];
+	} else {
+		bpf_probe_read_kernel(dst, TC_COMM_LEN, src);
+	}
+}
+
 #endif /* TAILCAUSE_COMMON_BPF_H */

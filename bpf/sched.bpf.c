@@ -20,6 +20,7 @@
  * twins keep the role in probe_tids and the slot in the hash offcpu_start.
  */
 #include "common.bpf.h"
+#include "sibling.bpf.h"
 #include "steal.bpf.h"
 #include "work.bpf.h"
 #include "compat.bpf.h"
@@ -65,72 +66,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct tc_sched_cpu);
 } cpu_state SEC(".maps");
-
-/*
- * tp_btf: two loads through the BTF pointer, no helper call (the verifier
- * allows any load inside the comm array). Classic tracepoints: from the
- * record, as always.
- */
-static __always_inline void copy_comm(char *dst, const char *src, int btf)
-{
-	if (btf) {
-		((__u64 *)dst)[0] = ((const __u64 *)src)[0];
-		((__u64 *)dst)[1] = ((const __u64 *)src)[1];
-	} else {
-		bpf_probe_read_kernel(dst, TC_COMM_LEN, src);
-	}
-}
-
-/*
- * The SMT siblings of the probe CPUs: sibling_of[cpu] = probe CPU + 1 where cpu
- * shares a core with that probe CPU (0: it does not). Set by user space from the
- * topology; on a machine without SMT nothing is set and nothing is emitted.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TC_MAX_CPUS);
-	__type(key, __u32);
-	__type(value, __u32);
-} sibling_of SEC(".maps");
-
-/* Per CPU: when the task running on a sibling was switched in (0: not yet seen). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} sibling_since SEC(".maps");
-
-/*
- * On a sibling of a probe CPU, what ran there until now (not the idle task) is a
- * TC_EV_SIBLING interval: it shared the probe CPU's core meanwhile.
- */
-static __always_inline void sibling_switch(__u32 cpu, __u32 prev_pid, const char *prev_comm,
-					   int btf)
-{
-	__u32 zero = 0, *probe = bpf_map_lookup_elem(&sibling_of, &cpu);
-	struct tc_event *e;
-	__u64 now, *since;
-
-	if (!probe || !*probe)
-		return;
-	since = bpf_map_lookup_elem(&sibling_since, &zero);
-	if (!since)
-		return;
-	now = bpf_ktime_get_ns();
-	if (*since && prev_pid && (e = event_reserve(TC_EV_SIBLING))) {
-		__builtin_memset(e, 0, sizeof(*e));
-		e->start_ns = *since;
-		e->dur_ns = now - *since;
-		e->cpu = cpu;
-		e->arg = *probe - 1;
-		e->other_pid = prev_pid;
-		e->kind = TC_EV_SIBLING;
-		copy_comm(e->other_comm, prev_comm, btf);
-		event_submit(e);
-	}
-	*since = now;
-}
 
 /* prev ran from the last switch until now: keep it where it is the longest runner so far. */
 static __always_inline void account_runner(struct tc_sched_cpu *cs, __u64 now, __u32 prev_tid,
