@@ -189,6 +189,7 @@ static void test_noise_irq_goes_to_the_running_thread(void **state)
 	fault(t, 12 * MS, CMD2_TID, "b");
 	add(t, TC_EV_TIMER, 5 * MS, 7 * US, CPU, 0, 0);		       /* a runs */
 	add(t, TC_EV_IPI, 15 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE); /* b runs */
+	add(t, TC_EV_NMI, 16 * MS, 2 * US, CPU, 0, 1);		       /* b runs */
 	offcpu(t, 20 * MS, 1 * MS, CMD2_TID, 1, 0, 300, "kworker/2:1");
 	trace__sort(t);
 	assert_int_equal(noise__run(t, NULL, &n), 0);
@@ -196,11 +197,12 @@ static void test_noise_irq_goes_to_the_running_thread(void **state)
 	assert_int_equal(n->threads[0].tid, CMD_TID);
 	assert_int_equal(n->threads[0].group_ns[TC_NOISE_IRQ], 7 * US);	     /* timer */
 	assert_int_equal(n->threads[0].group_ns[TC_NOISE_BLOCKED], 20 * MS); /* aux 0: all */
-	assert_int_equal(n->threads[1].group_ns[TC_NOISE_IRQ], 3 * US);	     /* ipi */
+	assert_int_equal(n->threads[1].group_ns[TC_NOISE_IRQ], 5 * US);	     /* ipi, nmi */
 	assert_int_equal(n->threads[1].group_ns[TC_NOISE_OFFCPU], 1 * MS);
 	assert_int_equal(n->threads[1].run_ns, 8 * MS); /* [12, 20) */
 	assert_int_equal(cause(n, "timer")->ns, 7 * US);
 	assert_int_equal(cause(n, "ipi:reschedule")->ns, 3 * US);
+	assert_int_equal(cause(n, "nmi")->ns, 2 * US);
 	assert_int_equal(cause(n, "preemption:kworker/2:1")->ns, 1 * MS);
 	noise__free(n);
 	trace__free(t);

@@ -362,7 +362,7 @@ static int is_cpu_wide(const struct tc_event *e)
 {
 	return e->dur_ns &&
 	       (e->kind == TC_EV_HARDIRQ || e->kind == TC_EV_SOFTIRQ || e->kind == TC_EV_IPI ||
-		e->kind == TC_EV_TIMER || e->kind == TC_EV_NIC);
+		e->kind == TC_EV_TIMER || e->kind == TC_EV_NIC || e->kind == TC_EV_NMI);
 }
 
 static int cpu_wide_cause(struct noise_acc *acc, const struct tc_event *e, uint32_t *cause)

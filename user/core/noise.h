@@ -40,9 +40,9 @@
 
 enum tc_noise_group {
 	TC_NOISE_OFFCPU = 0, /* preempted, or runnable after a wake-up while another ran */
-	TC_NOISE_IRQ,	     /* hardirq, softirq, timer, IPI, NIC work on its CPU while it ran */
-	TC_NOISE_MM,	     /* its own direct compaction or reclaim */
-	TC_NOISE_BLOCKED,    /* asleep: not noise */
+	TC_NOISE_IRQ,	  /* hardirq, softirq, timer, IPI, NMI, NIC work on its CPU while it ran */
+	TC_NOISE_MM,	  /* its own direct compaction or reclaim */
+	TC_NOISE_BLOCKED, /* asleep: not noise */
 	TC_NOISE_FAULT, /* its own page faults: counted, timed where the end was seen; not noise */
 	TC_NOISE_GROUPS,
 };
