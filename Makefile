@@ -244,10 +244,11 @@ bench: deps
 
 # Attribution accuracy lab (bench/lab/README.md): injectors + scoring, <= 10 min.
 LAB_ARGS ?=
-$(O)/bench/lab/tc-lab-inject: bench/lab/inject.c
+LAB_INJECT_SRCS := $(wildcard bench/lab/inject*.c)
+$(O)/bench/lab/tc-lab-inject: $(LAB_INJECT_SRCS) bench/lab/inject.h tests/system/tools.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/system $(LAB_INJECT_SRCS) -o $@
 
 lab: deps
 	$(Q)$(MAKE) all $(O)/bench/lab/tc-lab-inject

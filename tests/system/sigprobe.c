@@ -33,15 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools.h"
+
 #define MAX_WIN 100000
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t burn_ns = 30000;
 static uint64_t win[MAX_WIN][2];
@@ -50,11 +44,11 @@ static volatile size_t n_win;
 
 static void on_signal(int sig)
 {
-	uint64_t t0 = now_ns(), t;
+	uint64_t t0 = tool_now_ns(), t;
 	size_t i = n_win;
 
 	do
-		t = now_ns();
+		t = tool_now_ns();
 	while (t - t0 < burn_ns);
 	if (i < MAX_WIN) {
 		win[i][0] = t0;
@@ -110,12 +104,12 @@ static int run_probe(const char *csv, double seconds, uint64_t work_ns, long ala
 			return 2;
 		}
 	}
-	stop = now_ns() + (uint64_t)(seconds * 1e9);
+	stop = tool_now_ns() + (uint64_t)(seconds * 1e9);
 	while (n < cap) {
-		uint64_t t0 = now_ns(), t1;
+		uint64_t t0 = tool_now_ns(), t1;
 
 		do
-			t1 = now_ns();
+			t1 = tool_now_ns();
 		while (t1 - t0 < work_ns);
 		rows[n++] = (struct row){t0, t1, sched_getcpu()};
 		if (t1 >= stop)
@@ -150,40 +144,9 @@ static int run_probe(const char *csv, double seconds, uint64_t work_ns, long ala
 	return 0;
 }
 
-/* A pidfd for the pid in pidfile if that process is a tc-sigprobe, else -1. */
-static int open_target(const char *pidfile)
-{
-	char path[64], comm[32] = "";
-	FILE *f = fopen(pidfile, "r");
-	int pid = 0, fd;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &pid) != 1 || pid <= 0) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (fd < 0)
-		return -1;
-	/* Checked after the pidfd was opened: the pidfd holds the process the comm is of,
-	 * or one that is gone (then the signal fails with ESRCH). */
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "r");
-	if (!f || !fgets(comm, sizeof(comm), f) || strncmp(comm, "tc-sigprobe", 11)) {
-		if (f)
-			fclose(f);
-		close(fd);
-		return -1;
-	}
-	fclose(f);
-	return fd;
-}
-
 static int run_sender(const char *pidfile, long period_us, double seconds)
 {
-	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t end = tool_now_ns() + (uint64_t)(seconds * 1e9);
 	struct timespec period = {period_us / 1000000, (period_us % 1000000) * 1000};
 	long sent = 0;
 	int fd = -1;
@@ -191,9 +154,9 @@ static int run_sender(const char *pidfile, long period_us, double seconds)
 	prctl(PR_SET_NAME, "tc-sigsend", 0, 0, 0);
 	if (!pidfile)
 		return 1;
-	while (now_ns() < end) {
+	while (tool_now_ns() < end) {
 		if (fd < 0)
-			fd = open_target(pidfile);
+			fd = tool_open_pidfd(pidfile, "tc-sigprobe");
 		if (fd >= 0 && syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0) == 0) {
 			sent++;
 		} else if (fd >= 0) {

@@ -32,48 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("tc-timers: sched_setaffinity");
-		exit(2);
-	}
-}
-
-/* The next expiry of cpu's tick from /proc/timer_list, or 0 when it does not say. */
-static uint64_t next_tick(int cpu)
-{
-	FILE *f = fopen("/proc/timer_list", "re");
-	char line[256], want[32];
-	unsigned long long at = 0;
-	int in_cpu = 0, tick = 0;
-
-	if (!f)
-		return 0;
-	snprintf(want, sizeof(want), "cpu: %d\n", cpu);
-	while (!at && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "cpu: ", 5))
-			in_cpu = !strcmp(line, want);
-		else if (in_cpu && strstr(line, ", tick_"))
-			tick = 1; /* tick_nohz_handler, tick_sched_timer */
-		else if (tick && sscanf(line, " # expires at %llu-", &at) != 1)
-			tick = 0;
-	}
-	fclose(f);
-	return at;
-}
+#include "tools.h"
 
 int main(int argc, char **argv)
 {
@@ -100,9 +59,9 @@ int main(int argc, char **argv)
 		rl.rlim_cur = (rlim_t)count + 16 < rl.rlim_max ? (rlim_t)count + 16 : rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	pin(arm_cpu);
-	first = now_ns() + 300000000ull;
-	tick = next_tick(arm_cpu);
+	tool_pin("tc-timers", arm_cpu);
+	first = tool_now_ns() + 300000000ull;
+	tick = tool_next_tick(arm_cpu);
 	if (tick > first)
 		tick = 0;
 	first = tick + ((first - tick) / 1000000ull + 1) * 1000000ull + 500000ull;
@@ -118,11 +77,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	pin(away_cpu);
+	tool_pin("tc-timers", away_cpu);
 	printf("%llu %llu %ld\n", (unsigned long long)first, (unsigned long long)period, count);
 	fflush(stdout);
 	/* Keep the descriptors (closing one cancels its timer) until the last has fired. */
-	for (uint64_t end = first + (uint64_t)count * period + 100000000ull; now_ns() < end;)
+	for (uint64_t end = first + (uint64_t)count * period + 100000000ull; tool_now_ns() < end;)
 		usleep(100000);
 	return 0;
 }
