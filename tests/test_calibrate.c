@@ -98,6 +98,25 @@ static void test_calibrate_measures_each_kind(void **state)
 	trace__free(t);
 }
 
+/* A gap during which records were lost on its CPU measures nothing: it may hold more. */
+static void test_calibrate_skips_gaps_with_lost_records(void **state)
+{
+	struct tc_gap g[80];
+	size_t n;
+	struct tc_trace *t = calibration_trace(g, &n);
+	struct tc_calibration c;
+
+	(void)state;
+	/* from well before the first tick gap (past any lookback) into it, on its CPU */
+	add(t, TC_EV_LOST, CAL_CPU, 0, 1000, 1000000 + 100);
+	add(t, TC_EV_LOST, 0, 0, 1000000 + 100000, 20000); /* another CPU: no matter */
+	trace__sort(t);
+	assert_int_equal(calibrate_run(t, NULL, g, n, LOOP, &c), 0);
+	assert_int_equal(calibrate_kind(&c, TC_EV_TIMER)->n, 29);
+	assert_int_equal(calibrate_kind(&c, TC_EV_PAGE_FAULT)->n, 30);
+	trace__free(t);
+}
+
 static void test_calibrate_meta_round_trip(void **state)
 {
 	struct tc_gap g[80];
@@ -186,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibrate_measures_each_kind),
+		cmocka_unit_test(test_calibrate_skips_gaps_with_lost_records),
 		cmocka_unit_test(test_calibrate_meta_round_trip),
 		cmocka_unit_test(test_hidden_cost_widens_and_is_labelled),
 		cmocka_unit_test(test_nothing_hidden_changes_nothing),

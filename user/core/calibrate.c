@@ -11,6 +11,7 @@
 #include "calibrate.h"
 #include "causes.h"
 #include "describe.h"
+#include "grow.h"
 
 const uint16_t tc_calib_kinds[TC_CALIB_KINDS] = {TC_EV_TIMER, TC_EV_IPI, TC_EV_PAGE_FAULT};
 
@@ -73,7 +74,11 @@ static uint64_t quantile(uint64_t *v, size_t n, double q)
 	return v[i < n ? i : n - 1];
 }
 
-/* Kinds that neither make a measurement nor spoil one: evidence, steal, callbacks (nested). */
+/*
+ * Kinds that neither make a measurement nor spoil one while reading a gap's events:
+ * evidence, steal, callbacks (nested); lost windows spoil a gap, but are looked up
+ * apart (lost_over()): one may start long before the gap.
+ */
 static int ignored(uint16_t kind)
 {
 	return causes_evidence_only(kind) || kind == TC_EV_STEAL || kind == TC_EV_LOST ||
@@ -193,19 +198,38 @@ static uint64_t less(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+/* Did the tracers lose records on g's CPU during it? Then what it holds is not known. */
+static int lost_over(const struct tc_event *const *lost, size_t n_lost, const struct tc_gap *g)
+{
+	for (size_t i = 0; i < n_lost; i++)
+		if (lost[i]->cpu == g->cpu && lost[i]->start_ns < g->end &&
+		    lost[i]->start_ns + lost[i]->dur_ns + 1 > g->start)
+			return 1;
+	return 0;
+}
+
 int calibrate_run(const struct tc_trace *t, const struct idle_latency *l, const struct tc_gap *gaps,
 		  size_t n, uint64_t loop_ns, struct tc_calibration *out)
 {
 	struct series s[TC_CALIB_KINDS] = {0};
+	const struct tc_event **lost = NULL;
+	size_t n_lost = 0, cap_lost = 0;
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->loop_ns = loop_ns;
+	for (size_t i = 0; i < t->n_events && !err; i++) {
+		if (t->events[i].kind != TC_EV_LOST)
+			continue;
+		err = grow(&lost, &cap_lost, n_lost + 1, sizeof(*lost));
+		if (!err)
+			lost[n_lost++] = &t->events[i];
+	}
 	for (size_t i = 0; i < n && !err; i++) {
 		struct reading r;
 
 		read_gap(t, l, &gaps[i], &r);
-		if (r.slot < 0)
+		if (r.slot < 0 || lost_over(lost, n_lost, &gaps[i]))
 			continue;
 		/* the loop's own read time falls half on each edge */
 		err = series_add(&s[r.slot], gaps[i].end - gaps[i].start, r.traced,
@@ -228,6 +252,7 @@ int calibrate_run(const struct tc_trace *t, const struct idle_latency *l, const 
 	}
 	for (int k = 0; k < TC_CALIB_KINDS; k++)
 		series_free(&s[k]);
+	free(lost);
 	return err;
 }
 

@@ -38,10 +38,10 @@ void calibration__free(struct calibration *c);
 
 /*
  * A copy of the records the recorder drains while the calibration runs: the
- * drain thread hands each one to calib_tap_keep() (a no-op unless on). With
- * only set, the tap takes them instead of the trace: calib_tap_keep() says 1,
- * and the recorder writes them nowhere else. Zero-initialize; calib_tap__free()
- * after.
+ * drain thread hands each BPF record and each lost window to calib_tap_keep()
+ * (a no-op unless on). With only set, it says 1 and the recorder keeps that BPF
+ * record out of the trace (a lost window stays there: the drop counters count
+ * it). Zero-initialize; calib_tap__free() after.
  */
 struct calib_tap {
 	atomic_int on;

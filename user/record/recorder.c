@@ -57,9 +57,6 @@ static void note_func(struct recorder *r, const struct tc_event *e)
 static void keep_event(struct recorder *r, const struct tc_event *e)
 {
 	note_func(r, e);
-	/* The calibration's own record; a lost window stays: the drop counters count it. */
-	if (calib_tap_keep(&r->tap, e) && e->kind != TC_EV_LOST)
-		return;
 	r->pending[r->n_pending++] = *e;
 	if (r->n_pending == TC_BLOCK_RECORDS)
 		write_pending(r);
@@ -73,6 +70,9 @@ static int on_event(void *ctx, void *data, size_t size)
 		r->bad_records++;
 		return 0;
 	}
+	/* A record of the calibration's own (calibration.h), kept out of a command's trace. */
+	if (calib_tap_keep(&r->tap, data))
+		return 0;
 	keep_event(r, data);
 	return 0;
 }
@@ -125,6 +125,9 @@ static void note_drops(struct recorder *r)
 
 		if (r->drops_now[i] <= r->drops_seen[i])
 			continue;
+		/* The calibration reads it too (its gaps there measure nothing); the trace keeps
+		 * it whatever the tap does: the drop counters count it. */
+		calib_tap_keep(&r->tap, &e);
 		keep_event(r, &e);
 		r->drops_seen[i] = r->drops_now[i];
 	}
