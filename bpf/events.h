@@ -57,7 +57,10 @@
 #define TC_EV_SIBLING                                                                              \
 	22 /* a task ran on the SMT sibling of probe CPU arg: cpu = the sibling,                   \
 	    * other_pid/other_comm = the task */
-#define TC_EV_KIND_MAX 22
+#define TC_EV_MARK                                                                                 \
+	23 /* instant: a thread of a traced command reached an iteration marker (--iter):          \
+	    * arg = TC_MARK_*; the report makes the iterations from them (core/iter_samples.h)  */
+#define TC_EV_KIND_MAX 23
 
 /* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
 #define TC_DROP_KINDS (TC_EV_KIND_MAX + 1)
@@ -69,6 +72,9 @@
 	0x4 /* an instant: its switch back in was never reported (the                              \
 	     * task that ran instead is one this kernel does not                                   \
 	     * trace), seen only when it left its CPU again */
+#define TC_OFFCPU_WOKEN                                                                            \
+	0x8 /* set by the report, not BPF (core/wakeups.h): the part of a blocked interval         \
+	     * after its wake-up, when the thread waited for its CPU (with PREEMPTED) */
 
 /* tc_event.flags for TC_EV_SIGNAL */
 #define TC_SIGNAL_KERNEL                                                                           \
@@ -79,6 +85,10 @@
 #define TC_SIGNAL_END_UNTRACED                                                                     \
 	0x4 /* an instant: a handler ran from here, its end not traced (recorded without           \
 	     * --signal-ends) */
+
+/* tc_event.arg for TC_EV_MARK */
+#define TC_MARK_BEGIN 1 /* an iteration begins here (and the one before ends, if no END) */
+#define TC_MARK_END   2 /* the iteration begun last ends here */
 
 /* tc_event.arg for TC_EV_IPI */
 #define TC_IPI_RESCHEDULE	    1

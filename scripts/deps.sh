@@ -13,6 +13,8 @@ PKGS="$PKGS prometheus"
 PKGS="$PKGS qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring"
 # make bench: the tracers tailcause is compared with, peak memory, profiling.
 PKGS="$PKGS linux-perf bpftrace trace-cmd time valgrind"
+# record --iter sockperf's system test and benchmark: Debian's sockperf, unmodified.
+PKGS="$PKGS sockperf"
 # The HTML report's system test renders the page in headless Chromium.
 PKGS="$PKGS chromium"
 

@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/outfile.h"
 #include "lib/stop.h"
+#include "record/iter_spec.h"
 #include "record/recorder.h"
 #include "report/report.h"
 #include "run_args.h"
@@ -34,11 +35,13 @@ static void record_help(void)
 	       "Needs root (or CAP_BPF and CAP_PERFMON). Ctrl-C ends the run early and still\n"
 	       "writes a complete trace.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE);
+	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_COMMAND);
 	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause record -o run.tct\n"
 	       "  sudo tailcause record -o perftest.tct -- ib_write_lat -d mlx5_0 -n 100000\n"
+	       "  sudo tailcause record -o pt.tct --iter perftest -- ib_write_lat -d mlx5_0 HOST\n"
+	       "  sudo tailcause record -o sp.tct --iter sockperf -- sockperf ping-pong -i HOST\n"
 	       "  sudo tailcause record -o run.tct -n 2M --cpu 2,3 --ringbuf 64M\n"
 	       "  sudo tailcause record -o run.tct --probe verbs -d mlx5_0 --server\n");
 }
@@ -120,8 +123,14 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		.command_line = command_line,
 		.command = a->command,
 	};
+	struct iter_spec iter;
 	char why[160];
 
+	if (a->iter) {
+		if (iter_spec_parse(a->iter, &iter))
+			return -TC_ERRNO__USAGE;
+		ro.iter = &iter;
+	}
 	if (!cli_can_trace(why, sizeof(why))) {
 		log_err("%s: %s", "load BPF programs", why);
 		return -TC_ERRNO__ENV;
@@ -149,6 +158,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!a.output) {
 		log_err("record: -o FILE is required (see tailcause record --help)");
+		return -TC_ERRNO__USAGE;
+	}
+	if (a.iter && !a.command) {
+		log_err("record: --iter marks a traced command's iterations: give the command "
+			"after -- (tailcause record -o F --iter %s -- CMD ...)",
+			a.iter);
 		return -TC_ERRNO__USAGE;
 	}
 	if (check_output(a.output, a.force))

@@ -19,6 +19,7 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_NO_CALIBRATE,
 	OPT_SIGNAL_ENDS,
+	OPT_ITER,
 	OPT_SPIKE,
 	OPT_NIC_IRQ,
 	OPT_TOP,
@@ -112,6 +113,17 @@ static const struct {
 	 "                       tracepoint, which slows every system call on the machine\n"
 	 "                       (~50 ns each); without it a handler is bounded by the round\n"
 	 "                       trip it falls in"},
+	{{"iter", required_argument, NULL, OPT_ITER},
+	 RA_COMMAND,
+	 "      --iter SPEC      -- CMD: make the command's own iterations the samples, marked\n"
+	 "                       where they begin (and end) on the tracers' clock, so each of\n"
+	 "                       its spikes gets its causes, with no change to the benchmark:\n"
+	 "                         perftest          each post of a send (ib_*_lat's timing)\n"
+	 "                         sockperf          sendto's entry to recvfrom's return\n"
+	 "                         syscall:NAME[:END]  NAME's entry to the next (or to END's\n"
+	 "                                           return)\n"
+	 "                         uprobe:FILE:FUNC  each call of FUNC (or 0xOFFSET) in FILE\n"
+	 "                       (docs/iterations.md: what each costs and how it was checked)"},
 	{{"spike", required_argument, NULL, OPT_SPIKE},
 	 RA_REPORT,
 	 "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
@@ -305,6 +317,9 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 		return 0;
 	case OPT_SIGNAL_ENDS:
 		a->signal_ends = 1;
+		return 0;
+	case OPT_ITER:
+		a->iter = arg;
 		return 0;
 	case OPT_SPIKE:
 		if (spike_rule_parse(arg, &a->spike)) {

@@ -9,14 +9,14 @@
 #include "probe/probe.h"
 
 /* Which options a command takes. */
-#define RA_PROBE	  0x01	/* -p -c -n */
-#define RA_OUTPUT	  0x02	/* -o -f */
-#define RA_TRACE	  0x04	/* --ringbuf --drain-ms --fallback --no-progress --no-calibrate */
-#define RA_REPORT	  0x08	/* --spike --nic-irq --top */
-#define RA_VERBS	  0x10	/* -d -i -x -s -I --loopback --server --port --clock, HOST */
-#define RA_AUTO_PROBE	  0x20	/* no --probe: verbs on an active RDMA port, else shm */
-#define RA_SERVER_DEFAULT 0x40	/* verbs without HOST or --loopback waits as server */
-#define RA_COMMAND	  0x80	/* -- CMD ARGS: trace a command instead of running a probe */
+#define RA_PROBE	  0x01 /* -p -c -n */
+#define RA_OUTPUT	  0x02 /* -o -f */
+#define RA_TRACE	  0x04 /* --ringbuf --drain-ms --fallback --no-progress --no-calibrate */
+#define RA_REPORT	  0x08 /* --spike --nic-irq --top */
+#define RA_VERBS	  0x10 /* -d -i -x -s -I --loopback --server --port --clock, HOST */
+#define RA_AUTO_PROBE	  0x20 /* no --probe: verbs on an active RDMA port, else shm */
+#define RA_SERVER_DEFAULT 0x40 /* verbs without HOST or --loopback waits as server */
+#define RA_COMMAND	  0x80 /* -- CMD ARGS: trace a command instead of running a probe; --iter */
 #define RA_FORMAT	  0x100 /* report: --format -o --samples --interval */
 #define RA_HTML		  0x200 /* run: --html */
 
@@ -34,6 +34,7 @@ struct run_args {
 	int progress;
 	int no_calibrate;
 	int signal_ends;
+	const char *iter; /* RA_COMMAND: --iter SPEC */
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
 	unsigned int top;

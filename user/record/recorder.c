@@ -17,6 +17,7 @@
 #include "core/trace_codec.h"
 #include "calibration.h"
 #include "hostfacts.h"
+#include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "privs.h"
@@ -70,8 +71,9 @@ static int on_event(void *ctx, void *data, size_t size)
 		r->bad_records++;
 		return 0;
 	}
-	/* A record of the calibration's own (calibration.h), kept out of a command's trace. */
-	if (calib_tap_keep(&r->tap, data))
+	/* A record of the calibrations' own (calibration.h, mark_calib.h), kept out of a
+	 * command's trace. */
+	if (mark_calib_take(&r->mcal, data) || calib_tap_keep(&r->tap, data))
 		return 0;
 	keep_event(r, data);
 	return 0;
@@ -444,6 +446,9 @@ static int record(struct recorder *r)
 	err = start_drain(r);
 	err = err ?: follow_workload(r);
 	err = err ?: calibrate(r);
+	if (!err && o->iter)
+		err = mark_calib_measure(&r->mcal, r->tracer, wait_drained, r)
+			      ?: mark_calib_store(&r->mcal, r->trace);
 	err = err ?: recorder_store_run_facts(r);
 	if (!err) {
 		/* the drain thread is running and may be writing events */
@@ -516,7 +521,10 @@ int recorder_run(const struct recorder_opts *o)
 	 * addresses only to a reader that opened it with CAP_SYSLOG.
 	 */
 	r.kallsyms = hostfacts_kallsyms_open();
-	err = o->command ? target_spawn(&r.target, o->command) : 0;
+	if (o->iter)
+		mark_calib_baseline(&r.mcal, o->iter); /* the calls timed before any marker */
+	err = o->iter ? recorder_attach_marks(&r) : 0;
+	err = err ?: o->command ? target_spawn(&r.target, o->command) : 0;
 	err = err ?: privs_drop();
 	if (!err && !o->command)
 		err = o->probe->open(&o->probe_opts, &r.probe);
@@ -556,6 +564,8 @@ out:
 	free(r.drops_now);
 	u64map__free(&r.funcs);
 	calib_tap__free(&r.tap);
+	if (o->iter)
+		mark_calib__free(&r.mcal);
 	pthread_mutex_destroy(&r.tap.lock);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);

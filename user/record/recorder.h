@@ -16,6 +16,8 @@
 
 #include "probe/probe.h"
 
+struct iter_spec;
+
 struct recorder_opts {
 	const char *out_path;
 	int force; /* overwrite out_path */
@@ -23,12 +25,13 @@ struct recorder_opts {
 	struct probe_opts probe_opts; /* cpus resolved by the caller */
 	size_t ringbuf_bytes;
 	unsigned int drain_ms;
-	int force_fallback;	  /* classic tracepoints */
-	int progress;		  /* progress line on stderr */
-	int calibrate;		  /* measure the hidden cost of events first (probe runs) */
-	int signal_ends;	  /* --signal-ends: time signal handlers to rt_sigreturn */
-	const char *command_line; /* stored in the trace */
-	char *const *command;	  /* record -- CMD ARGS: trace this instead of the probe */
+	int force_fallback;	      /* classic tracepoints */
+	int progress;		      /* progress line on stderr */
+	int calibrate;		      /* measure the hidden cost of events first (probe runs) */
+	int signal_ends;	      /* --signal-ends: time signal handlers to rt_sigreturn */
+	const char *command_line;     /* stored in the trace */
+	char *const *command;	      /* record -- CMD ARGS: trace this instead of the probe */
+	const struct iter_spec *iter; /* --iter: where the command's iterations begin (or NULL) */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "calibration.h"
+#include "mark_calib.h"
 #include "core/trace.h"
 #include "core/u64map.h"
 #include "recorder.h"
@@ -54,12 +55,19 @@ struct recorder {
 	atomic_uint poll_ms; /* the drain's period: drain_ms, shorter while calibrating */
 	atomic_uint drains;  /* drains done so far */
 	struct calib_tap tap;
-	int calib_cpu[2]; /* a traced command's calibration: the CPUs it measured on */
+	int calib_cpu[2];	/* a traced command's calibration: the CPUs it measured on */
+	struct mark_calib mcal; /* --iter: the markers' blind spots and cost */
 };
 
 /* Sets meta key of t to the formatted value; 0 or -ENOMEM. */
 int recorder_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * --iter (recorder_iter.c): finds the markers on this host and attaches them, and
+ * says where in the trace's meta (iter.*); 0, or -errno (reported).
+ */
+int recorder_attach_marks(struct recorder *r);
 
 /* The facts of the run (host, audit, probe or command, tracers) as meta; 0 or -ENOMEM. */
 int recorder_store_run_facts(struct recorder *r);

@@ -97,5 +97,7 @@ extern const struct skel_ops timer_skel_ops;
 extern const struct skel_ops nic_skel_ops;
 extern const struct skel_ops nic_fentry_skel_ops;
 extern const struct skel_ops signal_skel_ops;
+/* Not one of tracer.c's concerns: loaded and attached only for record --iter (tracer_marks.c). */
+extern const struct skel_ops iter_skel_ops;
 
 #endif /* TAILCAUSE_RECORD_BPF_SKEL_OPS_H */

@@ -44,7 +44,7 @@ static const struct skel_ops *const concerns[] = {
 };
 _Static_assert(sizeof(concerns) / sizeof(concerns[0]) == N_CONCERNS, "N_CONCERNS");
 
-static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
+int tracer_reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 {
 	const struct {
 		const char *name;
@@ -71,6 +71,16 @@ static int reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 	return 0;
 }
 
+int tracer_keep_link(struct tracer *t, struct bpf_link *link)
+{
+	if (t->n_links >= MAX_PROGS) {
+		bpf_link__destroy(link);
+		return -E2BIG;
+	}
+	t->links[t->n_links++] = link;
+	return 0;
+}
+
 static int attach_programs(struct tracer *t, const char *concern, struct bpf_object *obj)
 {
 	struct bpf_program *p;
@@ -92,11 +102,8 @@ static int attach_programs(struct tracer *t, const char *concern, struct bpf_obj
 			log_dbg("attach %s: %s", bpf_program__name(p), strerror(-err));
 			continue;
 		}
-		if (t->n_links >= MAX_PROGS) {
-			bpf_link__destroy(link);
+		if (tracer_keep_link(t, link))
 			return -E2BIG;
-		}
-		t->links[t->n_links++] = link;
 		if (s)
 			s->attached = 1;
 	}
@@ -118,7 +125,7 @@ static int open_concern(struct tracer *t, const struct skel_ops *ops, const stru
 		log_err("open %s object: %s", ops->name, strerror(-err));
 		return err;
 	}
-	err = reuse_shared_maps(t, l->obj);
+	err = tracer_reuse_shared_maps(t, l->obj);
 	if (err)
 		goto out_destroy;
 	tracer_select_programs(t, ops->name, l->obj, fallback, cfg->syscall_tps);
@@ -303,6 +310,17 @@ int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role)
 	uint32_t zero = 0, gen = t->tids_gen + 1;
 
 	if (bpf_map_update_elem(t->tids_fd, &tid, &role, BPF_ANY) ||
+	    bpf_map_update_elem(t->gen_fd, &zero, &gen, BPF_ANY))
+		return -errno;
+	t->tids_gen = gen;
+	return 0;
+}
+
+int tracer__del_tid(struct tracer *t, uint32_t tid)
+{
+	uint32_t zero = 0, gen = t->tids_gen + 1;
+
+	if ((bpf_map_delete_elem(t->tids_fd, &tid) && errno != ENOENT) ||
 	    bpf_map_update_elem(t->gen_fd, &zero, &gen, BPF_ANY))
 		return -errno;
 	t->tids_gen = gen;

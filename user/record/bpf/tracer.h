@@ -47,6 +47,8 @@ void tracer__stop(struct tracer *t);
 
 /* Traces thread tid (its off-CPU time) as role TC_ROLE_*; 0 or -errno. */
 int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role);
+/* Stops tracing thread tid; 0 or -errno. */
+int tracer__del_tid(struct tracer *t, uint32_t tid);
 /* Traces IRQs and softirqs on cpu; 0 or -errno. */
 int tracer__add_cpu(struct tracer *t, uint32_t cpu);
 /* Stops tracing them on cpu until a traced command's thread runs there; 0 or -errno. */
@@ -54,6 +56,28 @@ int tracer__drop_cpu(struct tracer *t, uint32_t cpu);
 
 /* Traces what runs on cpu, an SMT sibling of probe CPU probe (TC_EV_SIBLING); 0 or -errno. */
 int tracer__add_sibling(struct tracer *t, uint32_t cpu, uint32_t probe);
+
+/* Where an iteration marker (record --iter) attaches. */
+enum tc_mark_at {
+	TC_MARK_AT_SYSCALL_ENTER = 1, /* syscalls:sys_enter_<syscall>: an iteration begins */
+	TC_MARK_AT_SYSCALL_EXIT,      /* syscalls:sys_exit_<syscall>, ret >= 0: it ends */
+	TC_MARK_AT_UPROBE,	      /* the entry of func (or the code at offset) in path */
+};
+
+struct tc_mark_point {
+	enum tc_mark_at at;
+	char syscall[32]; /* SYSCALL_*: "sendto" */
+	char path[256];	  /* UPROBE: the library or executable, a full path */
+	char func[128];	  /* UPROBE: the function's name, for the record ("": none) */
+	uint64_t offset;  /* UPROBE: the file offset (not a load address) to attach at */
+};
+
+/*
+ * Attaches an iteration marker at each of p[0..n), for every process (the programs
+ * keep the threads of interest only); each gets a status row (concern "iter").
+ * 0, or -errno with the point that failed reported naming what was looked for.
+ */
+int tracer__add_marks(struct tracer *t, const struct tc_mark_point *p, size_t n);
 
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int tracer__ringbuf_fd(const struct tracer *t);

@@ -32,13 +32,18 @@ struct tracer {
 	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd, steal_fd, work_fd, work_n_fd;
 	uint32_t tids_gen; /* last value written to probe_tids_gen */
 	struct btf *vmlinux_btf;
-	struct loaded loaded[N_CONCERNS];
+	struct loaded loaded[N_CONCERNS + 1]; /* + the iteration markers (tracer_marks.c) */
 	size_t n_loaded;
 	struct bpf_link *links[MAX_PROGS];
 	size_t n_links;
 	struct tc_prog_status status[MAX_PROGS];
 	size_t n_status;
 };
+
+/* tracer.c: the shared maps' fds into obj, before it loads; 0 or -errno (reported). */
+int tracer_reuse_shared_maps(struct tracer *t, struct bpf_object *obj);
+/* tracer.c: keeps link in t (detached by tracer__stop); 0 or -E2BIG (link destroyed). */
+int tracer_keep_link(struct tracer *t, struct bpf_link *link);
 
 /* tracer_select.c: which programs this kernel runs, and the status rows. */
 
