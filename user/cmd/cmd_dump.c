@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "core/describe.h"
+#include "core/iter_samples.h"
 #include "core/trace.h"
 #include "lib/log.h"
 #include "tracefile/trace_file.h"
@@ -20,12 +22,19 @@ static void dump_help(void)
 	       "\n"
 	       "Prints a trace's contents one record per line: meta data, threads, events\n"
 	       "(kind, start and duration in ns on CLOCK_MONOTONIC, CPU, thread, detail),\n"
-	       "counters (IRQ placement) and, with --samples, every round trip. For scripts;\n"
+	       "counters (IRQ placement) and, with --samples, every round trip (of a trace\n"
+	       "recorded with --iter: each iteration its marks make, from=marks). For scripts;\n"
 	       "'tailcause report' is the analysis. Needs no privileges.\n"
 	       "\n"
 	       "examples:\n"
 	       "  tailcause dump run.tct | grep '^event kind=hardirq'\n"
 	       "  tailcause dump run.tct --samples | awk '$1 == \"sample\"'\n");
+}
+
+static void print_sample(const struct tc_sample *s, const char *from)
+{
+	printf("sample start=%" PRIu64 " end=%" PRIu64 " cpu=%u tid=%u%s\n", s->t_start, s->t_end,
+	       s->cpu, s->tid, from);
 }
 
 static void dump(const struct tc_trace *t, int samples)
@@ -56,9 +65,29 @@ static void dump(const struct tc_trace *t, int samples)
 	for (size_t i = 0; i < t->n_irq_names; i++)
 		printf("irq %u %s\n", t->irq_names[i].irq, t->irq_names[i].name);
 	for (size_t i = 0; samples && i < t->n_samples; i++)
-		printf("sample start=%" PRIu64 " end=%" PRIu64 " cpu=%u tid=%u\n",
-		       t->samples[i].t_start, t->samples[i].t_end, t->samples[i].cpu,
-		       t->samples[i].tid);
+		print_sample(&t->samples[i], "");
+}
+
+/* A --iter trace keeps marks, not samples: --samples prints the iterations the report makes. */
+static int dump_marked(const struct tc_trace *t)
+{
+	struct iter_adjust adj;
+	struct tc_sample *s;
+	struct iter_stats st;
+	size_t n;
+	int err;
+
+	iter_adjust_of(t, &adj);
+	err = iter_samples_build(t->events, t->n_events, &adj, &s, &n, &st);
+
+	if (err) {
+		log_err("dump: %s", strerror(-err));
+		return err;
+	}
+	for (size_t i = 0; i < n; i++)
+		print_sample(&s[i], " from=marks");
+	free(s);
+	return 0;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -89,6 +118,8 @@ int cmd_dump(int argc, char **argv)
 	if (err) /* reported: an unreadable trace is bad input */
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	dump(t, samples);
+	if (samples && !t->n_samples && trace__meta(t, "iter.spec"))
+		err = dump_marked(t);
 	trace__free(t);
-	return 0;
+	return err;
 }

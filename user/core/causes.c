@@ -240,6 +240,9 @@ static enum tc_cause_class name_offcpu(const struct tc_trace *t, const struct tc
 		snprintf(buf, len, "blocked, then %.*s ran", comm_len(e), e->other_comm);
 		return TC_CAUSE_UNATTRIBUTED;
 	}
+	/* Woken, then waiting for a CPU that stayed idle: the wake-up's way out of idle. */
+	if ((e->flags & TC_OFFCPU_WOKEN) && !e->other_pid)
+		return named(TC_CAUSE_IDLE_EXIT, buf, len);
 	if (t && e->other_pid && trace__thread_role(t, e->other_pid) == TC_THREAD_SELF)
 		return named(TC_CAUSE_SELF, buf, len);
 	/* What the task did beats what its name suggests. */
@@ -297,6 +300,7 @@ static const char *const evidence_names[TC_EV_KIND_MAX + 1] = {
 	[TC_EV_CPU_FREQ] = "cpu-freq (evidence only)",
 	[TC_EV_NAPI] = "napi-poll (evidence only)",
 	[TC_EV_LOST] = "lost events (evidence only)",
+	[TC_EV_MARK] = "iteration mark (evidence only)",
 };
 /* clang-format on */
 

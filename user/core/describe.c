@@ -31,6 +31,7 @@ static const char *const kind_names[] = {
 	[TC_EV_TIMER_FN] = "timer_fn",
 	[TC_EV_NMI] = "nmi",
 	[TC_EV_SIBLING] = "sibling",
+	[TC_EV_MARK] = "mark",
 };
 
 const char *describe_kind(uint16_t kind)
@@ -42,10 +43,19 @@ const char *describe_kind(uint16_t kind)
 
 static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "tid %u left cpu %u, %s; %s (pid %u) ran%s", e->tid, e->cpu,
-			 (e->flags & TC_OFFCPU_PREEMPTED) ? "preempted" : "blocked",
-			 e->other_comm[0] ? e->other_comm : "?", e->other_pid,
-			 (e->flags & TC_OFFCPU_PREEMPTED) ? " next" : " meanwhile");
+	int n;
+
+	if (e->flags & TC_OFFCPU_WOKEN) {
+		snprintf(buf, len,
+			 "tid %u was woken and waited for cpu %u; %s (pid %u) ran longest while it "
+			 "was off",
+			 e->tid, e->cpu, e->other_comm[0] ? e->other_comm : "?", e->other_pid);
+		return;
+	}
+	n = snprintf(buf, len, "tid %u left cpu %u, %s; %s (pid %u) ran%s", e->tid, e->cpu,
+		     (e->flags & TC_OFFCPU_PREEMPTED) ? "preempted" : "blocked",
+		     e->other_comm[0] ? e->other_comm : "?", e->other_pid,
+		     (e->flags & TC_OFFCPU_PREEMPTED) ? " next" : " meanwhile");
 
 	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->woken_after_ns &&
 	    e->woken_after_ns < e->dur_ns && n > 0 && (size_t)n < len)
@@ -142,6 +152,10 @@ static int describe_more(const struct tc_trace *t, const struct tc_event *e, cha
 		snprintf(buf, len, "%.*s (pid %u) ran on cpu %u, the SMT sibling of probe cpu %u",
 			 TC_COMM_LEN, e->other_comm[0] ? e->other_comm : "?", e->other_pid, e->cpu,
 			 e->arg);
+		return 1;
+	case TC_EV_MARK:
+		snprintf(buf, len, "tid %u marked an iteration's %s on cpu %u", e->tid,
+			 e->arg == TC_MARK_END ? "end" : "start", e->cpu);
 		return 1;
 	default:
 		return 0;

@@ -50,13 +50,21 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->target_status = trace__meta(t, "run.target_status");
 	h->samples_file = trace__meta(t, "samples.file");
 	h->samples_columns = trace__meta(t, "samples.columns");
+	h->iter_spec = trace__meta(t, "iter.spec");
+	h->iter_what = trace__meta(t, "iter.what");
+	h->iter_points = trace__meta(t, "iter.points");
+	h->iter_summary = trace__meta(t, "iter.made");
+	h->iter_calib = trace__meta(t, "iter.calib");
+	h->has_iter_calib = meta_u64(t, "iter.pre_ns", &h->iter_pre_ns) &&
+			    meta_u64(t, "iter.post_ns", &h->iter_post_ns) &&
+			    meta_u64(t, "iter.cost_ns", &h->iter_cost_ns);
 	h->has_samples_rows = meta_u64(t, "samples.rows", &h->samples_rows);
 	h->recorded_by = trace__meta(t, "tailcause.version");
 	h->realtime_ns = t->realtime_ns;
 	h->start_ns = t->mono_ns;
 	h->first_sample_ns = t->n_samples ? t->samples[0].t_start : 0;
 	h->truncated = t->truncated;
-	h->n_events = t->n_events;
+	h->n_events = t->n_events - t->n_derived; /* as recorded */
 	h->lost = trace__total_drops(t);
 	h->hypervisor = trace__meta(t, "host.hypervisor");
 	h->steal = trace__meta(t, "run.steal");

@@ -55,6 +55,13 @@ struct rm_header {
 	const char *target_status;
 	const char *samples_file; /* --samples */
 	const char *samples_columns;
+	const char *iter_spec;	  /* record --iter: how the command's iterations were marked */
+	const char *iter_what;	  /* in words */
+	const char *iter_points;  /* where the markers were attached */
+	const char *iter_summary; /* the report's count of them (report.c: iter.made) */
+	const char *iter_calib;	  /* how the markers' blind spots were measured, or why not */
+	uint64_t iter_pre_ns, iter_post_ns, iter_cost_ns; /* with has_iter_calib */
+	int has_iter_calib;
 	int has_samples_rows;
 	uint64_t samples_rows;
 	const char *recorded_by;  /* the tailcause version that recorded it */

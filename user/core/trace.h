@@ -70,6 +70,7 @@ struct tc_trace {
 
 	struct tc_event *events; /* sorted by start_ns once trace__sort() ran */
 	size_t n_events;
+	size_t n_derived; /* of them, made by the report from recorded ones (wakeups.h) */
 
 	struct tc_irq_name *irq_names;
 	size_t n_irq_names;

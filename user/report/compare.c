@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "compare.h"
+#include "core/iter_samples.h"
 #include "core/json_in.h"
+#include "core/wakeups.h"
 #include "lib/exitcode.h"
 #include "lib/infile.h"
 #include "lib/log.h"
@@ -22,11 +24,22 @@ static int from_trace(const char *path, const struct compare_opts *o, struct sum
 {
 	struct tc_analysis_opts ao = {.spike = o->spike, .nic_irq_pattern = o->nic_irq_pattern};
 	struct tc_analysis *a = NULL;
+	struct iter_stats st;
 	struct tc_trace *t;
 	int err = trace_file_read(path, &t);
 
 	if (err)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	/* a --iter trace: its marked iterations; either: blocked intervals split at wake-up */
+	if (trace__meta(t, "iter.spec") && !err)
+		err = iter_samples_adopt(t, &st);
+	if (!err && trace__split_wakeups(t) < 0)
+		err = -ENOMEM;
+	if (err) {
+		log_err("%s: %s", path, strerror(-err));
+		trace__free(t);
+		return err;
+	}
 	if (!t->n_samples) {
 		log_err("%s: no round trips (a trace of record -- CMD): give its JSON report of "
 			"--samples instead",
@@ -39,7 +52,7 @@ static int from_trace(const char *path, const struct compare_opts *o, struct sum
 	if (err)
 		log_err("analyze %s: %s", path, strerror(-err));
 	else
-		err = summary_from_analysis(s, t, a, 2, block_size(t->n_samples));
+		err = summary_from_analysis(s, t, a, iter_div_of(t), block_size(t->n_samples));
 	if (err == -ENOMEM)
 		log_err("%s: %s", path, strerror(ENOMEM));
 	analysis__free(a);

@@ -202,7 +202,13 @@ static void facts(struct html *h)
 	fact(h->out, "host", buf);
 	if (rh->command) {
 		fact(h->out, "command", or_q(rh->target));
-		fact(h->out, "samples", rh->samples_file ? rh->samples_file : "none");
+		if (rh->iter_spec) {
+			snprintf(buf, sizeof(buf), "--iter %s: %s; %s", rh->iter_spec,
+				 or_q(rh->iter_what), or_q(rh->iter_summary));
+			fact(h->out, "iterations", buf);
+		} else {
+			fact(h->out, "samples", rh->samples_file ? rh->samples_file : "none");
+		}
 	} else {
 		snprintf(buf, sizeof(buf), "%s on CPUs %s: %zu round trips", or_q(rh->probe),
 			 or_q(rh->cpus), rh->round_trips);

@@ -70,6 +70,31 @@ static void write_calibration(struct json *j, const struct rm_header *h)
 	json_end(j);
 }
 
+/* record --iter: how the command's iterations were marked; null for other traces. */
+static void write_iterations(struct json *j, const struct rm_header *h)
+{
+	if (!h->iter_spec) {
+		json_null(j, "iterations");
+		return;
+	}
+	json_obj(j, "iterations");
+	json_str(j, "spec", h->iter_spec);
+	json_str(j, "what", h->iter_what);
+	json_str(j, "points", h->iter_points);
+	json_str(j, "made", h->iter_summary);
+	json_str(j, "calibration", h->iter_calib);
+	if (h->has_iter_calib) {
+		json_num(j, "pre_us", (double)h->iter_pre_ns / 1000.0, 3);
+		json_num(j, "post_us", (double)h->iter_post_ns / 1000.0, 3);
+		json_num(j, "cost_us", (double)h->iter_cost_ns / 1000.0, 3);
+	} else {
+		json_null(j, "pre_us");
+		json_null(j, "post_us");
+		json_null(j, "cost_us");
+	}
+	json_end(j);
+}
+
 static void write_run(struct json *j, const struct rm_header *h)
 {
 	json_obj(j, "host");
@@ -98,6 +123,7 @@ static void write_run(struct json *j, const struct rm_header *h)
 		json_u64(j, "samples_rows", h->samples_rows);
 	else
 		json_null(j, "samples_rows");
+	write_iterations(j, h);
 	json_obj_compact(j, "steal");
 	json_bool(j, "traced", h->steal_traced);
 	json_str(j, "how", h->steal);

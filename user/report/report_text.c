@@ -108,6 +108,26 @@ static void print_calibration(FILE *out, const struct rm_header *h)
 		*sep ? "" : "nothing measured enough", h->calib_status);
 }
 
+/* record --iter: how the command's iterations were marked, and what the markers cost. */
+static void print_iterations(FILE *out, const struct rm_header *h)
+{
+	fprintf(out,
+		"  iterations  --iter %s: %s\n"
+		"              %s; marked at %s\n",
+		h->iter_spec, or_q(h->iter_what), or_q(h->iter_summary), or_q(h->iter_points));
+	if (h->has_iter_calib)
+		fprintf(out,
+			"              each iteration's bounds moved out %.3f usec before and %.3f "
+			"usec after,\n"
+			"              to the benchmark's own clock reads; the markers add %.3f usec "
+			"to each\n"
+			"              (%s)\n",
+			US(h->iter_pre_ns), US(h->iter_post_ns), US(h->iter_cost_ns),
+			or_q(h->iter_calib));
+	else if (h->iter_calib)
+		fprintf(out, "              markers %s\n", h->iter_calib);
+}
+
 /* What ran: the built-in probe, or a traced command and perhaps its own samples. */
 static void print_workload(FILE *out, const struct rm_header *h)
 {
@@ -125,6 +145,8 @@ static void print_workload(FILE *out, const struct rm_header *h)
 	if (h->samples_file)
 		fprintf(out, "  samples     %s: %zu iterations timed by the command (%s columns)\n",
 			h->samples_file, h->round_trips, or_q(h->samples_columns));
+	else if (h->iter_spec)
+		print_iterations(out, h);
 	else
 		fprintf(out,
 			"  samples     none (no --samples): host noise per thread and interval\n");

@@ -1,0 +1,118 @@
+#!/bin/sh
+# record --iter: an unmodified benchmark's own iterations, marked on the tracers'
+# clock, become the samples. Debian's sockperf ping-pong over loopback under the
+# sockperf preset, with a hog on the client's CPU: the spikes its preemptions
+# explain are blamed on preemption:tciterhog, and the marked iterations match
+# sockperf's --full-log row by row (count, median difference <= 2 % of t_typical,
+# p99 and p99.9 within 5 %). The general forms (syscall:NAME, uprobe:FILE:FUNC) on
+# a python loop; a command that never reaches the marker falls back to the noise
+# report; bad specs are usage errors (1), what is not on this host exit 2.
+set -eu
+. "$(dirname "$0")/lib.sh"
+SRV_PID=
+stop_server() { [ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null; SRV_PID=; }
+trap 'stop_server; cleanup' EXIT
+
+# Usage errors need no privileges: caught before anything loads.
+expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter sockperf
+grep -q "^tailcause: record: --iter marks a traced command's iterations" "$TMP/out" ||
+	fail "--iter without a command not refused"
+expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter bogus -- true
+grep -q "is not perftest, sockperf, syscall:NAME\[:END\] or uprobe:FILE:FUNC" "$TMP/out" ||
+	fail "a bad --iter spec not named"
+expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter 'syscall:Send To' -- true
+expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter uprobe:libc -- true
+expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter uprobe:libc:0xzz -- true
+"$TC" record --help | grep -q -- '--iter SPEC' || fail "record --help lacks --iter"
+
+need_root_bpf
+command -v python3 >/dev/null || skip "needs python3 for the checkers"
+command -v sockperf >/dev/null || skip "needs Debian's sockperf (scripts/deps.sh installs it)"
+
+# What this host lacks: one line naming what was looked for, exit 2.
+expect_exit 2 "$TC" record -o "$TMP/x.tct" --no-progress --iter uprobe:libnosuchlib:f -- true
+grep -q "^tailcause: --iter: no library or executable 'libnosuchlib' in LD_LIBRARY_PATH" \
+	"$TMP/out" || fail "a missing library not named"
+expect_exit 2 "$TC" record -o "$TMP/x.tct" --no-progress --iter uprobe:libc:no_such_fn_x -- true
+grep -q "^tailcause: --iter: no function 'no_such_fn_x' in /.*libc" "$TMP/out" ||
+	fail "a missing function not named"
+expect_exit 2 "$TC" record -o "$TMP/x.tct" --no-progress --iter syscall:no_such_call -- true
+grep -q "no tracepoint syscalls/sys_enter_no_such_call" "$TMP/out" || fail "a missing syscall not named"
+[ ! -e "$TMP/x.tct" ] || fail "a failed record left a trace"
+if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	expect_exit 2 "$TC" record -o "$TMP/x.tct" --no-progress --iter perftest -- true
+	grep -q "^tailcause: --iter perftest: no RDMA device" "$TMP/out" || fail "perftest without a device"
+fi
+no_leftover_progs
+
+# A command that never reaches the marker: the noise report, saying why.
+"$TC" record -o "$TMP/none.tct" --no-progress --iter syscall:sendto -- sleep 0.2 >/dev/null 2>&1 ||
+	fail "record of a command that never marks failed"
+"$TC" report "$TMP/none.tct" >"$TMP/none.txt" 2>&1 || { cat "$TMP/none.txt"; fail "report failed"; }
+grep -q "no iterations marked" "$TMP/none.txt" || fail "no 'no iterations marked'"
+grep -q '^host noise of the command' "$TMP/none.txt" || fail "no noise report in its place"
+
+# The general forms on one python thread: 300 sleeps of 1 ms, 299 iterations.
+loop='import time
+for _ in range(300): time.sleep(0.001)'
+for spec in syscall:clock_nanosleep uprobe:libc:clock_nanosleep; do
+	"$TC" record -o "$TMP/g.tct" -f --no-progress --no-calibrate --iter "$spec" -- \
+		python3 -c "$loop" >"$TMP/g.rec" 2>&1 || { cat "$TMP/g.rec"; fail "record --iter $spec failed"; }
+	"$TC" report "$TMP/g.tct" >"$TMP/g.txt" 2>&1 || { cat "$TMP/g.txt"; fail "report ($spec) failed"; }
+	grep -q "^              299 iterations from 300 marks of 1 thread" "$TMP/g.txt" ||
+		{ sed -n 1,20p "$TMP/g.txt"; fail "$spec: not 299 iterations from 300 marks"; }
+	# as timed (not halved): each about a millisecond, never less
+	awk '/t_typical/ { getline; exit !($5 >= 1000 && $5 < 20000) }' "$TMP/g.txt" ||
+		{ sed -n '/t_typical/,+1p' "$TMP/g.txt"; fail "$spec: iterations are not ~1 ms each"; }
+	"$TC" dump "$TMP/g.tct" | grep -q "tracer.iter.tc_iter_.*=attached" || fail "$spec: no status row"
+	echo "ok: --iter $spec: 299 iterations of ~1 ms"
+done
+
+# sockperf: server and client on their own CPUs, a hog that wakes every 5 ms for
+# 300 us on the client's.
+set -- $(probe_cpus | tr , ' ')
+A=$1 B=$2
+port=$((17000 + $$ % 1000))
+taskset -c "$A" sockperf server -i 127.0.0.1 -p "$port" >"$TMP/srv.log" 2>&1 &
+SRV_PID=$!
+sleep 0.5
+nice -n -10 taskset -c "$B" "$O/tests/tc-spin" tciterhog 60 300 5000 &
+HOG_PID=$!
+sleep 0.2
+"$TC" record -o "$TMP/sp.tct" --no-progress --iter sockperf -- taskset -c "$B" \
+	sockperf ping-pong -i 127.0.0.1 -p "$port" -t 3 --full-log "$TMP/full.csv" >"$TMP/sp.rec" 2>&1 ||
+	{ tail -20 "$TMP/sp.rec"; fail "record --iter sockperf failed"; }
+kill "$HOG_PID"; HOG_PID=
+stop_server
+"$TC" report "$TMP/sp.tct" --top 100 >"$TMP/sp.txt" 2>&1 || { cat "$TMP/sp.txt"; fail "report failed"; }
+sed -n 1,40p "$TMP/sp.txt"
+grep -q "^  iterations  --iter sockperf: sockperf: sendto's entry to recvfrom's return" "$TMP/sp.txt" ||
+	fail "the header does not say how the iterations were marked"
+grep -q "bounds moved out .* usec before and .* usec after" "$TMP/sp.txt" ||
+	fail "the markers' blind spots were not measured"
+grep -q 'preemption:tciterhog' "$TMP/sp.txt" || fail "no spike is blamed on the hog"
+"$TC" report "$TMP/sp.tct" --top 100 --format json -o "$TMP/sp.json"
+python3 tests/system/check_report_json.py docs/report-schema.json "$TMP/sp.json" latency ||
+	fail "the JSON report does not match the schema"
+python3 - "$TMP/sp.json" <<'PY' || fail "the JSON report disagrees"
+import json, sys
+lat = json.load(open(sys.argv[1]))["latency"]
+assert lat["stats"]["one_way"] is True, lat["stats"]  # sockperf prints RTT/2: so do we
+hog = [c for c in lat["causes"] if c["name"] == "preemption:tciterhog"]
+assert hog and hog[0]["spikes"] >= 1, lat["causes"]
+checked = 0
+for s in lat["top_spikes"]:
+    # credits are round-trip time, the excess one way: twice it is the round trip's
+    credit = sum(e["credit_us"] for e in s["timeline"] if e["cause"] == "preemption:tciterhog")
+    if credit >= 0.5 * 2 * s["excess_us"]:
+        assert s["cause"] == "preemption:tciterhog", s
+        checked += 1
+assert checked >= 1, "no top spike is mostly the hog's preemption"
+print("%d spikes blamed on the hog; %d of the top ones checked" % (hog[0]["spikes"], checked))
+PY
+# Row by row against sockperf's own log.
+"$TC" dump "$TMP/sp.tct" --samples >"$TMP/sp.samples"
+python3 tests/system/check_iter_log.py "$TMP/sp.samples" sockperf "$TMP/full.csv" ||
+	fail "the marked iterations do not match sockperf's --full-log"
+no_leftover_progs
+echo "ok: record --iter"
