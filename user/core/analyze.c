@@ -191,7 +191,10 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->cause = x->cause;
 	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0};
 	it->deferred = c->t->events[x->ev].kind == TC_EV_STEAL;
-	it->weak = c->t->events[x->ev].kind == TC_EV_SIBLING;
+	/* what ran beside the probe, and a woken thread's wait for its CPU (wakeups.h), explain
+	 * only what nothing else does: an IRQ in that wait is the IRQ's */
+	it->weak = e->kind == TC_EV_SIBLING ||
+		   (e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_WOKEN));
 	it->tid = e->tid;
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);

@@ -131,7 +131,8 @@ static int is_instant(const struct spike_item *it)
  * start, end descending, event) order, an item is contained in an earlier one
  * exactly when an earlier item on its CPU ends at or after it; of two
  * identical intervals the later event is the nested one. Only explaining
- * items count as earlier ones: a blocked interval absorbs nothing. A thread
+ * items count as earlier ones, and not weak ones: a blocked interval absorbs
+ * nothing, nor does what only explains what nothing else does. A thread
  * taken off its CPU inside its own pausing item (preempted in its signal
  * handler) is not contained in it: the pausing parents are kept apart, with
  * the thread of the one that ends last (a thread's handlers do not overlap).
@@ -153,8 +154,8 @@ static void mark_nested(struct spike_window *w)
 		}
 		it->nested = max_end >= it->end ||
 			     (pause_end >= it->end && !(it->takes_off && it->tid == pause_tid));
-		if (!it->explains)
-			continue;
+		if (!it->explains || it->weak)
+			continue; /* a weak item claims only what nothing else does: no children */
 		if (it->pauses && it->end > pause_end) {
 			pause_end = it->end;
 			pause_tid = it->tid;

@@ -29,8 +29,9 @@ struct spike_item {
 	struct tc_name_ctx ctx; /* the caller's: what surrounds it, for naming */
 	uint32_t nested;	/* out: counted in a cause-bearing parent on the same CPU */
 	uint32_t deferred;	/* 1: credited after the sweep (steal): no share, no parent */
-	uint32_t weak;		/* 1: it explains, but only what no explaining item covers
-				 * (what ran on an SMT sibling) */
+	uint32_t weak;		/* 1: it explains, but only what no explaining item covers,
+				 * and nests nothing (what ran on an SMT sibling; a woken
+				 * thread's wait for its CPU) */
 	uint32_t tid;		/* the thread it is of, 0: CPU-wide */
 	uint8_t pauses;		/* 1: the thread's own running (a signal handler): it pauses
 				 * while its thread is taken off its CPU */
@@ -62,7 +63,7 @@ void spike_window_sort(struct spike_window *w);
  * Splits [ws, we) among the items and leaves them in event order:
  *   - nesting: an item inside a cause-bearing (explains) item on the same CPU
  *     is nested, counted in that parent; an item inside an item that explains
- *     nothing (a blocked off-CPU interval) keeps its own credit; a takes_off
+ *     nothing (a blocked off-CPU interval) or a weak one keeps its own credit; a takes_off
  *     item is not nested in a pauses item of its own thread: that item pauses
  *     for it instead (it covers nothing while its thread is off CPU);
  *   - sharing: each elementary segment goes to the top-level explaining items

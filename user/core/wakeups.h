@@ -12,7 +12,9 @@
  * The waiting part is an OFFCPU event flagged TC_OFFCPU_PREEMPTED |
  * TC_OFFCPU_WOKEN, named by the task that ran longest over the whole interval
  * (all the recorder keeps): preemption:<it>, or idle-exit where the CPU was idle
- * (the wake-up's own way out of idle).
+ * (the wake-up's own way out of idle). In a spike it is weak (spike_window.h): it
+ * explains what nothing else does, and an IRQ, a softirq or a timer that delayed
+ * the wake-up keeps its own credit instead of nesting in it.
  */
 #ifndef TAILCAUSE_CORE_WAKEUPS_H
 #define TAILCAUSE_CORE_WAKEUPS_H
