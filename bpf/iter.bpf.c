@@ -27,13 +27,36 @@ struct sys_exit_args {
 	__s64 ret;
 };
 
+/*
+ * --iter-first K: [0] the marks allowed (0: no limit), [1] the marks made. User space
+ * sets the budget once its own calibration marks are done, and detaches the programs
+ * when it has seen them all (their traps cost until then, their records not).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} mark_budget SEC(".maps");
+
+static __always_inline int within_budget(void)
+{
+	__u32 k_budget = 0, k_used = 1;
+	__u64 *budget = bpf_map_lookup_elem(&mark_budget, &k_budget);
+	__u64 *used = bpf_map_lookup_elem(&mark_budget, &k_used);
+
+	if (!budget || !used || !*budget)
+		return 1;
+	return __sync_fetch_and_add(used, 1) < *budget;
+}
+
 static __always_inline void mark(__u32 what)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
 	struct tc_event *e;
 
-	if (!tid_of_interest(tid))
+	if (!tid_of_interest(tid) || !within_budget())
 		return;
 	e = event_reserve(TC_EV_MARK);
 	if (!e)

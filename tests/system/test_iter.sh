@@ -23,6 +23,9 @@ grep -q "is not perftest, sockperf, syscall:NAME\[:END\] or uprobe:FILE:FUNC" "$
 expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter 'syscall:Send To' -- true
 expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter uprobe:libc -- true
 expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter uprobe:libc:0xzz -- true
+expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter-first 10 -- true
+grep -q "^tailcause: record: --iter-first needs --iter" "$TMP/out" || fail "--iter-first alone accepted"
+expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter sockperf --iter-first 1 -- true
 "$TC" record --help | grep -q -- '--iter SPEC' || fail "record --help lacks --iter"
 
 need_root_bpf
@@ -67,6 +70,19 @@ for spec in syscall:clock_nanosleep uprobe:libc:clock_nanosleep; do
 	"$TC" dump "$TMP/g.tct" | grep -q "tracer.iter.tc_iter_.*=attached" || fail "$spec: no status row"
 	echo "ok: --iter $spec: 299 iterations of ~1 ms"
 done
+
+# --iter-first: the kernel stops marking after 51 marks, the report says only 50 were.
+"$TC" record -o "$TMP/f.tct" -f --no-progress --no-calibrate --iter syscall:clock_nanosleep \
+	--iter-first 50 -- python3 -c "$loop" >"$TMP/f.rec" 2>&1 || { cat "$TMP/f.rec"; fail "--iter-first"; }
+"$TC" report "$TMP/f.tct" >"$TMP/f.txt" 2>&1 || { cat "$TMP/f.txt"; fail "report of --iter-first"; }
+grep -q "^              50 iterations from 51 marks of 1 thread" "$TMP/f.txt" ||
+	{ sed -n 1,12p "$TMP/f.txt"; fail "--iter-first 50: not 50 iterations from 51 marks"; }
+grep -q "only the first 50 iterations were marked (--iter-first)" "$TMP/f.txt" ||
+	fail "--iter-first without --iter-log not said"
+# --iter-log reads perftest's list: another preset's trace is refused (exit 3)
+expect_exit 3 "$TC" report "$TMP/f.tct" --iter-log "$TMP/f.rec"
+grep -q "iter-log reads perftest's -U list" "$TMP/out" || fail "--iter-log on a syscall trace"
+echo "ok: --iter-first 50: 50 iterations, the rest left to the benchmark's log"
 
 # sockperf: server and client on their own CPUs, a hog that wakes every 5 ms for
 # 300 us on the client's.

@@ -9,7 +9,9 @@
 # 127.0.0.1, the error paths (bad -d, -i, -x, port down, peer unreachable, a
 # peer that is not tailcause, -n mismatch, RLIMIT_MEMLOCK), a traced
 # `tailcause run --probe verbs` (plain, and with a CPU hog that the report must
-# blame: the TSC-to-CLOCK_MONOTONIC mapping end to end), the rxe driver's
+# blame: the TSC-to-CLOCK_MONOTONIC mapping end to end), an unmodified
+# ib_write_lat under record --iter perftest (a hog's spikes named; its -U list
+# matched row by row on the host), the rxe driver's
 # fentry programs attaching, a sleep recorded on tp_btf as blocked (its wake-up
 # from sched_info), record in server mode, and `run` picking verbs by
 # itself where an RDMA port is active.
@@ -203,6 +205,67 @@ if [ "${2:-}" = --in-guest ]; then
 		cat "$T/rec.out" >>"$T/out"; bad "record --server traced while a client ran"
 	fi
 	kill "$srv" 2>/dev/null || :; wait "$srv" 2>/dev/null || :
+	# An unmodified perftest under --iter perftest (its provider's post_send, found through
+	# the verbs context). Quiet: the marked iterations and perftest's own -U list go to the
+	# build directory, for the host to compare row by row (the guest has no python). Then
+	# with a hog that wakes every 5 ms on the client's CPU: its spikes are blamed on it.
+	# (Under a hog the rows are not compared: a preemption between perftest's clock read
+	# and its post lands in the neighbouring iteration, a few rows in a thousand.)
+	rm -rf "$1/vm-iter"; mkdir -p "$1/vm-iter"
+	pt_record() {  # NAME N: ib_write_lat -n N -U as client of a server on CPU 0
+		timeout 120 taskset -c 0 ib_write_lat -d rxe0 -n "$2" >"$T/pts.out" 2>&1 &
+		pts=$!
+		sleep 2
+		run_rc 0 "$TC" record -o "$T/$1.tct" --no-progress --iter perftest -- \
+			taskset -c 1 ib_write_lat -d rxe0 -n "$2" -U 127.0.0.1
+		rc=$?
+		wait "$pts" 2>/dev/null || :
+		return $rc
+	}
+	if pt_record ptq 10000 && cp "$T/out" "$1/vm-iter/perftest-U.txt" &&
+		run_rc 0 "$TC" report "$T/ptq.tct" && has 'iterations  --iter perftest' &&
+		has '9999 iterations from 10000 marks' && has 'librxe-rdmav.*\.so+0x' &&
+		run_rc 0 "$TC" dump "$T/ptq.tct" --samples && cp "$T/out" "$1/vm-iter/samples.txt"; then
+		ok "record --iter perftest: ib_write_lat's 9999 iterations at its provider's post_send"
+	else
+		bad "record --iter perftest"
+	fi
+	# Every iteration's marks, against perftest's own list over the whole run: the clocks
+	# stay on one line (the method --iter-log uses to place an unmarked run).
+	if run_rc 0 "$TC" report "$T/ptq.tct" --iter-log "$1/vm-iter/perftest-U.txt" &&
+		has '9999 iterations of .*, placed by the first 9999 marked'; then
+		ok "report --iter-log: $(sed -n 's/.*\(its clock runs [^;]*; marks within [0-9.]* usec\).*/\1/p' "$T/out")"
+	else
+		bad "report --iter-log over a fully marked run"
+	fi
+	nice -n -10 taskset -c 1 "$1/tests/tc-spin" tcpthog 60 300 5000 &
+	hog=$!
+	if pt_record pth 3000 && run_rc 0 "$TC" report "$T/pth.tct" && has 'preemption:tcpthog'; then
+		ok "record --iter perftest with a hog on the client's CPU: its spikes named"
+	else
+		bad "record --iter perftest with a hog on the client's CPU"
+	fi
+	# Only the first 500 iterations marked (their uprobe traps stop there), perftest's -U
+	# list placed by them: all its iterations attributed, the hog's spikes named.
+	pt_first() {
+		timeout 120 taskset -c 0 ib_write_lat -d rxe0 -n 3000 >"$T/pts.out" 2>&1 &
+		pts=$!
+		sleep 2
+		run_rc 0 "$TC" record -o "$T/ptf.tct" --no-progress --iter perftest --iter-first 500 -- \
+			taskset -c 1 ib_write_lat -d rxe0 -n 3000 -U 127.0.0.1
+		rc=$?
+		wait "$pts" 2>/dev/null || :
+		cp "$T/out" "$T/ptf.U"
+		return $rc
+	}
+	if pt_first && run_rc 0 "$TC" report "$T/ptf.tct" && has '500 iterations from 501 marks' &&
+		run_rc 0 "$TC" report "$T/ptf.tct" --iter-log "$T/ptf.U" &&
+		has '2999 iterations of .*, placed by the first 500 marked' && has 'preemption:tcpthog'; then
+		ok "record --iter-first 500 + report --iter-log: 2999 iterations placed, the hog named"
+	else
+		bad "record --iter-first 500 + report --iter-log"
+	fi
+	kill "$hog" 2>/dev/null || :; wait "$hog" 2>/dev/null || :
 	if bpftool prog show 2>/dev/null | grep -qE 'name tc_(sched|irq|softirq)'; then
 		: >"$T/out"; bad "no BPF programs left behind"
 	else
@@ -266,3 +329,7 @@ case $rc in
 125) fail "vmlab failed (see above)" ;;
 *) fail "checks failed in the VM (exit $rc)" ;;
 esac
+# perftest's own -U list against the iterations tailcause marked in the guest, row by row.
+python3 "$top/tests/system/check_iter_log.py" "$O/vm-iter/samples.txt" perftest \
+	"$O/vm-iter/perftest-U.txt" || fail "record --iter perftest does not match perftest -U"
+rm -rf "$O/vm-iter"

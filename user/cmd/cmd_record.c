@@ -130,6 +130,7 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		if (iter_spec_parse(a->iter, &iter))
 			return -TC_ERRNO__USAGE;
 		ro.iter = &iter;
+		ro.iter_first = a->iter_first;
 	}
 	if (!cli_can_trace(why, sizeof(why))) {
 		log_err("%s: %s", "load BPF programs", why);
@@ -158,6 +159,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!a.output) {
 		log_err("record: -o FILE is required (see tailcause record --help)");
+		return -TC_ERRNO__USAGE;
+	}
+	if (a.iter_first && !a.iter) {
+		log_err("record: --iter-first needs --iter (what to mark)");
 		return -TC_ERRNO__USAGE;
 	}
 	if (a.iter && !a.command) {

@@ -72,6 +72,7 @@ int cmd_report(int argc, char **argv)
 		.trace_kept = 1,
 		.out_path = a.output,
 		.samples_path = a.samples,
+		.iter_log_path = a.iter_log,
 		.interval_ns = a.interval_ns,
 	};
 	return report_file(a.rest[0], &ro, stdout);

@@ -20,6 +20,7 @@ enum {
 	OPT_NO_CALIBRATE,
 	OPT_SIGNAL_ENDS,
 	OPT_ITER,
+	OPT_ITER_FIRST,
 	OPT_SPIKE,
 	OPT_NIC_IRQ,
 	OPT_TOP,
@@ -30,6 +31,7 @@ enum {
 	OPT_FORMAT,
 	OPT_HTML,
 	OPT_SAMPLES,
+	OPT_ITER_LOG,
 	OPT_INTERVAL,
 };
 
@@ -124,6 +126,11 @@ static const struct {
 	 "                                           return)\n"
 	 "                         uprobe:FILE:FUNC  each call of FUNC (or 0xOFFSET) in FILE\n"
 	 "                       (docs/iterations.md: what each costs and how it was checked)"},
+	{{"iter-first", required_argument, NULL, OPT_ITER_FIRST},
+	 RA_COMMAND,
+	 "      --iter-first K   mark only the first K iterations, then detach the markers:\n"
+	 "                       the rest run as fast as untraced; give the benchmark's own\n"
+	 "                       per-iteration log to 'report --iter-log' (perftest -U)"},
 	{{"spike", required_argument, NULL, OPT_SPIKE},
 	 RA_REPORT,
 	 "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
@@ -144,6 +151,11 @@ static const struct {
 	 RA_FORMAT,
 	 "  -o, --output FILE    write the report to FILE (it appears whole or not at all)\n"
 	 "                       instead of stdout"},
+	{{"iter-log", required_argument, NULL, OPT_ITER_LOG},
+	 RA_FORMAT,
+	 "      --iter-log FILE  a trace recorded with --iter perftest --iter-first K: perftest's\n"
+	 "                       own -U output (its per-iteration list), placed on the trace's\n"
+	 "                       clock by the K marked iterations; the report says its error"},
 	{{"samples", required_argument, NULL, OPT_SAMPLES},
 	 RA_FORMAT,
 	 "      --samples CSV    attribute your own benchmark's iterations instead of the\n"
@@ -241,11 +253,14 @@ static int parse_report(int c, const char *arg, struct run_args *a)
 		return 0;
 	case OPT_HTML:
 	case OPT_SAMPLES:
+	case OPT_ITER_LOG:
 		if (!*arg) {
-			log_err("%s: empty file name", c == OPT_HTML ? "--html" : "--samples");
+			log_err("%s: empty file name", c == OPT_HTML	  ? "--html"
+						       : c == OPT_SAMPLES ? "--samples"
+									  : "--iter-log");
 			return -EINVAL;
 		}
-		*(c == OPT_HTML ? &a->html : &a->samples) = arg;
+		*(c == OPT_HTML ? &a->html : c == OPT_SAMPLES ? &a->samples : &a->iter_log) = arg;
 		return 0;
 	case OPT_INTERVAL:
 		if (cli_parse_count("--interval", arg, 1, 3600000, &v))
@@ -321,6 +336,11 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_ITER:
 		a->iter = arg;
 		return 0;
+	case OPT_ITER_FIRST:
+		if (cli_parse_count("--iter-first", arg, 2, 1000000000, &v))
+			return -EINVAL;
+		a->iter_first = (size_t)v;
+		return 0;
 	case OPT_SPIKE:
 		if (spike_rule_parse(arg, &a->spike)) {
 			log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)", arg);
@@ -342,6 +362,7 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_FORMAT:
 	case OPT_HTML:
 	case OPT_SAMPLES:
+	case OPT_ITER_LOG:
 	case OPT_INTERVAL:
 		return parse_report(c, arg, a);
 	}

@@ -34,13 +34,15 @@ struct run_args {
 	int progress;
 	int no_calibrate;
 	int signal_ends;
-	const char *iter; /* RA_COMMAND: --iter SPEC */
+	const char *iter;  /* RA_COMMAND: --iter SPEC */
+	size_t iter_first; /* RA_COMMAND: --iter-first K (0: mark every iteration) */
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
 	unsigned int top;
 	int format;	      /* RA_FORMAT: enum report_format */
 	const char *html;     /* RA_HTML: also write the HTML report there */
 	const char *samples;  /* RA_FORMAT: --samples CSV */
+	const char *iter_log; /* RA_FORMAT: --iter-log FILE (perftest -U output) */
 	uint64_t interval_ns; /* RA_FORMAT: --interval, 0: default */
 	char *const *rest;    /* positional arguments left over (HOST taken out) */
 	int n_rest;

@@ -55,9 +55,9 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->iter_points = trace__meta(t, "iter.points");
 	h->iter_summary = trace__meta(t, "iter.made");
 	h->iter_calib = trace__meta(t, "iter.calib");
-	h->has_iter_calib = meta_u64(t, "iter.pre_ns", &h->iter_pre_ns) &&
-			    meta_u64(t, "iter.post_ns", &h->iter_post_ns) &&
-			    meta_u64(t, "iter.cost_ns", &h->iter_cost_ns);
+	h->has_iter_bounds = meta_u64(t, "iter.pre_ns", &h->iter_pre_ns) &&
+			     meta_u64(t, "iter.post_ns", &h->iter_post_ns);
+	h->has_iter_calib = meta_u64(t, "iter.cost_ns", &h->iter_cost_ns);
 	h->has_samples_rows = meta_u64(t, "samples.rows", &h->samples_rows);
 	h->recorded_by = trace__meta(t, "tailcause.version");
 	h->realtime_ns = t->realtime_ns;

@@ -60,8 +60,9 @@ struct rm_header {
 	const char *iter_points;  /* where the markers were attached */
 	const char *iter_summary; /* the report's count of them (report.c: iter.made) */
 	const char *iter_calib;	  /* how the markers' blind spots were measured, or why not */
-	uint64_t iter_pre_ns, iter_post_ns, iter_cost_ns; /* with has_iter_calib */
-	int has_iter_calib;
+	uint64_t iter_pre_ns, iter_post_ns; /* with has_iter_bounds */
+	uint64_t iter_cost_ns;		    /* with has_iter_calib */
+	int has_iter_bounds, has_iter_calib;
 	int has_samples_rows;
 	uint64_t samples_rows;
 	const char *recorded_by;  /* the tailcause version that recorded it */

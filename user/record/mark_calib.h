@@ -17,7 +17,10 @@
  * The report moves a BEGIN..END iteration's bounds out by pre and post
  * (core/iter_samples.h) and states the cost. Measured only where the spec's calls
  * are ones it can make harmlessly (a send: sendto, sendmsg, write; a receive:
- * recvfrom, recvmsg, read); otherwise the trace says why not.
+ * recvfrom, recvmsg, read); otherwise the trace says why not. Uprobe markers
+ * (perftest's) mark to mark, where the blind spots cancel: their cost is measured
+ * on a function of this program's own (mark_calib_target), called unmarked, then
+ * under a uprobe like theirs: the trap's cost does not depend on the function.
  */
 #ifndef TAILCAUSE_RECORD_MARK_CALIB_H
 #define TAILCAUSE_RECORD_MARK_CALIB_H
@@ -30,14 +33,18 @@
 #include "core/trace.h"
 #include "iter_spec.h"
 
+struct bpf_link;
+
 #define MARK_CALIB_ROUNDS 2000
 
 struct mark_calib {
-	int send, recv;	     /* which calls (mark_calib.c's table), -1: not measurable */
-	uint64_t base_ns[2]; /* median duration of the send / receive, unmarked */
-	uint64_t with_ns[2]; /* and marked */
+	int send, recv;	       /* which calls (mark_calib.c's table), -1: not measurable */
+	int uprobe;	       /* uprobe markers: their cost on a function of our own instead */
+	struct bpf_link *link; /* that function's marker, attached while privileged */
+	uint64_t base_ns[2];   /* median duration of the send / receive, unmarked */
+	uint64_t with_ns[2];   /* and marked */
 	uint64_t pre_ns, post_ns;
-	char status[160]; /* "measured ..." or why not */
+	char status[512]; /* "measured ..." or why not */
 	int measured;
 
 	atomic_uint tid; /* while measuring: this thread's marks are the calibration's */
@@ -48,6 +55,8 @@ struct mark_calib {
 
 /* Picks the calls from s and times them unmarked (before the markers attach). */
 void mark_calib_baseline(struct mark_calib *mc, const struct iter_spec *s);
+/* Uprobe markers: attaches the one mark_calib_measure() times (needs the privileges). */
+void mark_calib_attach(struct mark_calib *mc, struct tracer *t);
 /*
  * The drain thread's filter: 1 when e is a mark of the calibration's own thread
  * (kept, and kept out of the trace), else 0.

@@ -76,6 +76,10 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (mark_calib_take(&r->mcal, data) || calib_tap_keep(&r->tap, data))
 		return 0;
 	keep_event(r, data);
+	/* --iter-first K: K iterations are K + 1 marks; then the markers' cost stops */
+	if (r->o->iter_first && ((const struct tc_event *)data)->kind == TC_EV_MARK &&
+	    ++r->marks_seen == r->o->iter_first + 1)
+		tracer__drop_marks(r->tracer);
 	return 0;
 }
 
@@ -449,6 +453,9 @@ static int record(struct recorder *r)
 	if (!err && o->iter)
 		err = mark_calib_measure(&r->mcal, r->tracer, wait_drained, r)
 			      ?: mark_calib_store(&r->mcal, r->trace);
+	/* --iter-first K: K iterations are K + 1 marks, counted in the kernel from here */
+	if (!err && o->iter_first)
+		err = tracer__limit_marks(r->tracer, o->iter_first + 1);
 	err = err ?: recorder_store_run_facts(r);
 	if (!err) {
 		/* the drain thread is running and may be writing events */

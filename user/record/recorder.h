@@ -32,6 +32,7 @@ struct recorder_opts {
 	const char *command_line;     /* stored in the trace */
 	char *const *command;	      /* record -- CMD ARGS: trace this instead of the probe */
 	const struct iter_spec *iter; /* --iter: where the command's iterations begin (or NULL) */
+	size_t iter_first;	      /* --iter-first K: detach the markers after K iterations */
 };
 
 /*

@@ -26,6 +26,7 @@ int recorder_attach_marks(struct recorder *r)
 	err = tracer__add_marks(r->tracer, s.pts, s.n);
 	if (err)
 		return err;
+	mark_calib_attach(&r->mcal, r->tracer);
 	for (size_t i = 0; i < s.n && off < sizeof(points); i++) {
 		const struct tc_mark_point *p = &s.pts[i];
 
@@ -43,5 +44,7 @@ int recorder_attach_marks(struct recorder *r)
 	err = err ?: trace__set_meta(r->trace, "iter.what", s.what);
 	err = err ?: trace__set_meta(r->trace, "iter.points", points);
 	err = err ?: recorder_metaf(r->trace, "iter.div", "%u", s.div);
+	if (!err && r->o->iter_first)
+		err = recorder_metaf(r->trace, "iter.first", "%zu", r->o->iter_first);
 	return err;
 }

@@ -10,6 +10,7 @@
 
 #include "core/plot.h"
 #include "core/iter_samples.h"
+#include "report_iter.h"
 #include "core/samples_csv.h"
 #include "core/wakeups.h"
 #include "lib/exitcode.h"
@@ -159,40 +160,6 @@ static int emit(const struct report_model *m, enum report_format f, const char *
 	return outfile_commit(&of);
 }
 
-/*
- * A trace recorded with --iter: the iterations its marks make become its samples.
- * None marked (the command never reached the marker): the noise report, saying so.
- */
-static int apply_marks(struct tc_trace *t, const char *path)
-{
-	struct iter_stats st;
-	char buf[256];
-	int err = iter_samples_adopt(t, &st);
-
-	if (err) {
-		log_err("report %s: %s", path, strerror(-err));
-		return err;
-	}
-	if (!st.iterations) {
-		log_warn("report %s: no iterations marked (--iter %s: %zu marks): the command "
-			 "never reached the marker; this is the noise report instead",
-			 path, trace__meta(t, "iter.spec"), st.marks);
-		snprintf(buf, sizeof(buf), "no iterations marked (%zu marks)", st.marks);
-	} else {
-		int n = snprintf(buf, sizeof(buf), "%zu iterations from %zu marks of %zu thread%s",
-				 st.iterations, st.marks, st.threads, st.threads == 1 ? "" : "s");
-
-		if (st.unended + st.stray_ends && n > 0 && (size_t)n < sizeof(buf))
-			snprintf(buf + n, sizeof(buf) - (size_t)n,
-				 " (%zu begun and never ended, %zu ends with none begun: dropped)",
-				 st.unended, st.stray_ends);
-	}
-	err = trace__set_meta(t, "iter.made", buf);
-	if (err)
-		log_err("report %s: %s", path, strerror(-err));
-	return err;
-}
-
 /* The model of t and a, or of t and n, in every format asked for. */
 static int render(const struct report_opts *o, const struct tc_trace *t,
 		  const struct tc_analysis *a, const struct hist *h, const struct tc_noise *n,
@@ -281,7 +248,8 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	o->path = path;
 	if (o->samples_path || trace__meta(t, "iter.spec")) {
-		rc = o->samples_path ? apply_samples(t, o->samples_path) : apply_marks(t, path);
+		rc = o->samples_path ? apply_samples(t, o->samples_path)
+				     : report_apply_marks(t, path, o->iter_log_path);
 		if (rc) {
 			trace__free(t);
 			return rc;

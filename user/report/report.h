@@ -20,13 +20,14 @@ struct report_opts {
 	enum report_format format;
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
-	unsigned int top;	  /* spikes shown with timelines */
-	int trace_kept;		  /* run: say where the trace is, or that it was not kept */
-	const char *path;	  /* the trace file, for the header */
-	const char *out_path;	  /* write the report there (temp file + rename); NULL: out */
-	const char *html_path;	  /* run --html: the HTML page too, besides the report */
-	const char *samples_path; /* --samples: iterations timed by the user's benchmark (CSV) */
-	uint64_t interval_ns;	  /* the noise report's interval; 0: 100 ms */
+	unsigned int top;	   /* spikes shown with timelines */
+	int trace_kept;		   /* run: say where the trace is, or that it was not kept */
+	const char *path;	   /* the trace file, for the header */
+	const char *out_path;	   /* write the report there (temp file + rename); NULL: out */
+	const char *html_path;	   /* run --html: the HTML page too, besides the report */
+	const char *samples_path;  /* --samples: iterations timed by the user's benchmark (CSV) */
+	const char *iter_log_path; /* --iter-log: a --iter-first trace's benchmark log */
+	uint64_t interval_ns;	   /* the noise report's interval; 0: 100 ms */
 };
 
 /* Parses a --format name into *out; 0 or -EINVAL. */

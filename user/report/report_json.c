@@ -83,15 +83,17 @@ static void write_iterations(struct json *j, const struct rm_header *h)
 	json_str(j, "points", h->iter_points);
 	json_str(j, "made", h->iter_summary);
 	json_str(j, "calibration", h->iter_calib);
-	if (h->has_iter_calib) {
+	if (h->has_iter_bounds) {
 		json_num(j, "pre_us", (double)h->iter_pre_ns / 1000.0, 3);
 		json_num(j, "post_us", (double)h->iter_post_ns / 1000.0, 3);
-		json_num(j, "cost_us", (double)h->iter_cost_ns / 1000.0, 3);
 	} else {
 		json_null(j, "pre_us");
 		json_null(j, "post_us");
-		json_null(j, "cost_us");
 	}
+	if (h->has_iter_calib)
+		json_num(j, "cost_us", (double)h->iter_cost_ns / 1000.0, 3);
+	else
+		json_null(j, "cost_us");
 	json_end(j);
 }
 

@@ -115,15 +115,15 @@ static void print_iterations(FILE *out, const struct rm_header *h)
 		"  iterations  --iter %s: %s\n"
 		"              %s; marked at %s\n",
 		h->iter_spec, or_q(h->iter_what), or_q(h->iter_summary), or_q(h->iter_points));
-	if (h->has_iter_calib)
+	if (h->has_iter_bounds)
 		fprintf(out,
 			"              each iteration's bounds moved out %.3f usec before and %.3f "
 			"usec after,\n"
-			"              to the benchmark's own clock reads; the markers add %.3f usec "
-			"to each\n"
-			"              (%s)\n",
-			US(h->iter_pre_ns), US(h->iter_post_ns), US(h->iter_cost_ns),
-			or_q(h->iter_calib));
+			"              to the benchmark's own clock reads\n",
+			US(h->iter_pre_ns), US(h->iter_post_ns));
+	if (h->has_iter_calib)
+		fprintf(out, "              the markers add %.3f usec to each iteration (%s)\n",
+			US(h->iter_cost_ns), or_q(h->iter_calib));
 	else if (h->iter_calib)
 		fprintf(out, "              markers %s\n", h->iter_calib);
 }

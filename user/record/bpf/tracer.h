@@ -79,6 +79,23 @@ struct tc_mark_point {
  */
 int tracer__add_marks(struct tracer *t, const struct tc_mark_point *p, size_t n);
 
+/* From now on the markers make at most n more marks (0: no limit); 0 or -errno. */
+int tracer__limit_marks(struct tracer *t, uint64_t n);
+
+/*
+ * Detaches the iteration markers (tracer__add_marks) now: what they cost stops. Needs
+ * no privilege. The rest traces on.
+ */
+void tracer__drop_marks(struct tracer *t);
+
+/*
+ * One marker at p, outside the trace's record of what was traced: for measuring what
+ * a marker costs (record/mark_calib.c). The caller destroys the link
+ * (bpf_link__destroy); NULL with errno set.
+ */
+struct bpf_link;
+struct bpf_link *tracer__mark_probe(struct tracer *t, const struct tc_mark_point *p);
+
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int tracer__ringbuf_fd(const struct tracer *t);
 

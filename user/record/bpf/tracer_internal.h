@@ -36,6 +36,7 @@ struct tracer {
 	size_t n_loaded;
 	struct bpf_link *links[MAX_PROGS];
 	size_t n_links;
+	size_t marks_from, marks_to; /* links[marks_from..marks_to): the iteration markers */
 	struct tc_prog_status status[MAX_PROGS];
 	size_t n_status;
 };

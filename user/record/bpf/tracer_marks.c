@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "lib/log.h"
@@ -91,6 +92,8 @@ int tracer__add_marks(struct tracer *t, const struct tc_mark_point *p, size_t n)
 
 	if (!obj)
 		return -errno;
+	if (t->marks_to == t->marks_from)
+		t->marks_from = t->marks_to = t->n_links;
 	for (size_t i = 0; i < n; i++) {
 		struct tc_prog_status *s = NULL;
 		char target[sizeof(s->target) + 256];
@@ -120,8 +123,42 @@ int tracer__add_marks(struct tracer *t, const struct tc_mark_point *p, size_t n)
 		err = tracer_keep_link(t, link);
 		if (err)
 			return err;
+		t->marks_to = t->n_links;
 		if (s)
 			s->attached = 1;
 	}
+	return 0;
+}
+
+struct bpf_link *tracer__mark_probe(struct tracer *t, const struct tc_mark_point *p)
+{
+	struct bpf_object *obj = marks_object(t);
+	char target[sizeof(p->path) + sizeof(p->func) + 64];
+
+	return obj ? attach_point(obj, p, target, sizeof(target)) : NULL;
+}
+
+void tracer__drop_marks(struct tracer *t)
+{
+	for (size_t i = t->marks_from; i < t->marks_to && i < t->n_links; i++) {
+		bpf_link__destroy(t->links[i]);
+		t->links[i] = NULL;
+	}
+}
+
+int tracer__limit_marks(struct tracer *t, uint64_t n)
+{
+	struct bpf_map *m = NULL;
+	uint32_t k_budget = 0, k_used = 1;
+	uint64_t zero = 0;
+
+	for (size_t i = 0; i < t->n_loaded && !m; i++)
+		if (t->loaded[i].ops == &iter_skel_ops)
+			m = bpf_object__find_map_by_name(t->loaded[i].obj, "mark_budget");
+	if (!m)
+		return -ENOENT;
+	if (bpf_map_update_elem(bpf_map__fd(m), &k_used, &zero, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(m), &k_budget, &n, BPF_ANY))
+		return -errno;
 	return 0;
 }

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* report_iter.c - a --iter trace's iterations: from its marks, or its benchmark's placed log. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/iter_log.h"
+#include "core/iter_samples.h"
+#include "core/samples_csv.h"
+#include "lib/exitcode.h"
+#include "lib/infile.h"
+#include "lib/log.h"
+#include "report_iter.h"
+
+static int set_made(struct tc_trace *t, const struct iter_stats *st)
+{
+	char buf[256];
+	int n;
+
+	if (!st->iterations) {
+		snprintf(buf, sizeof(buf), "no iterations marked (%zu marks)", st->marks);
+		return trace__set_meta(t, "iter.made", buf);
+	}
+	n = snprintf(buf, sizeof(buf), "%zu iterations from %zu marks of %zu thread%s",
+		     st->iterations, st->marks, st->threads, st->threads == 1 ? "" : "s");
+	if (st->unended + st->stray_ends && n > 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n,
+			 " (%zu begun and never ended, %zu ends with none begun: dropped)",
+			 st->unended, st->stray_ends);
+	return trace__set_meta(t, "iter.made", buf);
+}
+
+/* The log's iterations in place of the marked ones t holds now; 0 or -errno (reported). */
+static int place_log(struct tc_trace *t, const char *path, const char *log_path)
+{
+	struct samples_csv_error e;
+	struct iter_log_fit fit;
+	struct tc_sample *s;
+	char *text = NULL, buf[400];
+	double *us = NULL;
+	size_t len = 0, n = 0;
+	int err = infile_read(log_path, &text, &len);
+
+	if (err) {
+		log_err("read %s: %s", log_path, strerror(-err));
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	}
+	err = iter_log_parse_perftest(text, len, &us, &n, &e);
+	free(text);
+	if (!err)
+		err = iter_log_place(t->samples, t->n_samples, us, n, iter_div_of(t), &s, &fit, &e);
+	free(us);
+	if (err == -ENOMEM) {
+		log_err("%s: %s", log_path, strerror(ENOMEM));
+		return err;
+	}
+	if (err) {
+		if (e.line)
+			log_err("%s line %zu: %s", log_path, e.line, e.msg);
+		else
+			log_err("%s, with %s: %s", log_path, path, e.msg);
+		return -TC_ERRNO__INPUT;
+	}
+	err = samples_csv_adopt(t, s, n);
+	free(s);
+	snprintf(buf, sizeof(buf),
+		 "%zu iterations of %s, placed by the first %zu marked (its clock runs %.7f times "
+		 "the trace's; marks within %.3f usec of it, and up to %.3f usec more by the "
+		 "last)",
+		 n, log_path, fit.anchors, fit.rate, fit.resid_ns / 1000.0, fit.drift_ns / 1000.0);
+	err = err ?: trace__set_meta(t, "iter.made", buf);
+	err = err ?: trace__set_meta(t, "iter.log", log_path);
+	if (err)
+		log_err("%s: %s", log_path, strerror(-err));
+	return err;
+}
+
+int report_apply_marks(struct tc_trace *t, const char *path, const char *log_path)
+{
+	const char *first = trace__meta(t, "iter.first");
+	struct iter_stats st;
+	int err = iter_samples_adopt(t, &st);
+
+	if (err) {
+		log_err("report %s: %s", path, strerror(-err));
+		return err;
+	}
+	if (!st.iterations)
+		log_warn("report %s: no iterations marked (--iter %s: %zu marks): the command "
+			 "never reached the marker; this is the noise report instead",
+			 path, trace__meta(t, "iter.spec"), st.marks);
+	else if (log_path && strcmp(trace__meta(t, "iter.spec"), "perftest")) {
+		log_err("report %s: --iter-log reads perftest's -U list; this trace's iterations "
+			"were marked by --iter %s",
+			path, trace__meta(t, "iter.spec"));
+		return -TC_ERRNO__INPUT;
+	} else if (log_path && st.threads != 1) {
+		log_err("report %s: --iter-log: %zu threads marked iterations; a log is one "
+			"thread's",
+			path, st.threads);
+		return -TC_ERRNO__INPUT;
+	} else if (log_path)
+		return place_log(t, path, log_path);
+	else if (first)
+		log_warn("report %s: only the first %s iterations were marked (--iter-first): "
+			 "give the benchmark's own log with --iter-log for all of them",
+			 path, first);
+	if (log_path)
+		log_warn("report %s: --iter-log %s: no marked iterations to place it by", path,
+			 log_path);
+	err = set_made(t, &st);
+	if (err)
+		log_err("report %s: %s", path, strerror(-err));
+	return err;
+}
