@@ -39,15 +39,18 @@ struct {
 	__type(value, __u64);
 } mark_budget SEC(".maps");
 
+/* 0: over budget; 1: within it; 2: the last one (the drain wakes for it, to detach). */
 static __always_inline int within_budget(void)
 {
 	__u32 k_budget = 0, k_used = 1;
 	__u64 *budget = bpf_map_lookup_elem(&mark_budget, &k_budget);
 	__u64 *used = bpf_map_lookup_elem(&mark_budget, &k_used);
+	__u64 n;
 
 	if (!budget || !used || !*budget)
 		return 1;
-	return __sync_fetch_and_add(used, 1) < *budget;
+	n = __sync_fetch_and_add(used, 1);
+	return n + 1 < *budget ? 1 : n + 1 == *budget ? 2 : 0;
 }
 
 static __always_inline void mark(__u32 what)
@@ -56,7 +59,12 @@ static __always_inline void mark(__u32 what)
 	__u32 tid = (__u32)id;
 	struct tc_event *e;
 
-	if (!tid_of_interest(tid) || !within_budget())
+	int budget;
+
+	if (!tid_of_interest(tid))
+		return;
+	budget = within_budget();
+	if (!budget)
 		return;
 	e = event_reserve(TC_EV_MARK);
 	if (!e)
@@ -67,7 +75,10 @@ static __always_inline void mark(__u32 what)
 	e->tid = tid;
 	e->arg = what;
 	e->kind = TC_EV_MARK;
-	event_submit(e);
+	if (budget == 2)
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP); /* now, not at the next drain */
+	else
+		event_submit(e);
 }
 
 SEC("uprobe")

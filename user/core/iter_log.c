@@ -2,26 +2,11 @@
 /* iter_log.c - perftest's -U list, placed on the tracers' clock by its marked first iterations. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iter_log.h"
-
-static int fail(struct samples_csv_error *err, size_t line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct samples_csv_error *err, size_t line, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->line = line;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* "N, value": 1 with them, 0 for another line. */
 static int row(const char *p, const char *end, unsigned long long *idx, double *v)
@@ -69,9 +54,9 @@ int iter_log_parse_perftest(const char *buf, size_t len, double **us, size_t *n,
 				free(v);
 				*us = NULL;
 				*n = 0;
-				return fail(err, lineno,
-					    "row %llu, %g: expected row %zu, a latency", idx, x,
-					    want);
+				return samples_csv_fail(err, lineno,
+							"row %llu, %g: expected row %zu, a latency",
+							idx, x, want);
 			}
 			if (*n == cap) {
 				double *g = realloc(v, (cap ? 2 * cap : 4096) * sizeof(*v));
@@ -92,11 +77,97 @@ int iter_log_parse_perftest(const char *buf, size_t len, double **us, size_t *n,
 	}
 	if (!*n) {
 		free(v);
-		return fail(err, 0,
-			    "no per-iteration list (\"#, usec\" then \"N, value\" rows: "
-			    "run perftest with -U)");
+		return samples_csv_fail(
+			err, 0,
+			"no per-iteration list (\"#, usec\" then \"N, value\" rows: "
+			"run perftest with -U)");
 	}
 	*us = v;
+	return 0;
+}
+
+/* Least squares y = a + r x over the points with keep[i] set; 0, or -1 with fewer than 2. */
+static int line_fit(const double *x, const double *y, const unsigned char *keep, size_t n,
+		    double *a, double *r)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, m = 0, d;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		sx += x[i];
+		sy += y[i];
+		m++;
+	}
+	if (m < 2)
+		return -1;
+	sx /= m;
+	sy /= m;
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		sxx += (x[i] - sx) * (x[i] - sx);
+		sxy += (x[i] - sx) * (y[i] - sy);
+	}
+	d = sxx;
+	if (!(d > 0))
+		return -1;
+	*r = sxy / d;
+	*a = sy - *r * sx;
+	return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The line through the anchors, twice: a mark an odd delay displaced (the first
+ * uprobe hit of a process is slow) is left out of the second fit when it lies more
+ * than 3 times the median residual (and 1 us) off the first. Fills fit; 0 or -1.
+ */
+static int robust_fit(const double *x, const double *y, size_t k, unsigned char *keep, double *res,
+		      double *a, struct iter_log_fit *fit)
+{
+	double cut, sr2 = 0, sxx = 0, mx = 0;
+	size_t kept = 0;
+
+	memset(keep, 1, k);
+	if (line_fit(x, y, keep, k, a, &fit->rate))
+		return -1;
+	for (size_t i = 0; i < k; i++)
+		res[i] = fabs(y[i] - *a - fit->rate * x[i]);
+	memcpy(res + k, res, k * sizeof(*res));
+	qsort(res + k, k, sizeof(*res), cmp_double);
+	cut = fmax(3.0 * res[k + k / 2], 1000.0);
+	for (size_t i = 0; i < k; i++)
+		keep[i] = res[i] <= cut;
+	if (line_fit(x, y, keep, k, a, &fit->rate))
+		return -1;
+	for (size_t i = 0; i < k; i++)
+		if (keep[i]) {
+			mx += x[i];
+			kept++;
+		}
+	mx /= (double)kept;
+	for (size_t i = 0, j = 0; i < k; i++) {
+		double e = y[i] - *a - fit->rate * x[i];
+
+		if (!keep[i])
+			continue;
+		res[j++] = fabs(e);
+		sr2 += e * e;
+		sxx += (x[i] - mx) * (x[i] - mx);
+	}
+	qsort(res, kept, sizeof(*res), cmp_double);
+	fit->resid_ns = res[kept / 2];
+	fit->anchors = kept;
+	/* the rate's standard error, twice, carried from the anchors' middle to the end */
+	fit->drift_ns = kept > 2 && sxx > 0 ? 2.0 * sqrt(sr2 / (double)(kept - 2) / sxx) : 0.0;
+	fit->drift_ns *= x[k] - mx;
 	return 0;
 }
 
@@ -104,55 +175,55 @@ int iter_log_place(const struct tc_sample *marked, size_t k, const double *us, s
 		   unsigned int div, struct tc_sample **out, struct iter_log_fit *fit,
 		   struct samples_csv_error *err)
 {
-	double listed = 0.0, at, rtt0, slope_err;
+	double *x, *y, *res, a;
+	unsigned char *keep;
 	struct tc_sample *s;
-	uint64_t t0, span;
+	uint64_t t0;
+	int bad;
 
 	memset(fit, 0, sizeof(*fit));
 	memset(err, 0, sizeof(*err));
 	*out = NULL;
 	if (k < 2 || k > n)
-		return fail(err, 0, "%zu marked iterations for a log of %zu: need 2 to %zu", k, n,
-			    n);
+		return samples_csv_fail(
+			err, 0, "%zu marked iterations for a log of %zu: need 2 to %zu", k, n, n);
 	t0 = marked[0].t_start;
-	span = marked[k - 1].t_end - t0;
-	for (size_t i = 0; i < k; i++)
-		listed += us[i] * 1000.0 * div;
-	if (!(listed > 0))
-		return fail(err, 0, "the log's first %zu iterations last no time", k);
-	fit->rate = (double)span / listed;
-	/* the same run: the marks' clock and the log's agree to well within a percent */
-	if (fit->rate < 0.99 || fit->rate > 1.01)
-		return fail(err, 0,
-			    "the marked iterations last %.6f times the log's first %zu: not this "
-			    "run's log",
-			    fit->rate, k);
+	x = malloc((n + 1) * sizeof(*x)); /* the listed time before iteration i, own clock */
+	y = malloc(k * sizeof(*y));	  /* where it was marked, from the first mark */
+	res = malloc(2 * k * sizeof(*res));
+	keep = malloc(k);
 	s = malloc(n * sizeof(*s));
-	if (!s)
+	if (!x || !y || !res || !keep || !s) {
+		free(x), free(y), free(res), free(keep), free(s);
 		return -ENOMEM;
-	at = 0.0;
+	}
+	x[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		x[i + 1] = x[i] + us[i] * 1000.0 * div;
+	for (size_t i = 0; i < k; i++)
+		y[i] = (double)marked[i].t_start - (double)t0; /* signed: the first may be late */
+	bad = robust_fit(x, y, k, keep, res, &a, fit);
+	free(y), free(res), free(keep);
+	/* the same run: the marks' clock and the log's agree to well within a percent */
+	if (bad || fit->rate < 0.99 || fit->rate > 1.01) {
+		free(x), free(s);
+		return samples_csv_fail(
+			err, 0,
+			"the marked iterations run at %.6f times the log's first %zu: not this "
+			"run's log",
+			bad ? 0.0 : fit->rate, k);
+	}
 	for (size_t i = 0; i < n; i++) {
-		double rtt = us[i] * 1000.0 * div * fit->rate;
+		double at = a + fit->rate * x[i], rtt = fit->rate * (x[i + 1] - x[i]);
 
 		s[i] = (struct tc_sample){
-			.t_start = t0 + (uint64_t)llround(at),
-			.t_end = t0 + (uint64_t)llround(at + rtt),
+			.t_start = (uint64_t)llround((double)t0 + at),
+			.t_end = (uint64_t)llround((double)t0 + at + rtt),
 			.cpu = marked[k - 1].cpu,
 			.tid = marked[k - 1].tid,
 		};
-		if (i < k) {
-			double d = fabs((double)marked[i].t_start - (double)s[i].t_start);
-
-			if (d > fit->resid_ns)
-				fit->resid_ns = d;
-		}
-		at += rtt;
 	}
-	/* a rate off by the marks' scatter over the anchored span, carried to the end */
-	rtt0 = (double)span;
-	slope_err = rtt0 > 0 ? 2.0 * fit->resid_ns / rtt0 : 0.0;
-	fit->drift_ns = slope_err * at;
-	fit->anchors = k;
+	free(x);
 	*out = s;
 	return 0;
 }

@@ -8,11 +8,13 @@
  * ~10 us on the project's VM, as bpftrace's). With --iter-first K only the first K
  * are marked; perftest's -U list then gives every iteration's round trip, measured
  * on its own clock (cycles over its idea of the CPU's MHz). The K marked ones say
- * where the list starts and how fast its clock runs against CLOCK_MONOTONIC: over
- * them, rate = (marked time) / (their listed time). Iteration i then starts at the
- * first mark plus rate times the sum of the listed round trips before it. The
- * error is the marks' scatter around that line, and the rate's error grows with
- * the distance from the anchors: both are stated (struct iter_log_fit).
+ * where the list starts and how fast its clock runs against CLOCK_MONOTONIC: the
+ * line through (listed time before iteration i, where i was marked), by least
+ * squares, twice (a mark that an odd delay displaced, like a process's first
+ * uprobe hit, is left out of the second). Iteration i then starts on that line at
+ * the listed time before it. The error is the marks' scatter around the line, and
+ * the rate's error grows with the distance from the anchors: both are stated
+ * (struct iter_log_fit).
  */
 #ifndef TAILCAUSE_CORE_ITER_LOG_H
 #define TAILCAUSE_CORE_ITER_LOG_H

@@ -12,10 +12,7 @@
 static const char *const column_names[] = {"start_ns", "end_ns", "cpu", "tid"};
 #define MAX_COLUMNS 4
 
-static int fail(struct samples_csv_error *err, size_t line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct samples_csv_error *err, size_t line, const char *fmt, ...)
+int samples_csv_fail(struct samples_csv_error *err, size_t line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,17 +87,17 @@ static int parse_header(const struct field *f, unsigned int n, size_t line, unsi
 			struct samples_csv_error *err)
 {
 	if (n < 2 || n > MAX_COLUMNS)
-		return fail(err, line,
-			    "header has %s columns, expected start_ns,end_ns[,cpu[,tid]]",
-			    n > MAX_COLUMNS ? "more than 4" : "fewer than 2");
+		return samples_csv_fail(
+			err, line, "header has %s columns, expected start_ns,end_ns[,cpu[,tid]]",
+			n > MAX_COLUMNS ? "more than 4" : "fewer than 2");
 	for (unsigned int i = 0; i < n; i++)
 		if (f[i].len != strlen(column_names[i]) ||
 		    strncmp(f[i].p, column_names[i], f[i].len))
-			return fail(err, line,
-				    "header column %u is '%.*s', expected '%s'"
-				    " (the header is start_ns,end_ns[,cpu[,tid]])",
-				    i + 1, (int)(f[i].len > 40 ? 40 : f[i].len), f[i].p,
-				    column_names[i]);
+			return samples_csv_fail(err, line,
+						"header column %u is '%.*s', expected '%s'"
+						" (the header is start_ns,end_ns[,cpu[,tid]])",
+						i + 1, (int)(f[i].len > 40 ? 40 : f[i].len), f[i].p,
+						column_names[i]);
 	*cols = n;
 	return 0;
 }
@@ -115,15 +112,17 @@ static int parse_row(const struct field *f, unsigned int n, size_t line, struct 
 		int r = parse_u64(f[i], max[i], &v[i]);
 
 		if (r == -ERANGE)
-			return fail(err, line, "%s '%.*s' is too large", column_names[i],
-				    (int)(f[i].len > 40 ? 40 : f[i].len), f[i].p);
+			return samples_csv_fail(err, line, "%s '%.*s' is too large",
+						column_names[i],
+						(int)(f[i].len > 40 ? 40 : f[i].len), f[i].p);
 		if (r)
-			return fail(err, line, "%s '%.*s' is not an unsigned decimal integer",
-				    column_names[i], (int)(f[i].len > 40 ? 40 : f[i].len), f[i].p);
+			return samples_csv_fail(
+				err, line, "%s '%.*s' is not an unsigned decimal integer",
+				column_names[i], (int)(f[i].len > 40 ? 40 : f[i].len), f[i].p);
 	}
 	if (v[1] < v[0])
-		return fail(err, line, "end_ns %llu is before start_ns %llu",
-			    (unsigned long long)v[1], (unsigned long long)v[0]);
+		return samples_csv_fail(err, line, "end_ns %llu is before start_ns %llu",
+					(unsigned long long)v[1], (unsigned long long)v[0]);
 	*s = (struct tc_sample){
 		.t_start = v[0], .t_end = v[1], .cpu = (uint32_t)v[2], .tid = (uint32_t)v[3]};
 	return 0;
@@ -148,13 +147,14 @@ static int parse_line(struct parser *p, const char *s, size_t len, size_t line)
 	if (p->rows++ == 0 && all.p[0] >= 'a' && all.p[0] <= 'z')
 		return parse_header(f, n, line, &p->out->columns, p->err);
 	if (n < 2 || n > MAX_COLUMNS)
-		return fail(p->err, line, "%s columns, expected start_ns,end_ns[,cpu[,tid]]",
-			    n > MAX_COLUMNS ? "more than 4" : "fewer than 2");
+		return samples_csv_fail(p->err, line,
+					"%s columns, expected start_ns,end_ns[,cpu[,tid]]",
+					n > MAX_COLUMNS ? "more than 4" : "fewer than 2");
 	if (!p->out->columns)
 		p->out->columns = n;
 	else if (n != p->out->columns)
-		return fail(p->err, line, "%u columns where the %s has %u", n,
-			    p->out->n ? "first row" : "header", p->out->columns);
+		return samples_csv_fail(p->err, line, "%u columns where the %s has %u", n,
+					p->out->n ? "first row" : "header", p->out->columns);
 	if (grow(&p->out->samples, &p->cap, p->out->n + 1, sizeof(*p->out->samples)))
 		return -ENOMEM;
 	return parse_row(f, n, line, &p->out->samples[p->out->n++], p->err);
@@ -174,14 +174,15 @@ int samples_csv_parse(const char *buf, size_t len, struct samples_csv *out,
 		if (i < len && buf[i] != '\n')
 			continue;
 		if (memchr(buf + start, 0, i - start))
-			r = fail(err, line, "a NUL byte: this is not a text file");
+			r = samples_csv_fail(err, line, "a NUL byte: this is not a text file");
 		else
 			r = parse_line(&p, buf + start, i - start, line);
 		start = i + 1;
 		line++;
 	}
 	if (!r && !out->n)
-		r = fail(err, 0, "no rows: expected lines of start_ns,end_ns[,cpu[,tid]]");
+		r = samples_csv_fail(err, 0,
+				     "no rows: expected lines of start_ns,end_ns[,cpu[,tid]]");
 	if (r)
 		samples_csv__free(out);
 	return r;

@@ -21,6 +21,10 @@ struct samples_csv_error {
 	char msg[160];
 };
 
+/* Fills err (line 0: the file as a whole) and returns -EINVAL: for the readers of logs too. */
+int samples_csv_fail(struct samples_csv_error *err, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 struct samples_csv {
 	struct tc_sample *samples; /* in file order; cpu UINT32_MAX and tid 0 when absent */
 	size_t n;

@@ -39,7 +39,7 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 	struct tc_sample *s;
 	char *text = NULL, buf[400];
 	double *us = NULL;
-	size_t len = 0, n = 0;
+	size_t len = 0, n = 0, k = t->n_samples; /* the marked ones */
 	int err = infile_read(log_path, &text, &len);
 
 	if (err) {
@@ -49,7 +49,7 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 	err = iter_log_parse_perftest(text, len, &us, &n, &e);
 	free(text);
 	if (!err)
-		err = iter_log_place(t->samples, t->n_samples, us, n, iter_div_of(t), &s, &fit, &e);
+		err = iter_log_place(t->samples, k, us, n, iter_div_of(t), &s, &fit, &e);
 	free(us);
 	if (err == -ENOMEM) {
 		log_err("%s: %s", log_path, strerror(ENOMEM));
@@ -65,10 +65,11 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 	err = samples_csv_adopt(t, s, n);
 	free(s);
 	snprintf(buf, sizeof(buf),
-		 "%zu iterations of %s, placed by the first %zu marked (its clock runs %.7f times "
-		 "the trace's; marks within %.3f usec of it, and up to %.3f usec more by the "
-		 "last)",
-		 n, log_path, fit.anchors, fit.rate, fit.resid_ns / 1000.0, fit.drift_ns / 1000.0);
+		 "%zu iterations of %s, placed by the first %zu marked, %zu of them kept (its "
+		 "clock runs %.7f times the trace's; the marks lie %.3f usec from that line, "
+		 "median, and the rate's error adds up to %.3f usec by the last)",
+		 n, log_path, k, fit.anchors, fit.rate, fit.resid_ns / 1000.0,
+		 fit.drift_ns / 1000.0);
 	err = err ?: trace__set_meta(t, "iter.made", buf);
 	err = err ?: trace__set_meta(t, "iter.log", log_path);
 	if (err)
