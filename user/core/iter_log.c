@@ -124,6 +124,19 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* |rate of the first half of the kept anchors - rate of the second|, or 0 with too few. */
+static double half_spread(const double *x, const double *y, unsigned char *keep, size_t k)
+{
+	double a, r1, r2;
+	size_t h = k / 2;
+
+	if (h < 4)
+		return 0.0;
+	if (line_fit(x, y, keep, h, &a, &r1) || line_fit(x + h, y + h, keep + h, k - h, &a, &r2))
+		return 0.0;
+	return fabs(r1 - r2);
+}
+
 /*
  * The line through the anchors, twice: a mark an odd delay displaced (the first
  * uprobe hit of a process is slow) is left out of the second fit when it lies more
@@ -165,8 +178,13 @@ static int robust_fit(const double *x, const double *y, size_t k, unsigned char 
 	qsort(res, kept, sizeof(*res), cmp_double);
 	fit->resid_ns = res[kept / 2];
 	fit->anchors = kept;
-	/* the rate's standard error, twice, carried from the anchors' middle to the end */
+	/*
+	 * The rate's error, carried from the anchors' middle to the end: twice its standard
+	 * error, or, where the clocks wander (the marks' scatter is not independent), how far
+	 * the rates of the anchors' two halves lie apart, whichever is more.
+	 */
 	fit->drift_ns = kept > 2 && sxx > 0 ? 2.0 * sqrt(sr2 / (double)(kept - 2) / sxx) : 0.0;
+	fit->drift_ns = fmax(fit->drift_ns, half_spread(x, y, keep, k));
 	fit->drift_ns *= x[k] - mx;
 	return 0;
 }

@@ -67,7 +67,7 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 	snprintf(buf, sizeof(buf),
 		 "%zu iterations of %s, placed by the first %zu marked, %zu of them kept (its "
 		 "clock runs %.7f times the trace's; the marks lie %.3f usec from that line, "
-		 "median, and the rate's error adds up to %.3f usec by the last)",
+		 "median; the rate's error, as the anchors estimate it, adds %.3f usec by the last)",
 		 n, log_path, k, fit.anchors, fit.rate, fit.resid_ns / 1000.0,
 		 fit.drift_ns / 1000.0);
 	err = err ?: trace__set_meta(t, "iter.made", buf);
