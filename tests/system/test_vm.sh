@@ -247,7 +247,7 @@ if [ "${2:-}" = --in-guest ]; then
 	# stay on one line (the method --iter-log uses to place an unmarked run).
 	if run_rc 0 "$TC" report "$T/ptq.tct" --iter-log "$1/vm-iter/perftest-U.txt" &&
 		has '9999 iterations of .*, placed by the first 9999 marked'; then
-		ok "report --iter-log: $(sed -n 's/.*\(its clock runs [^;]*; marks within [0-9.]* usec\).*/\1/p' "$T/out")"
+		ok "report --iter-log: $(sed -n 's/.*\(its clock runs [^;]*; the marks lie [0-9.]* usec\).*/\1/p' "$T/out")"
 	else
 		bad "report --iter-log over a fully marked run"
 	fi
