@@ -64,12 +64,13 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 	}
 	err = samples_csv_adopt(t, s, n);
 	free(s);
-	snprintf(buf, sizeof(buf),
-		 "%zu iterations of %s, placed by the first %zu marked, %zu of them kept (its "
-		 "clock runs %.7f times the trace's; the marks lie %.3f usec from that line, "
-		 "median; the rate's error, as the anchors estimate it, adds %.3f usec by the last)",
-		 n, log_path, k, fit.anchors, fit.rate, fit.resid_ns / 1000.0,
-		 fit.drift_ns / 1000.0);
+	snprintf(
+		buf, sizeof(buf),
+		"%zu iterations of %s, placed by the first %zu marked, %zu of them kept (its "
+		"clock runs %.7f times the trace's; the marks lie %.3f usec from that line, "
+		"median; the rate's error, as the anchors estimate it, adds %.3f usec by the last)",
+		n, log_path, k, fit.anchors, fit.rate, fit.resid_ns / 1000.0,
+		fit.drift_ns / 1000.0);
 	err = err ?: trace__set_meta(t, "iter.made", buf);
 	err = err ?: trace__set_meta(t, "iter.log", log_path);
 	if (err)

@@ -104,12 +104,19 @@ int tracer__add_marks(struct tracer *t, const struct tc_mark_point *p, size_t n)
 			s = &t->status[t->n_status++];
 			memset(s, 0, sizeof(*s));
 			snprintf(s->concern, sizeof(s->concern), "iter");
-			/* one row per point: a second uprobe is tc_iter_uprobe_2 */
-			snprintf(s->prog, sizeof(s->prog), "tc_iter_%s%s%.0zu",
+			/* one row per point: a second one of a kind is tc_iter_<kind>_2 */
+			char nth[24] = "";
+			size_t same = 0;
+
+			for (size_t j = 0; j < i; j++)
+				same += p[j].at == p[i].at;
+			if (same)
+				snprintf(nth, sizeof(nth), "_%zu", same + 1);
+			snprintf(s->prog, sizeof(s->prog), "tc_iter_%s%s",
 				 p[i].at == TC_MARK_AT_UPROBE	       ? "uprobe"
 				 : p[i].at == TC_MARK_AT_SYSCALL_ENTER ? "sys_enter"
 								       : "sys_exit",
-				 i ? "_" : "", i + 1);
+				 nth);
 			snprintf(s->target, sizeof(s->target), "%.*s", (int)sizeof(s->target) - 1,
 				 target);
 		}
