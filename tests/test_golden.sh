@@ -39,6 +39,7 @@ for f in tests/fixtures/*.tct; do
 	n=$((n + 1))
 	args=
 	[ "$f" = tests/fixtures/bench.tct ] && args="--samples tests/fixtures/bench.csv"
+	[ "$f" = tests/fixtures/perftest-first.tct ] && args="--iter-log tests/fixtures/perftest-first.U"
 	# shellcheck disable=SC2086
 	if ! "$TC" report "$f" $args --format html -o "$TMP/page.html" 2>"$TMP/err" ||
 		! python3 tests/check_html.py "$TMP/page.html" >"$TMP/why" 2>&1; then

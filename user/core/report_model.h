@@ -63,6 +63,7 @@ struct rm_header {
 	uint64_t iter_pre_ns, iter_post_ns; /* with has_iter_bounds */
 	uint64_t iter_cost_ns;		    /* with has_iter_calib */
 	int has_iter_bounds, has_iter_calib;
+	int iter_syscalls; /* some markers were system-call tracepoints (iter.syscalls) */
 	int has_samples_rows;
 	uint64_t samples_rows;
 	const char *recorded_by;  /* the tailcause version that recorded it */

@@ -19,7 +19,7 @@ int recorder_attach_marks(struct recorder *r)
 	struct iter_spec s = *r->o->iter;
 	char points[1024] = "";
 	size_t off = 0;
-	int err = iter_spec_resolve(&s);
+	int err = iter_spec_resolve(&s), syscalls = 0;
 
 	if (err)
 		return err == -E2BIG ? err : -TC_ERRNO__ENV;
@@ -39,11 +39,13 @@ int recorder_attach_marks(struct recorder *r)
 			off += (size_t)snprintf(
 				points + off, sizeof(points) - off, "%s%s %s", i ? ", " : "",
 				p->at == TC_MARK_AT_SYSCALL_ENTER ? "enter" : "exit", p->syscall);
+		syscalls |= p->at != TC_MARK_AT_UPROBE;
 	}
 	err = trace__set_meta(r->trace, "iter.spec", s.text);
 	err = err ?: trace__set_meta(r->trace, "iter.what", s.what);
 	err = err ?: trace__set_meta(r->trace, "iter.points", points);
 	err = err ?: recorder_metaf(r->trace, "iter.div", "%u", s.div);
+	err = err ?: trace__set_meta(r->trace, "iter.syscalls", syscalls ? "yes" : "no");
 	if (!err && r->o->iter_first)
 		err = recorder_metaf(r->trace, "iter.first", "%zu", r->o->iter_first);
 	return err;

@@ -124,7 +124,11 @@ static void print_iterations(FILE *out, const struct rm_header *h)
 	if (h->has_iter_calib)
 		fprintf(out, "              the markers add %.3f usec to each iteration (%s)\n",
 			US(h->iter_cost_ns), or_q(h->iter_calib));
-	else if (h->iter_calib)
+	/* a system-call tracepoint slows every system call of the machine: a peer here too */
+	if (h->iter_syscalls)
+		fprintf(out, "              (while they were attached every system call on this "
+			     "host took the tracepoints' slow path: a peer here paid too)\n");
+	if (!h->has_iter_calib && h->iter_calib)
 		fprintf(out, "              markers %s\n", h->iter_calib);
 }
 
