@@ -16,6 +16,11 @@ Then, one way (RTT/2, as both benchmarks print): the count (every row of theirs 
 ours), the median absolute difference as a share of the median (t_typical), and
 p99 and p99.9 each as a relative difference. Prints the figures; exits 1 when the
 count differs or a figure is above its tolerance (defaults 0.02 and 0.05).
+
+--tails-reported: p99 and p99.9 are printed, not judged. Where the marker sits a
+while after the benchmark's own clock read (a uprobe's trap: ~13 us under TCG), a
+delay that lands in between moves time from one iteration to its neighbour: the
+rows still match one by one, the tail shifts by a few percent now and then.
 """
 import sys
 
@@ -104,6 +109,7 @@ def main(argv):
         tol_med = float(argv[argv.index("--tolerance-median") + 1])
     if "--tolerance-tail" in argv:
         tol_tail = float(argv[argv.index("--tolerance-tail") + 1])
+    judge_tails = "--tails-reported" not in argv
     mine = ours(argv[1])
     if argv[2] == "sockperf":
         theirs_rows = sockperf_rows(argv[3])
@@ -134,8 +140,8 @@ def main(argv):
           f" (tolerance {100 * tol_med:.0f} %)")
     print(f"p99 theirs {pct(st, 99):.3f} ours {pct(so, 99):.3f}: {100 * p99:.2f} %;"
           f" p99.9 theirs {pct(st, 99.9):.3f} ours {pct(so, 99.9):.3f}: {100 * p999:.2f} %"
-          f" (tolerance {100 * tol_tail:.0f} %)")
-    return 0 if med <= tol_med and p99 <= tol_tail and p999 <= tol_tail else 1
+          + (f" (tolerance {100 * tol_tail:.0f} %)" if judge_tails else " (reported, not judged)"))
+    return 0 if med <= tol_med and (not judge_tails or (p99 <= tol_tail and p999 <= tol_tail)) else 1
 
 
 if __name__ == "__main__":

@@ -335,7 +335,11 @@ case $rc in
 125) fail "vmlab failed (see above)" ;;
 *) fail "checks failed in the VM (exit $rc)" ;;
 esac
-# perftest's own -U list against the iterations tailcause marked in the guest, row by row.
+# perftest's own -U list against the iterations tailcause marked in the guest, row by row:
+# every row, the median difference. The tails are printed, not judged: under TCG a delay
+# in the uprobe's trap (~13 us there) moves time to the neighbouring iteration often
+# enough to shift p99 by a few percent in some runs (bench/README.md has the figures).
 python3 "$top/tests/system/check_iter_log.py" "$O/vm-iter/samples.txt" perftest \
-	"$O/vm-iter/perftest-U.txt" || fail "record --iter perftest does not match perftest -U"
+	"$O/vm-iter/perftest-U.txt" --tails-reported ||
+	fail "record --iter perftest does not match perftest -U"
 rm -rf "$O/vm-iter"
