@@ -77,8 +77,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	keep_event(r, data);
 	/* --iter-first K: K iterations are K + 1 marks; then the markers' cost stops */
-	if (r->o->iter_first && ((const struct tc_event *)data)->kind == TC_EV_MARK &&
-	    ++r->marks_seen == r->o->iter_first + 1)
+	if (((const struct tc_event *)data)->kind == TC_EV_MARK &&
+	    ++r->marks_seen == r->o->iter_first + 1 && r->o->iter_first)
 		tracer__drop_marks(r->tracer);
 	return 0;
 }
@@ -93,10 +93,15 @@ static void print_progress(struct recorder *r, int final)
 	size_t done, total = r->o->probe_opts.iterations;
 
 	if (r->o->command) {
-		fprintf(stderr, "\r  recording %s: %.0f s, %llu events%s", r->o->command[0],
+		char marks[48] = "";
+
+		if (r->o->iter) /* the iterations marked so far (one fewer than the marks) */
+			snprintf(marks, sizeof(marks), ", %zu iterations marked",
+				 r->marks_seen ? r->marks_seen - 1 : 0);
+		fprintf(stderr, "\r  recording %s: %.0f s, %llu events%s%s", r->o->command[0],
 			(double)(probe_now_ns() - r->start_ns) / 1e9,
 			(unsigned long long)(trace_writer__n_events(r->writer) + r->n_pending),
-			final ? "\n" : "");
+			marks, final ? "\n" : "");
 		return;
 	}
 	done = r->o->probe->progress(r->probe);

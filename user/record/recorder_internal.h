@@ -57,7 +57,7 @@ struct recorder {
 	struct calib_tap tap;
 	int calib_cpu[2];	/* a traced command's calibration: the CPUs it measured on */
 	struct mark_calib mcal; /* --iter: the markers' blind spots and cost */
-	size_t marks_seen;	/* --iter-first: the command's marks drained so far */
+	size_t marks_seen;	/* --iter: the command's marks drained so far */
 };
 
 /* Sets meta key of t to the formatted value; 0 or -ENOMEM. */
