@@ -4,7 +4,6 @@
  * wake nobody, their expiries off the tick (inject.c says why and what is logged).
  */
 #include <sys/resource.h>
-#include <sys/timerfd.h>
 
 #include "inject.h"
 
@@ -22,7 +21,7 @@ static long max_timers(void)
 
 int run_hrtimer(const struct inject_opts *o)
 {
-	uint64_t period = (uint64_t)o->period_us * 1000, first, tick;
+	uint64_t period = (uint64_t)o->period_us * 1000, first;
 	long want = o->period_us > 0 ? (long)(o->seconds * 1e6 / (double)o->period_us) : 0, n;
 
 	if (o->target < 0 || o->cpu < 0 || want <= 0) {
@@ -34,18 +33,9 @@ int run_hrtimer(const struct inject_opts *o)
 		fprintf(stderr, "tc-lab-inject: %ld of %ld expiries (RLIMIT_NOFILE)\n", n, want);
 	n = n < want ? n : want;
 	pin(o->target); /* an hrtimer is queued on the CPU that starts it */
-	first = now_ns() + 300000000ull;
-	tick = tool_next_tick(o->target);
-	if (tick > first)
-		tick = 0; /* unknown: the kernel aligns the tick to its period (no skew_tick) */
-	first = tick + ((first - tick) / 1000000ull + 1) * 1000000ull + 500000ull;
+	first = tool_first_deadline(o->target);
 	for (long k = 0; k < n; k++) {
-		uint64_t t = first + (uint64_t)k * period;
-		struct itimerspec its = {
-			.it_value = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)}};
-		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-
-		if (fd < 0 || timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL)) {
+		if (tool_timerfd_at(first + (uint64_t)k * period) < 0) {
 			perror("tc-lab-inject: timerfd");
 			return 2;
 		}

@@ -79,9 +79,16 @@ grep -q "^              50 iterations from 51 marks of 1 thread" "$TMP/f.txt" ||
 	{ sed -n 1,12p "$TMP/f.txt"; fail "--iter-first 50: not 50 iterations from 51 marks"; }
 grep -q "only the first 50 iterations were marked (--iter-first)" "$TMP/f.txt" ||
 	fail "--iter-first without --iter-log not said"
-# --iter-log reads perftest's list: another preset's trace is refused (exit 3)
+# --iter-log reads perftest's list: another preset's trace is refused (exit 3), a trace
+# recorded without --iter too; with --samples it is a usage error (exit 1)
 expect_exit 3 "$TC" report "$TMP/f.tct" --iter-log "$TMP/f.rec"
-grep -q "iter-log reads perftest's -U list" "$TMP/out" || fail "--iter-log on a syscall trace"
+grep -q "reads perftest's -U list, and these iterations were not marked by --iter perftest" \
+	"$TMP/out" || fail "--iter-log on a syscall trace"
+expect_exit 3 "$TC" report "$TMP/none.tct" --iter-log "$TMP/f.rec"
+expect_exit 3 "$TC" report tests/fixtures/hog.tct --iter-log "$TMP/f.rec"
+grep -q "^tailcause: --iter-log: .*hog.tct was not recorded with --iter" "$TMP/out" ||
+	fail "--iter-log on a trace without marks"
+expect_exit 1 "$TC" report "$TMP/f.tct" --iter-log "$TMP/f.rec" --samples "$TMP/f.rec"
 echo "ok: --iter-first 50: 50 iterations, the rest left to the benchmark's log"
 
 # sockperf: server and client on their own CPUs, a hog that wakes every 5 ms for

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,7 +37,7 @@ int main(int argc, char **argv)
 {
 	int arm_cpu, away_cpu;
 	long period_us, count;
-	uint64_t first, tick, period;
+	uint64_t first, period;
 	struct rlimit rl;
 
 	if (argc != 5) {
@@ -60,18 +59,9 @@ int main(int argc, char **argv)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	tool_pin("tc-timers", arm_cpu);
-	first = tool_now_ns() + 300000000ull;
-	tick = tool_next_tick(arm_cpu);
-	if (tick > first)
-		tick = 0;
-	first = tick + ((first - tick) / 1000000ull + 1) * 1000000ull + 500000ull;
+	first = tool_first_deadline(arm_cpu);
 	for (long k = 0; k < count; k++) {
-		uint64_t t = first + (uint64_t)k * period;
-		struct itimerspec its = {
-			.it_value = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)}};
-		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-
-		if (fd < 0 || timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL)) {
+		if (tool_timerfd_at(first + (uint64_t)k * period) < 0) {
 			fprintf(stderr, "tc-timers: timerfd %ld of %ld: %s\n", k, count,
 				strerror(errno));
 			return 2;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +66,33 @@ static inline uint64_t tool_next_tick(int cpu)
 	}
 	fclose(f);
 	return at;
+}
+
+/*
+ * The first of a train of timer deadlines on cpu (call it pinned there): 300 ms from now,
+ * half a millisecond past one of the CPU's ticks, so no expiry meets a tick.
+ */
+static inline uint64_t tool_first_deadline(int cpu)
+{
+	uint64_t first = tool_now_ns() + 300000000ull, tick = tool_next_tick(cpu);
+
+	if (tick > first)
+		tick = 0; /* unknown: the kernel aligns the tick to its period (no skew_tick) */
+	return tick + ((first - tick) / 1000000ull + 1) * 1000000ull + 500000ull;
+}
+
+/* A timerfd that expires once, at CLOCK_MONOTONIC time t (ns); -1 with errno set. */
+static inline int tool_timerfd_at(uint64_t t)
+{
+	struct itimerspec its = {
+		.it_value = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)}};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+	if (fd >= 0 && timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /*

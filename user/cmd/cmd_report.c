@@ -64,6 +64,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.output && outfile_check_dir("--output", a.output))
 		return -TC_ERRNO__USAGE;
+	if (a.samples && a.iter_log) {
+		log_err("report: --samples and --iter-log both give the iterations: one of them");
+		return -TC_ERRNO__USAGE;
+	}
 	ro = (struct report_opts){
 		.format = (enum report_format)a.format,
 		.spike = a.spike,

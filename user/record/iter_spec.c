@@ -277,8 +277,11 @@ static int resolve_perftest(struct iter_spec *s)
 	struct verbs_hook h[ITER_MAX_POINTS];
 	int n = verbs_hooks_find(h, ITER_MAX_POINTS);
 
-	if (n < 0)
-		return n == -E2BIG ? -E2BIG : -ENODEV;
+	if (n == -E2BIG)
+		log_err("--iter perftest: more than %d distinct provider post_send entries to mark",
+			ITER_MAX_POINTS);
+	if (n < 0) /* else reported where it failed */
+		return -ENODEV;
 	if (!n) {
 		log_err("--iter perftest: no RDMA device: ibv_devinfo lists none, so there is no "
 			"provider post_send to mark");

@@ -21,8 +21,8 @@ int recorder_attach_marks(struct recorder *r)
 	size_t off = 0;
 	int err = iter_spec_resolve(&s), syscalls = 0;
 
-	if (err)
-		return err == -E2BIG ? err : -TC_ERRNO__ENV;
+	if (err) /* reported: what this host lacks */
+		return -TC_ERRNO__ENV;
 	err = tracer__add_marks(r->tracer, s.pts, s.n);
 	if (err)
 		return err;

@@ -247,6 +247,13 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 	if (err)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	o->path = path;
+	if (o->iter_log_path && !trace__meta(t, "iter.spec")) {
+		log_err("--iter-log: %s was not recorded with --iter (no marked iterations to place "
+			"%s by)",
+			path, o->iter_log_path);
+		trace__free(t);
+		return -TC_ERRNO__INPUT;
+	}
 	if (o->samples_path || trace__meta(t, "iter.spec")) {
 		rc = o->samples_path ? apply_samples(t, o->samples_path)
 				     : report_apply_marks(t, path, o->iter_log_path);

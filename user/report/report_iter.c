@@ -78,9 +78,22 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 	return err;
 }
 
+/* Why the log cannot be placed on t's marked iterations, or NULL: it can. */
+static const char *unplaceable(const struct tc_trace *t, const struct iter_stats *st)
+{
+	if (!st->iterations)
+		return "no marked iterations to place it by";
+	if (strcmp(trace__meta(t, "iter.spec"), "perftest"))
+		return "it reads perftest's -U list, and these iterations were not marked by "
+		       "--iter perftest";
+	if (st->threads != 1)
+		return "several threads marked iterations, and a log is one thread's";
+	return NULL;
+}
+
 int report_apply_marks(struct tc_trace *t, const char *path, const char *log_path)
 {
-	const char *first = trace__meta(t, "iter.first");
+	const char *first = trace__meta(t, "iter.first"), *why;
 	struct iter_stats st;
 	int err = iter_samples_adopt(t, &st);
 
@@ -88,29 +101,21 @@ int report_apply_marks(struct tc_trace *t, const char *path, const char *log_pat
 		log_err("report %s: %s", path, strerror(-err));
 		return err;
 	}
+	if (log_path) {
+		why = unplaceable(t, &st);
+		if (!why)
+			return place_log(t, path, log_path);
+		log_err("report %s: --iter-log %s: %s", path, log_path, why);
+		return -TC_ERRNO__INPUT;
+	}
 	if (!st.iterations)
 		log_warn("report %s: no iterations marked (--iter %s: %zu marks): the command "
 			 "never reached the marker; this is the noise report instead",
 			 path, trace__meta(t, "iter.spec"), st.marks);
-	else if (log_path && strcmp(trace__meta(t, "iter.spec"), "perftest")) {
-		log_err("report %s: --iter-log reads perftest's -U list; this trace's iterations "
-			"were marked by --iter %s",
-			path, trace__meta(t, "iter.spec"));
-		return -TC_ERRNO__INPUT;
-	} else if (log_path && st.threads != 1) {
-		log_err("report %s: --iter-log: %zu threads marked iterations; a log is one "
-			"thread's",
-			path, st.threads);
-		return -TC_ERRNO__INPUT;
-	} else if (log_path)
-		return place_log(t, path, log_path);
 	else if (first)
 		log_warn("report %s: only the first %s iterations were marked (--iter-first): "
 			 "give the benchmark's own log with --iter-log for all of them",
 			 path, first);
-	if (log_path)
-		log_warn("report %s: --iter-log %s: no marked iterations to place it by", path,
-			 log_path);
 	err = set_made(t, &st);
 	if (err)
 		log_err("report %s: %s", path, strerror(-err));

@@ -304,33 +304,33 @@ void tracer__free(struct tracer *t)
 	free(t);
 }
 
-/* After the change: BPF reads the generation before probe_tids, so it never caches a stale role. */
-int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role)
+/* After a change to probe_tids: BPF reads the generation first, so it never caches a stale role. */
+static int bump_tids_gen(struct tracer *t)
 {
 	uint32_t zero = 0, gen = t->tids_gen + 1;
 
-	if (bpf_map_update_elem(t->tids_fd, &tid, &role, BPF_ANY) ||
-	    bpf_map_update_elem(t->gen_fd, &zero, &gen, BPF_ANY))
+	if (bpf_map_update_elem(t->gen_fd, &zero, &gen, BPF_ANY))
 		return -errno;
 	t->tids_gen = gen;
 	return 0;
+}
+
+int tracer__add_tid(struct tracer *t, uint32_t tid, uint32_t role)
+{
+	if (bpf_map_update_elem(t->tids_fd, &tid, &role, BPF_ANY))
+		return -errno;
+	return bump_tids_gen(t);
 }
 
 int tracer__del_tid(struct tracer *t, uint32_t tid)
 {
-	uint32_t zero = 0, gen = t->tids_gen + 1;
-
-	if ((bpf_map_delete_elem(t->tids_fd, &tid) && errno != ENOENT) ||
-	    bpf_map_update_elem(t->gen_fd, &zero, &gen, BPF_ANY))
+	if (bpf_map_delete_elem(t->tids_fd, &tid) && errno != ENOENT)
 		return -errno;
-	t->tids_gen = gen;
-	return 0;
+	return bump_tids_gen(t);
 }
 
-int tracer__add_cpu(struct tracer *t, uint32_t cpu)
+static int set_cpu(struct tracer *t, uint32_t cpu, uint32_t on)
 {
-	uint32_t on = 1;
-
 	if (cpu >= TC_MAX_CPUS)
 		return -EINVAL;
 	if (bpf_map_update_elem(t->cpus_fd, &cpu, &on, BPF_ANY))
@@ -338,15 +338,14 @@ int tracer__add_cpu(struct tracer *t, uint32_t cpu)
 	return 0;
 }
 
+int tracer__add_cpu(struct tracer *t, uint32_t cpu)
+{
+	return set_cpu(t, cpu, 1);
+}
+
 int tracer__drop_cpu(struct tracer *t, uint32_t cpu)
 {
-	uint32_t off = 0;
-
-	if (cpu >= TC_MAX_CPUS)
-		return -EINVAL;
-	if (bpf_map_update_elem(t->cpus_fd, &cpu, &off, BPF_ANY))
-		return -errno;
-	return 0;
+	return set_cpu(t, cpu, 0);
 }
 
 int tracer__add_sibling(struct tracer *t, uint32_t cpu, uint32_t probe)
