@@ -102,3 +102,8 @@ uint64_t probe_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+const char *probe_mode_name(enum probe_mode m)
+{
+	return m == PROBE_SERVER ? "server" : m == PROBE_CLIENT ? "client" : "loopback";
+}

@@ -15,7 +15,7 @@
 
 #include "core/trace.h"
 
-/* How the verbs probe reaches its peer. */
+/* How a probe reaches its peer (verbs, udp). */
 enum probe_mode {
 	PROBE_LOOPBACK, /* two QPs on one device, two threads in this process */
 	PROBE_SERVER,	/* wait for a client on the TCP port (one side, one thread) */
@@ -68,7 +68,12 @@ struct probe_ops {
 	const char *(*clock)(void *state);
 	/* Optional: what was measured on (device, GID, size, ...); NULL: nothing more. */
 	const char *(*detail)(void *state);
+	/* Optional: two hosts, the run's id both sides agreed on (16 hex digits); NULL: none. */
+	const char *(*run_id)(void *state);
 };
+
+/* "loopback", "server" or "client": the trace's run.mode. */
+const char *probe_mode_name(enum probe_mode m);
 
 /* The probe called name, or NULL. */
 const struct probe_ops *probe_find(const char *name);

@@ -8,15 +8,13 @@
  * them loses its CPU shows up as a slow round trip.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "lib/log.h"
 #include "lib/stop.h"
+#include "pair.h"
 #include "probe.h"
 
 #define STOP UINT64_MAX
@@ -28,44 +26,16 @@ struct shm_line {
 
 struct shm {
 	struct shm_line line;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned int generation; /* bumped by run() and close(); threads wake on change */
-	int quit;
-	int running; /* ping thread is inside a run */
-	int cpu[2];
-	uint32_t tid[2];
-	int pin_err[2];
-	int started;
+	struct pair pair; /* ping (side 0) and pong (side 1) */
 	struct tc_sample *samples;
 	size_t n;
 	_Atomic size_t done;
-	pthread_t thr[2];
 };
-
-static pthread_mutex_t *lk(struct shm *p)
-{
-	return &p->lock;
-}
-
-/* Blocks until run() or close() bumps the generation past *seen; returns quit. */
-static int park(struct shm *p, unsigned int *seen)
-{
-	int quit;
-
-	pthread_mutex_lock(lk(p));
-	while (p->generation == *seen && !p->quit)
-		pthread_cond_wait(&p->cond, lk(p));
-	*seen = p->generation;
-	quit = p->quit;
-	pthread_mutex_unlock(lk(p));
-	return quit;
-}
 
 static void ping_loop(struct shm *p)
 {
 	struct shm_line *l = &p->line;
-	uint32_t tid = p->tid[0], cpu = p->cpu[0];
+	uint32_t tid = pair__tid(&p->pair, 0), cpu = (uint32_t)p->pair.cpu[0];
 
 	size_t i;
 
@@ -103,38 +73,13 @@ static void pong_loop(struct shm *p)
 	}
 }
 
-struct side_arg {
-	struct shm *p;
-	int side;
-};
-
-static void *side_main(void *arg)
+static int run_side(void *arg, int side)
 {
-	struct shm *p = ((struct side_arg *)arg)->p;
-	int side = ((struct side_arg *)arg)->side;
-	unsigned int seen = 0;
-
-	free(arg);
-	pthread_mutex_lock(lk(p));
-	p->tid[side] = (uint32_t)syscall(SYS_gettid);
-	p->pin_err[side] = probe_pin_self(p->cpu[side]);
-	p->started++;
-	seen = p->generation;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(lk(p));
-
-	while (!park(p, &seen)) {
-		if (side == 0) {
-			ping_loop(p);
-			pthread_mutex_lock(lk(p));
-			p->running = 0;
-			pthread_cond_broadcast(&p->cond);
-			pthread_mutex_unlock(lk(p));
-		} else {
-			pong_loop(p);
-		}
-	}
-	return NULL;
+	if (side == 0)
+		ping_loop(arg);
+	else
+		pong_loop(arg);
+	return 0;
 }
 
 static void shm_close(void *state);
@@ -142,40 +87,14 @@ static void shm_close(void *state);
 static int shm_open(const struct probe_opts *o, void **state)
 {
 	struct shm *p;
-	int err = 0;
+	int err;
 
 	if (posix_memalign((void **)&p, 64, sizeof(*p)))
 		return -ENOMEM;
 	memset(p, 0, sizeof(*p));
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	p->cpu[0] = o->cpu[0];
-	p->cpu[1] = o->cpu[1];
-	for (int side = 0; side < 2; side++) {
-		struct side_arg *a = malloc(sizeof(*a));
-
-		if (!a) {
-			err = -ENOMEM;
-			break;
-		}
-		*a = (struct side_arg){p, side};
-		err = -pthread_create(&p->thr[side], NULL, side_main, a);
-		if (err) {
-			free(a);
-			log_err("start shm probe thread: %s", strerror(-err));
-			break;
-		}
-	}
-	pthread_mutex_lock(lk(p));
-	while (!err && p->started < 2)
-		pthread_cond_wait(&p->cond, lk(p));
-	pthread_mutex_unlock(lk(p));
-	for (int side = 0; !err && side < 2; side++) {
-		if (p->pin_err[side]) {
-			err = p->pin_err[side];
-			log_err("pin shm probe thread to cpu %d: %s", p->cpu[side], strerror(-err));
-		}
-	}
+	p->pair = (struct pair){
+		.sides = 2, .cpu = {o->cpu[0], o->cpu[1]}, .arg = p, .run_side = run_side};
+	err = pair__start(&p->pair, "shm");
 	if (err) {
 		shm_close(p);
 		return err;
@@ -191,7 +110,8 @@ static size_t shm_threads(void *state, struct probe_thread *out, size_t max)
 	size_t n = max < 2 ? max : 2;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct probe_thread){p->tid[i], (uint32_t)p->cpu[i], roles[i]};
+		out[i] = (struct probe_thread){pair__tid(&p->pair, (int)i), (uint32_t)p->pair.cpu[i],
+					       roles[i]};
 	return n;
 }
 
@@ -202,15 +122,9 @@ static int shm_run(void *state, struct tc_sample *s, size_t n, size_t *done)
 	atomic_store(&p->line.ping, 0);
 	atomic_store(&p->line.pong, 0);
 	atomic_store(&p->done, 0);
-	pthread_mutex_lock(lk(p));
 	p->samples = s;
 	p->n = n;
-	p->running = 1;
-	p->generation++;
-	pthread_cond_broadcast(&p->cond);
-	while (p->running)
-		pthread_cond_wait(&p->cond, lk(p));
-	pthread_mutex_unlock(lk(p));
+	pair__run(&p->pair);
 	*done = atomic_load(&p->done);
 	return 0;
 }
@@ -226,16 +140,7 @@ static void shm_close(void *state)
 {
 	struct shm *p = state;
 
-	pthread_mutex_lock(lk(p));
-	p->quit = 1;
-	p->generation++;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(lk(p));
-	for (int side = 0; side < 2; side++)
-		if (p->thr[side])
-			pthread_join(p->thr[side], NULL);
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
+	pair__stop(&p->pair);
 	free(p);
 }
 

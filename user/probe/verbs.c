@@ -26,6 +26,8 @@
 
 #include "lib/log.h"
 #include "lib/stop.h"
+#include "link.h"
+#include "pair.h"
 #include "verbs.h"
 
 #define STALL_S 10 /* no answer for this long: the peer is gone */
@@ -38,22 +40,14 @@ struct verbs {
 	int oob_fd;
 	struct verbs_clock clock;
 
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned int generation; /* bumped by run() and close(); threads wake on change */
-	int quit;
-	int running; /* sides still inside the current run */
-	int started;
-	uint32_t tid[2];
-	int pin_err[2];
-	pthread_t thr[2];
+	struct pair pair; /* the side threads */
 
 	struct tc_sample *samples;
 	size_t n;
-	int run_err;
 	_Atomic int abort; /* loopback: one side failed, the other stops */
 	_Atomic size_t done;
 	char detail[256];
+	char run_id[17]; /* two hosts: the run's id, shared with the peer */
 };
 
 static int initiates(const struct verbs *p, int side)
@@ -102,7 +96,7 @@ static void mark_done(struct verbs *p, size_t k)
 static int initiator_loop(struct verbs *p, struct verbs_ep *ep, size_t *done)
 {
 	struct tc_sample *s = p->samples;
-	uint32_t cpu = (uint32_t)p->o.cpu[0], tid = p->tid[0];
+	uint32_t cpu = (uint32_t)p->o.cpu[0], tid = pair__tid(&p->pair, 0);
 	uint64_t t = verbs_clock__read(&p->clock);
 	size_t i;
 	int err = 0;
@@ -132,7 +126,7 @@ static int initiator_loop(struct verbs *p, struct verbs_ep *ep, size_t *done)
 static int responder_loop(struct verbs *p, struct verbs_ep *ep, int record, size_t *done)
 {
 	struct tc_sample *s = p->samples;
-	uint32_t cpu = (uint32_t)p->o.cpu[0], tid = p->tid[0];
+	uint32_t cpu = (uint32_t)p->o.cpu[0], tid = pair__tid(&p->pair, 0);
 	size_t i;
 	int err = 0;
 
@@ -161,8 +155,9 @@ static int responder_loop(struct verbs *p, struct verbs_ep *ep, int record, size
 }
 
 /* One side's run; side 0 times it and converts its stamps. */
-static void run_side(struct verbs *p, int side)
+static int run_side(void *arg, int side)
 {
+	struct verbs *p = arg;
 	struct verbs_ep *ep = &p->ep[side];
 	int remote = p->o.mode != PROBE_LOOPBACK;
 	size_t done = 0;
@@ -171,7 +166,7 @@ static void run_side(struct verbs *p, int side)
 	if (remote) {
 		memset((void *)ep->recv, 0, ep->size);
 		*ep->ctl = 0;
-		err = verbs_oob__barrier(p->oob_fd, "start the run");
+		err = link_barrier(p->oob_fd, "start the run");
 	}
 	if (side == 0)
 		verbs_clock__pair(&p->clock, 1);
@@ -189,86 +184,23 @@ static void run_side(struct verbs *p, int side)
 	/* Whoever stops early tells the other side, which would wait for ever. */
 	if (done + 1 < p->n || err)
 		verbs_ep__send_stop(ep);
-	if (remote && !err && verbs_oob__barrier(p->oob_fd, "end the run"))
+	if (remote && !err && link_barrier(p->oob_fd, "end the run"))
 		log_warn("the peer did not confirm the end of the run");
 	if (side == 0) {
 		verbs_clock__pair(&p->clock, 2);
 		verbs_clock__convert(&p->clock, p->samples, done);
 		mark_done(p, done);
 	}
-	pthread_mutex_lock(&p->lock);
-	if (err && !p->run_err)
-		p->run_err = err;
-	p->running--;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
+	return err;
 }
 
-struct side_arg {
-	struct verbs *p;
-	int side;
-};
-
-static void *side_main(void *arg)
+/* The clock is measured and calibrated on the CPU that will read it. */
+static void init_side(void *arg, int side)
 {
-	struct verbs *p = ((struct side_arg *)arg)->p;
-	int side = ((struct side_arg *)arg)->side;
-	unsigned int seen;
-	int pin_err, quit;
+	struct verbs *p = arg;
 
-	free(arg);
-	pin_err = probe_pin_self(p->o.cpu[side]);
-	/* The clock is measured and calibrated on the CPU that will read it. */
-	if (side == 0 && !pin_err)
+	if (side == 0)
 		verbs_clock__init(&p->clock, p->o.clock);
-	pthread_mutex_lock(&p->lock);
-	p->tid[side] = (uint32_t)syscall(SYS_gettid);
-	p->pin_err[side] = pin_err;
-	p->started++;
-	seen = p->generation;
-	pthread_cond_broadcast(&p->cond);
-	for (;;) {
-		while (p->generation == seen && !p->quit)
-			pthread_cond_wait(&p->cond, &p->lock);
-		seen = p->generation;
-		quit = p->quit;
-		pthread_mutex_unlock(&p->lock);
-		if (quit)
-			return NULL;
-		run_side(p, side);
-		pthread_mutex_lock(&p->lock);
-	}
-}
-
-static int start_threads(struct verbs *p)
-{
-	int err = 0;
-
-	for (int side = 0; side < p->sides; side++) {
-		struct side_arg *a = malloc(sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		*a = (struct side_arg){p, side};
-		err = -pthread_create(&p->thr[side], NULL, side_main, a);
-		if (err) {
-			free(a);
-			log_err("start verbs probe thread: %s", strerror(-err));
-			return err;
-		}
-	}
-	pthread_mutex_lock(&p->lock);
-	while (p->started < p->sides)
-		pthread_cond_wait(&p->cond, &p->lock);
-	pthread_mutex_unlock(&p->lock);
-	for (int side = 0; side < p->sides; side++) {
-		if (p->pin_err[side]) {
-			log_err("pin verbs probe thread to cpu %d: %s", p->o.cpu[side],
-				strerror(-p->pin_err[side]));
-			return p->pin_err[side];
-		}
-	}
-	return 0;
 }
 
 /* Queue pairs up and connected: to each other, or through the TCP exchange. */
@@ -288,13 +220,13 @@ static int connect_sides(struct verbs *p)
 		return verbs_ep__connect(&p->ep[0]) ?: verbs_ep__connect(&p->ep[1]);
 	}
 	p->oob_fd =
-		p->o.mode == PROBE_SERVER ? verbs_oob__accept(&p->o) : verbs_oob__connect(&p->o);
+		p->o.mode == PROBE_SERVER ? link_accept(&p->o, "verbs") : link_connect(&p->o, "verbs");
 	if (p->oob_fd < 0)
 		return p->oob_fd;
-	err = verbs_oob__exchange(p->oob_fd, &p->o, &p->ep[0].self, &p->ep[0].peer);
+	err = verbs_oob__exchange(p->oob_fd, &p->o, &p->ep[0].self, &p->ep[0].peer, p->run_id);
 	err = err ?: verbs_ep__connect(&p->ep[0]);
 	/* Neither side may write before the other's QP is ready to receive. */
-	return err ?: verbs_oob__barrier(p->oob_fd, "connect the queue pairs");
+	return err ?: link_barrier(p->oob_fd, "connect the queue pairs");
 }
 
 static void describe(struct verbs *p)
@@ -324,15 +256,18 @@ static int verbs_open(const struct probe_opts *o, void **state)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
 	p->o = *o;
 	p->oob_fd = -1;
 	p->sides = o->mode == PROBE_LOOPBACK ? 2 : 1;
+	p->pair = (struct pair){.sides = p->sides,
+				.cpu = {o->cpu[0], o->cpu[1]},
+				.arg = p,
+				.init = init_side,
+				.run_side = run_side};
 	srand48((long)getpid() ^ (long)time(NULL));
 	err = verbs_dev__open(&p->dev, o);
 	err = err ?: connect_sides(p);
-	err = err ?: start_threads(p);
+	err = err ?: pair__start(&p->pair, "verbs");
 	if (err) {
 		verbs_close(p);
 		return err;
@@ -353,7 +288,7 @@ static size_t verbs_threads(void *state, struct probe_thread *out, size_t max)
 	size_t n = max < (size_t)p->sides ? max : (size_t)p->sides;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct probe_thread){p->tid[i], (uint32_t)p->o.cpu[i],
+		out[i] = (struct probe_thread){pair__tid(&p->pair, (int)i), (uint32_t)p->o.cpu[i],
 					       roles[p->o.mode][i]};
 	return n;
 }
@@ -361,6 +296,7 @@ static size_t verbs_threads(void *state, struct probe_thread *out, size_t max)
 static int verbs_run(void *state, struct tc_sample *s, size_t n, size_t *done)
 {
 	struct verbs *p = state;
+	int err;
 
 	if (n != p->o.iterations && p->o.mode != PROBE_LOOPBACK) {
 		log_err("verbs probe: run of %zu round trips, the peer agreed to %zu", n,
@@ -373,18 +309,11 @@ static int verbs_run(void *state, struct tc_sample *s, size_t n, size_t *done)
 	}
 	atomic_store(&p->done, 0);
 	atomic_store(&p->abort, 0);
-	pthread_mutex_lock(&p->lock);
 	p->samples = s;
 	p->n = n;
-	p->run_err = 0;
-	p->running = p->sides;
-	p->generation++;
-	pthread_cond_broadcast(&p->cond);
-	while (p->running)
-		pthread_cond_wait(&p->cond, &p->lock);
-	pthread_mutex_unlock(&p->lock);
+	err = pair__run(&p->pair);
 	*done = atomic_load(&p->done);
-	return p->run_err;
+	return err;
 }
 
 static size_t verbs_progress(void *state)
@@ -398,22 +327,13 @@ static void verbs_close(void *state)
 {
 	struct verbs *p = state;
 
-	pthread_mutex_lock(&p->lock);
-	p->quit = 1;
-	p->generation++;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	for (int side = 0; side < 2; side++)
-		if (p->thr[side])
-			pthread_join(p->thr[side], NULL);
+	pair__stop(&p->pair);
 	for (int side = 0; side < 2; side++)
 		if (p->ep[side].dev)
 			verbs_ep__destroy(&p->ep[side]);
 	verbs_dev__close(&p->dev);
 	if (p->oob_fd >= 0)
 		close(p->oob_fd);
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
 
@@ -427,6 +347,13 @@ static const char *verbs_detail(void *state)
 	return ((struct verbs *)state)->detail;
 }
 
+static const char *verbs_run_id(void *state)
+{
+	struct verbs *p = state;
+
+	return p->run_id[0] ? p->run_id : NULL;
+}
+
 const struct probe_ops verbs_probe = {
 	.name = "verbs",
 	.summary = "RDMA WRITE ping-pong over an RC queue pair, ib_write_lat's method",
@@ -437,4 +364,5 @@ const struct probe_ops verbs_probe = {
 	.close = verbs_close,
 	.clock = verbs_clock_desc,
 	.detail = verbs_detail,
+	.run_id = verbs_run_id,
 };

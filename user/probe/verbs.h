@@ -3,7 +3,7 @@
  * verbs.h - the verbs probe's parts, shared by its files only:
  *   verbs_dev.c    device, port, GID and MTU selection; queue pairs and their
  *                  RESET -> INIT -> RTR -> RTS walk
- *   verbs_oob.c    the TCP out-of-band exchange of two-host mode (perftest's)
+ *   verbs_oob.c    the line exchanged over the two-host link (link.h)
  *   verbs_clock.c  the timestamp clock: clock_gettime or calibrated TSC
  *   verbs.c        the probe_ops: threads, the ping-pong loops
  *
@@ -21,7 +21,7 @@
 #include "probe.h"
 
 /* Bumped whenever the out-of-band exchange or the ping-pong protocol changes. */
-#define VERBS_PROTO_VERSION 1
+#define VERBS_PROTO_VERSION 2
 
 /* One opened device port, shared by the endpoints of a run. */
 struct verbs_dev {
@@ -105,18 +105,14 @@ const char *verbs_gid_str(const union ibv_gid *gid, char *buf, size_t len);
 
 /* verbs_oob.c */
 
-/* Waits for one client on port (server) or connects to host:port. fd or -errno. */
-int verbs_oob__accept(const struct probe_opts *o);
-int verbs_oob__connect(const struct probe_opts *o);
 /*
- * Sends self and receives the peer's destination, run parameters and protocol
- * version; both sides must run the same -n and -s. 0 or -errno (reported;
- * -EPROTO for a version or parameter mismatch).
+ * Sends self and receives the peer's destination, run parameters, protocol
+ * version and run id over the link (link.h); both sides must run the same -n
+ * and -s. run_id (>= 17 bytes) gets the run's id, the client's. 0 or -errno
+ * (reported; -EPROTO for a version or parameter mismatch).
  */
 int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_dest *self,
-			struct verbs_dest *peer);
-/* Both sides reach the same point (QPs ready, run over). 0 or -errno (reported). */
-int verbs_oob__barrier(int fd, const char *what);
+			struct verbs_dest *peer, char *run_id);
 
 /* verbs_clock.c */
 

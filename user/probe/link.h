@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * link.h - the TCP link of a two-host run, private to user/probe: the server
+ * listens on --port (perftest's 18515 by default), the client connects; the
+ * probes exchange one text line each over it (what the peer needs, the run
+ * parameters, the protocol version, the run's id) and meet at one-byte
+ * barriers around the timed run. Text, so a mismatch is easy to diagnose.
+ */
+#ifndef TAILCAUSE_PROBE_LINK_H
+#define TAILCAUSE_PROBE_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "probe.h"
+
+/* A barrier may wait while the peer loads its BPF programs (record): seconds under TCG. */
+#define LINK_BARRIER_TIMEOUT_S 300
+
+/* Waits for one client on o->tcp_port (server). fd or -errno (reported); probe names the hint. */
+int link_accept(const struct probe_opts *o, const char *probe);
+/* Connects to o->host:o->tcp_port (client). fd or -errno (reported). */
+int link_connect(const struct probe_opts *o, const char *probe);
+/* Sends all of buf. 0 or -errno. */
+int link_send_all(int fd, const void *buf, size_t len);
+/*
+ * Reads one line, up to '\n' (not kept). A peer of another kind may send no
+ * newline at all: what came before EOF, a timeout or a full buffer counts as
+ * its line, so the caller can say what it was. 0, or -errno with nothing read.
+ */
+int link_recv_line(int fd, char *buf, size_t len);
+/* Both sides reach the same point (QPs ready, run over). 0 or -errno (reported). */
+int link_barrier(int fd, const char *what);
+/* Replaces what is not printable ASCII in line by '?', for an error message. */
+void link_printable(char *line);
+
+/* A fresh random run id as 16 hex digits into buf (>= 17 bytes). */
+void link_new_run_id(char *buf);
+
+#endif /* TAILCAUSE_PROBE_LINK_H */
