@@ -21,10 +21,11 @@ static void lat_help(void)
 	       "drops the two largest) and t_stdev is not truncated to an integer. Needs no\n"
 	       "privileges (verbs needs a large enough `ulimit -l`).\n"
 	       "\n"
-	       "With --probe verbs it works like ib_write_lat: without HOST it waits as server,\n"
-	       "with HOST it connects to that server as client, and both print statistics;\n"
-	       "--loopback runs both sides in this process on one device. Exit code 2 when\n"
-	       "the device, its port or the peer is missing or unusable.\n"
+	       "With --probe verbs it works like ib_write_lat, with --probe udp like sockperf\n"
+	       "ping-pong: without HOST it waits as server, with HOST it connects to that\n"
+	       "server as client, and both print statistics; --loopback runs both sides in\n"
+	       "this process (verbs: on one device; udp: on 127.0.0.1). Exit code 2 when the\n"
+	       "device, its port or the peer is missing or unusable.\n"
 	       "\n");
 	run_args_help(RA_PROBE | RA_VERBS);
 	printf("\n"
@@ -32,13 +33,16 @@ static void lat_help(void)
 	       "  tailcause lat --probe shm -n 1M --cpu 0,1\n"
 	       "  tailcause lat --probe verbs --loopback -d rxe0 -n 10k\n"
 	       "  tailcause lat --probe verbs -d mlx5_0                 # on host A: server\n"
-	       "  tailcause lat --probe verbs -d mlx5_0 hostA           # on host B: client\n");
+	       "  tailcause lat --probe verbs -d mlx5_0 hostA           # on host B: client\n"
+	       "  tailcause lat --probe udp --loopback --busy-poll -n 100k\n"
+	       "  tailcause lat --probe udp --port 11111                # on host A: server\n"
+	       "  tailcause lat --probe udp --port 11111 hostA          # on host B: client\n");
 }
 
 /* What runs where; flushed, since a server may wait a long time for its client. */
 static void print_probe(const struct run_args *a, void *probe)
 {
-	if (a->probe_opts.mode != PROBE_LOOPBACK && !strcmp(a->probe->name, "verbs"))
+	if (a->probe_opts.mode != PROBE_LOOPBACK && strcmp(a->probe->name, "shm"))
 		printf(" probe: %s on CPU %d", a->probe->name, a->probe_opts.cpu[0]);
 	else
 		printf(" probe: %s on CPUs %d,%d", a->probe->name, a->probe_opts.cpu[0],
@@ -57,7 +61,7 @@ int cmd_lat(int argc, char **argv)
 	uint64_t *rtt;
 	void *probe;
 	size_t done = 0;
-	int err, verbs;
+	int err;
 
 	err = run_args_parse(argc, argv, RA_PROBE | RA_VERBS | RA_SERVER_DEFAULT, lat_help, &a);
 	if (err)
@@ -68,7 +72,6 @@ int cmd_lat(int argc, char **argv)
 	}
 	if (probe_resolve_cpus(&a.probe_opts))
 		return -TC_ERRNO__USAGE;
-	verbs = !strcmp(a.probe->name, "verbs");
 	s = calloc(a.probe_opts.iterations, sizeof(*s));
 	rtt = calloc(a.probe_opts.iterations, sizeof(*rtt));
 	if (!s || !rtt) {
@@ -94,7 +97,7 @@ int cmd_lat(int argc, char **argv)
 			log_err("lat: no round trip completed");
 	}
 	if (!err)
-		report_stats_table(stdout, &sum, verbs ? a.probe_opts.size : 0);
+		report_stats_table(stdout, &sum, probe_message_bytes(a.probe, &a.probe_opts));
 	free(s);
 	free(rtt);
 	return err;

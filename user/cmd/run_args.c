@@ -28,6 +28,7 @@ enum {
 	OPT_SERVER,
 	OPT_PORT,
 	OPT_CLOCK,
+	OPT_BUSY_POLL,
 	OPT_FORMAT,
 	OPT_HTML,
 	OPT_SAMPLES,
@@ -42,10 +43,11 @@ static const struct {
 } options[] = {
 	{{"probe", required_argument, NULL, 'p'},
 	 RA_PROBE,
-	 "  -p, --probe NAME     verbs (RDMA WRITE ping-pong, ib_write_lat's method) or shm\n"
-	 "                       (ping-pong over a shared cache line, no NIC). Default: shm\n"
-	 "                       for lat; for record and run verbs where an RDMA port is\n"
-	 "                       active, else shm; verbs whenever a verbs option is given"},
+	 "  -p, --probe NAME     verbs (RDMA WRITE ping-pong, ib_write_lat's method), udp (kernel\n"
+	 "                       UDP sockets, sockperf ping-pong's method) or shm (a shared\n"
+	 "                       cache line, no NIC). Default: shm for lat; for record and run\n"
+	 "                       verbs where an RDMA port is active, else shm; verbs whenever\n"
+	 "                       an RDMA option or HOST is given"},
 	{{"cpu", required_argument, NULL, 'c'},
 	 RA_PROBE,
 	 "  -c, --cpu A,B        pin the two probe threads to CPUs A and B (default: the last two)"},
@@ -64,22 +66,29 @@ static const struct {
 	 "                       InfiniBand, none: LID routing)"},
 	{{"size", required_argument, NULL, 's'},
 	 RA_VERBS,
-	 "  -s, --size BYTES     verbs: message size (default 2)"},
+	 "  -s, --size BYTES     verbs, udp: message size (default 2; a udp datagram carries\n"
+	 "                       at least its 8-byte sequence number)"},
 	{{"inline-size", required_argument, NULL, 'I'},
 	 RA_VERBS,
 	 "  -I, --inline-size N  verbs: largest message sent inline (default 220; 0: never)"},
 	{{"loopback", no_argument, NULL, OPT_LOOPBACK},
 	 RA_VERBS,
-	 "      --loopback       verbs: two queue pairs on one device, two threads, one process\n"
-	 "                       (the default of record and run)"},
+	 "      --loopback       verbs, udp: two threads in one process (verbs: two queue pairs\n"
+	 "                       on one device; udp: two sockets on 127.0.0.1); the default\n"
+	 "                       of record and run"},
 	{{"server", no_argument, NULL, OPT_SERVER},
 	 RA_VERBS,
-	 "      --server         verbs: wait for a client on --port (the default of lat without\n"
+	 "      --server         verbs, udp: wait for a client on --port (the default of lat without\n"
 	 "                       HOST); HOST instead connects to that server as client. Two-host\n"
 	 "                       mode runs one thread, on the first --cpu"},
 	{{"port", required_argument, NULL, OPT_PORT},
 	 RA_VERBS,
-	 "      --port N         verbs: TCP port of the two-host exchange (default 18515)"},
+	 "      --port N         verbs, udp: TCP port of the two-host exchange (default 18515;\n"
+	 "                       udp's datagrams use the same UDP port on the server)"},
+	{{"busy-poll", no_argument, NULL, OPT_BUSY_POLL},
+	 RA_VERBS,
+	 "      --busy-poll      udp: spin on non-blocking receives (sockperf's busy-poll)\n"
+	 "                       instead of sleeping in recv()"},
 	{{"clock", required_argument, NULL, OPT_CLOCK},
 	 RA_VERBS,
 	 "      --clock C        verbs: auto (default: the TSC where clock_gettime is slow),\n"
@@ -181,7 +190,7 @@ void run_args_help(unsigned int mask)
 			printf("%s\n", options[i].help);
 }
 
-/* Verbs-only options; parse_one sets verbs_given when it sees one. */
+/* The two-host and RDMA options; parse_one notes which kind it saw. */
 static int parse_verbs(int c, const char *arg, struct run_args *a)
 {
 	struct probe_opts *o = &a->probe_opts;
@@ -217,6 +226,9 @@ static int parse_verbs(int c, const char *arg, struct run_args *a)
 		return 0;
 	case OPT_LOOPBACK:
 		a->loopback = 1;
+		return 0;
+	case OPT_BUSY_POLL:
+		o->busy_poll = 1;
 		return 0;
 	case OPT_SERVER:
 		a->server = 1;
@@ -279,13 +291,18 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case 'd':
 	case 'i':
 	case 'x':
-	case 's':
 	case 'I':
+	case OPT_CLOCK:
+		a->verbs_given = 1;
+		return parse_verbs(c, arg, a);
+	case OPT_BUSY_POLL:
+		a->udp_given = 1;
+		return parse_verbs(c, arg, a);
+	case 's':
 	case OPT_LOOPBACK:
 	case OPT_SERVER:
 	case OPT_PORT:
-	case OPT_CLOCK:
-		a->verbs_given = 1;
+		a->net_given = 1;
 		return parse_verbs(c, arg, a);
 	case 'p':
 		a->probe = probe_find(arg);
@@ -369,8 +386,14 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	return -EINVAL;
 }
 
+/* 1 when probe has a two-host mode (verbs, udp). */
+static int networked(const struct probe_ops *probe)
+{
+	return !strcmp(probe->name, "verbs") || !strcmp(probe->name, "udp");
+}
+
 /*
- * The probe and, for verbs, its mode: a HOST argument makes a client,
+ * The probe and, for verbs and udp, its mode: a HOST argument makes a client,
  * --server a server, --loopback one process; lat waits as server by default
  * (perftest's habit), record and run go loopback.
  */
@@ -380,24 +403,35 @@ static int pick_probe(unsigned int mask, struct run_args *a)
 	const char *host = NULL;
 
 	if ((mask & RA_VERBS) && a->n_rest > 0 &&
-	    (a->verbs_given || !a->probe || !strcmp(a->probe->name, "verbs"))) {
+	    (a->verbs_given || a->net_given || a->udp_given || !a->probe || networked(a->probe))) {
 		host = a->rest[0];
 		a->rest++;
 		a->n_rest--;
-		a->verbs_given = 1;
+		a->net_given = 1;
 	}
 	if (!a->probe) {
-		if (a->verbs_given)
+		if (a->udp_given)
+			a->probe = probe_find("udp");
+		else if (a->verbs_given || a->net_given)
 			a->probe = probe_find("verbs");
 		else if (mask & RA_AUTO_PROBE)
 			a->probe = probe_default();
 		else
 			a->probe = probe_find("shm");
 	}
-	if (strcmp(a->probe->name, "verbs")) {
-		if (a->verbs_given) {
-			log_err("--probe %s: the RDMA options (-d -i -x -s -I --loopback --server "
-				"--port --clock, HOST) are for --probe verbs",
+	if (a->verbs_given && strcmp(a->probe->name, "verbs")) {
+		log_err("--probe %s: the RDMA options (-d -i -x -I --clock) are for --probe verbs",
+			a->probe->name);
+		return -EINVAL;
+	}
+	if (a->udp_given && strcmp(a->probe->name, "udp")) {
+		log_err("--probe %s: --busy-poll is for --probe udp", a->probe->name);
+		return -EINVAL;
+	}
+	if (!networked(a->probe)) {
+		if (a->net_given) {
+			log_err("--probe %s: -s --loopback --server --port and HOST are for --probe "
+				"verbs and udp",
 				a->probe->name);
 			return -EINVAL;
 		}

@@ -13,9 +13,9 @@
 #define RA_OUTPUT	  0x02 /* -o -f */
 #define RA_TRACE	  0x04 /* --ringbuf --drain-ms --fallback --no-progress --no-calibrate */
 #define RA_REPORT	  0x08 /* --spike --nic-irq --top */
-#define RA_VERBS	  0x10 /* -d -i -x -s -I --loopback --server --port --clock, HOST */
+#define RA_VERBS	  0x10 /* -d -i -x -s -I --loopback --server --port --clock --busy-poll, HOST */
 #define RA_AUTO_PROBE	  0x20 /* no --probe: verbs on an active RDMA port, else shm */
-#define RA_SERVER_DEFAULT 0x40 /* verbs without HOST or --loopback waits as server */
+#define RA_SERVER_DEFAULT 0x40 /* verbs, udp without HOST or --loopback wait as server */
 #define RA_COMMAND	  0x80 /* -- CMD ARGS: trace a command instead of running a probe; --iter */
 #define RA_FORMAT	  0x100 /* report: --format -o --samples --interval */
 #define RA_HTML		  0x200 /* run: --html */
@@ -23,7 +23,9 @@
 struct run_args {
 	const struct probe_ops *probe;
 	struct probe_opts probe_opts;
-	int verbs_given; /* a verbs-only option or HOST was given */
+	int verbs_given; /* an RDMA-only option was given (-d -i -x -I --clock) */
+	int net_given;	 /* a two-host option was given (-s --loopback --server --port, HOST) */
+	int udp_given;	 /* a udp-only option was given (--busy-poll) */
 	int loopback;	 /* --loopback */
 	int server;	 /* --server */
 	const char *output;

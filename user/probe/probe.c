@@ -10,6 +10,7 @@
 #include "probe.h"
 
 extern const struct probe_ops shm_probe;
+extern const struct probe_ops udp_probe;
 extern const struct probe_ops verbs_probe;
 
 /* Verbs helper (verbs_dev.c): whether any RDMA port is PORT_ACTIVE. */
@@ -17,6 +18,7 @@ int verbs_any_active_port(void);
 
 static const struct probe_ops *const probes[] = {
 	&shm_probe,
+	&udp_probe,
 	&verbs_probe,
 };
 
@@ -30,7 +32,7 @@ const struct probe_ops *probe_find(const char *name)
 
 const char *probe_names(void)
 {
-	return "shm, verbs";
+	return "shm, udp, verbs";
 }
 
 const struct probe_ops *probe_default(void)
@@ -106,4 +108,11 @@ uint64_t probe_now_ns(void)
 const char *probe_mode_name(enum probe_mode m)
 {
 	return m == PROBE_SERVER ? "server" : m == PROBE_CLIENT ? "client" : "loopback";
+}
+
+size_t probe_message_bytes(const struct probe_ops *probe, const struct probe_opts *o)
+{
+	if (!strcmp(probe->name, "udp"))
+		return o->size < PROBE_UDP_MIN_SIZE ? PROBE_UDP_MIN_SIZE : o->size;
+	return strcmp(probe->name, "verbs") ? 0 : o->size;
 }

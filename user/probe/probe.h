@@ -25,7 +25,7 @@ enum probe_mode {
 struct probe_opts {
 	int cpu[2]; /* CPUs for the two sides; -1: the last two CPUs */
 	size_t iterations;
-	/* verbs only */
+	/* verbs (and the two-host options: udp too) */
 	const char *ib_dev; /* RDMA device; NULL: the first one */
 	int ib_port;	    /* 1-based */
 	int gid_index;	    /* -1: the RoCE v2 IPv4-mapped GID (or 0) */
@@ -35,12 +35,15 @@ struct probe_opts {
 	const char *host;      /* PROBE_CLIENT */
 	unsigned int tcp_port; /* out-of-band exchange (perftest's 18515) */
 	const char *clock;     /* "auto", "tsc", "monotonic"; NULL: auto */
+	/* udp only */
+	int busy_poll; /* spin on non-blocking receives instead of sleeping in recv() */
 };
 
 /* perftest's defaults, so both tools measure the same thing out of the box. */
 #define PROBE_DEF_SIZE	   2
 #define PROBE_DEF_INLINE   220
 #define PROBE_DEF_TCP_PORT 18515
+#define PROBE_UDP_MIN_SIZE 8 /* a udp datagram carries its 64-bit sequence number */
 
 /* A thread a probe runs, as the tracer needs it. */
 struct probe_thread {
@@ -74,6 +77,9 @@ struct probe_ops {
 
 /* "loopback", "server" or "client": the trace's run.mode. */
 const char *probe_mode_name(enum probe_mode m);
+
+/* The bytes one message of the run carries (verbs, udp: -s, udp at least its sequence); 0 shm. */
+size_t probe_message_bytes(const struct probe_ops *probe, const struct probe_opts *o);
 
 /* The probe called name, or NULL. */
 const struct probe_ops *probe_find(const char *name);

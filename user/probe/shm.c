@@ -110,8 +110,8 @@ static size_t shm_threads(void *state, struct probe_thread *out, size_t max)
 	size_t n = max < 2 ? max : 2;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct probe_thread){pair__tid(&p->pair, (int)i), (uint32_t)p->pair.cpu[i],
-					       roles[i]};
+		out[i] = (struct probe_thread){pair__tid(&p->pair, (int)i),
+					       (uint32_t)p->pair.cpu[i], roles[i]};
 	return n;
 }
 

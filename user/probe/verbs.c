@@ -219,8 +219,8 @@ static int connect_sides(struct verbs *p)
 		p->ep[1].peer = p->ep[0].self;
 		return verbs_ep__connect(&p->ep[0]) ?: verbs_ep__connect(&p->ep[1]);
 	}
-	p->oob_fd =
-		p->o.mode == PROBE_SERVER ? link_accept(&p->o, "verbs") : link_connect(&p->o, "verbs");
+	p->oob_fd = p->o.mode == PROBE_SERVER ? link_accept(&p->o, "verbs")
+					      : link_connect(&p->o, "verbs");
 	if (p->oob_fd < 0)
 		return p->oob_fd;
 	err = verbs_oob__exchange(p->oob_fd, &p->o, &p->ep[0].self, &p->ep[0].peer, p->run_id);

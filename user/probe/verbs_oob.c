@@ -18,7 +18,7 @@
 #include "link.h"
 #include "verbs.h"
 
-#define MAGIC		   "tailcause-verbs"
+#define MAGIC	     "tailcause-verbs"
 #define LINE_MAX_LEN 360
 
 static void gid_hex(const union ibv_gid *gid, char *out)
@@ -95,4 +95,3 @@ int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_d
 	memcpy(run_id, o->mode == PROBE_CLIENT ? mine : theirs, 17);
 	return 0;
 }
-

@@ -89,16 +89,18 @@ int recorder_store_run_facts(struct recorder *r)
 		err = err
 			      ?: recorder_metaf(r->trace, "run.probe_detail", "%s",
 						o->probe->detail(r->probe));
-	err = err ?: recorder_metaf(r->trace, "run.mode", "%s", probe_mode_name(o->probe_opts.mode));
+	err = err
+		      ?: recorder_metaf(r->trace, "run.mode", "%s",
+					probe_mode_name(o->probe_opts.mode));
 	if (o->probe_opts.mode == PROBE_CLIENT)
 		err = err ?: recorder_metaf(r->trace, "run.peer", "%s", o->probe_opts.host);
 	if (o->probe->run_id && o->probe->run_id(r->probe))
 		err = err ?: recorder_metaf(r->trace, "run.id", "%s", o->probe->run_id(r->probe));
 	/* what tailcause diff and rank check before comparing two verbs runs */
-	if (!strcmp(o->probe->name, "verbs"))
+	if (probe_message_bytes(o->probe, &o->probe_opts))
 		err = err
 			      ?: recorder_metaf(r->trace, "run.message_bytes", "%zu",
-						o->probe_opts.size);
+						probe_message_bytes(o->probe, &o->probe_opts));
 	err = err ?: recorder_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
 	err = err ?: recorder_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
 	return err ?: store_tracer_status(r);
