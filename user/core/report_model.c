@@ -36,7 +36,11 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->cpu_model = trace__meta(t, "host.cpu_model");
 	h->probe = trace__meta(t, "run.probe");
 	h->command = h->probe && !strcmp(h->probe, "command");
-	h->nic_probe = h->probe && !strcmp(h->probe, "verbs");
+	h->mode = trace__meta(t, "run.mode");
+	/* udp between two hosts crosses their NICs; on 127.0.0.1 it does not */
+	h->nic_probe =
+		h->probe && (!strcmp(h->probe, "verbs") ||
+			     (!strcmp(h->probe, "udp") && h->mode && strcmp(h->mode, "loopback")));
 	h->cpus = trace__meta(t, "run.cpus");
 	h->iterations = trace__meta(t, "run.iterations");
 	h->has_message_bytes = meta_u64(t, "run.message_bytes", &h->message_bytes);

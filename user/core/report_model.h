@@ -40,7 +40,8 @@ struct rm_header {
 	const char *cpu_model;
 	const char *probe;	/* "shm", "verbs", "command" */
 	int command;		/* record -- CMD: no probe of ours ran */
-	int nic_probe;		/* the probe ran over a NIC (verbs) */
+	int nic_probe;		/* the probe ran over a NIC (verbs; udp between two hosts) */
+	const char *mode;	/* run.mode: loopback, server, client; NULL: older traces */
 	const char *cpus;	/* the probe's CPUs, or the command's */
 	const char *iterations; /* round trips requested */
 	int has_message_bytes;	/* the verbs probe's message size */

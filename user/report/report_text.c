@@ -356,7 +356,7 @@ void report_text(FILE *out, const struct report_model *m)
 
 	report_text_header(out, m);
 	fprintf(out, "\n");
-	stats_table(out, &a->stats, 0, m->div);
+	stats_table(out, &a->stats, m->h.has_message_bytes ? m->h.message_bytes : 0, m->div);
 	if (m->verdict)
 		fprintf(out, " verdict: t_avg %.3f usec is %s%s\n", rm_lat_us(m, a->stats.mean),
 			m->verdict->text,
