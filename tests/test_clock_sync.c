@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_clock_sync.c - the two-host clock estimator on synthetic round trips
+ * with a known offset (+-ms) and drift (+-100 ppm), asymmetric delays,
+ * queueing noise and outliers: the true offset must lie within the stated
+ * uncertainty all along the run, and the uncertainty must stay near the
+ * delay asymmetry, not the round trip.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/clock_sync.h"
+
+struct scenario {
+	double offset_ns; /* server - client at client time 0 */
+	double drift;	  /* ppm / 1e6 */
+	double fwd_ns;	  /* least one-way delay client -> server */
+	double back_ns;	  /* least one-way delay server -> client */
+	double turn_ns;	  /* the server's turnaround */
+	double outliers;  /* share of round trips delayed by 1 ms on one leg */
+	size_t n;
+};
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+
+/* xorshift: reproducible without libc's rand state */
+static double unif(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return (double)(rnd_state >> 11) / 9007199254740992.0;
+}
+
+/* queueing noise: mostly none, sometimes microseconds */
+static double noise(void)
+{
+	return unif() < 0.5 ? 0 : -log(1 - unif()) * 2000.0;
+}
+
+static struct clock_sync_pt *make(const struct scenario *s, uint64_t base)
+{
+	struct clock_sync_pt *p = calloc(s->n, sizeof(*p));
+	double t = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		double fwd = s->fwd_ns + noise(), back = s->back_ns + noise();
+		double arrive;
+
+		if (unif() < s->outliers)
+			*(unif() < 0.5 ? &fwd : &back) += 1e6;
+		arrive = t + fwd; /* client time the request reached the server */
+		p[i].t1 = base + (uint64_t)t;
+		p[i].t2 = (uint64_t)((double)base + arrive + s->offset_ns + s->drift * arrive);
+		p[i].t4 = base + (uint64_t)(arrive + s->turn_ns + back);
+		t = (double)(p[i].t4 - base) + 100; /* the next round trip starts at once */
+	}
+	return p;
+}
+
+static void check(const struct scenario *s, uint64_t base)
+{
+	struct clock_sync_pt *p = make(s, base);
+	struct clock_sync c;
+	double worst = 0;
+
+	assert_int_equal(clock_sync_estimate(p, s->n, &c), 0);
+	assert_true(c.consistent);
+	for (size_t i = 0; i < s->n; i += s->n / 50) {
+		double tc = (double)(p[i].t1 - base);
+		double truth = s->offset_ns + s->drift * tc;
+		double err = fabs(clock_sync_offset_at(&c, p[i].t1) - truth);
+
+		if (err > worst)
+			worst = err;
+	}
+	/* the truth within the bound (1 ns of rounding) */
+	assert_true(worst <= c.uncertainty_ns + 1.0);
+	/* and the bound about the asymmetry plus the turnaround, far below the round trip */
+	assert_true(c.uncertainty_ns <= (s->fwd_ns + s->back_ns + s->turn_ns) / 2 + 200);
+	assert_true(fabs(c.drift - s->drift) < 2e-6);
+	/* mapping back and forth agrees */
+	{
+		uint64_t srv = clock_sync_client_to_server(&c, p[s->n / 2].t1);
+		uint64_t back = clock_sync_server_to_client(&c, srv);
+
+		assert_true(llabs((long long)(back - p[s->n / 2].t1)) <= 2);
+	}
+	free(p);
+}
+
+static void test_symmetric_no_offset(void **state)
+{
+	(void)state;
+	check(&(struct scenario){0, 0, 5000, 5000, 500, 0, 20000}, 1000000000ull);
+}
+
+static void test_offset_ms_and_drift(void **state)
+{
+	(void)state;
+	check(&(struct scenario){3.5e6, 100e-6, 4000, 4000, 300, 0, 50000}, 5000000000ull);
+	check(&(struct scenario){-7.25e6, -100e-6, 4000, 4000, 300, 0, 50000}, 9000000000ull);
+}
+
+static void test_asymmetric_with_outliers(void **state)
+{
+	(void)state;
+	/* the forward path 4x the return: the midpoint is 3 us off, the bound must say so */
+	check(&(struct scenario){1.2e6, 40e-6, 8000, 2000, 400, 0.02, 40000}, 7000000000ull);
+}
+
+static void test_jump_is_inconsistent(void **state)
+{
+	struct scenario s = {0, 0, 5000, 5000, 500, 0, 20000};
+	struct clock_sync_pt *p = make(&s, 1000000000ull);
+	struct clock_sync c;
+
+	(void)state;
+	for (size_t i = s.n / 2; i < s.n; i++)
+		p[i].t2 += 1000000; /* the server's clock stepped by 1 ms mid-run */
+	assert_int_equal(clock_sync_estimate(p, s.n, &c), 0);
+	assert_false(c.consistent);
+	assert_true(c.uncertainty_ns > 100000);
+	free(p);
+}
+
+static void test_too_few(void **state)
+{
+	struct clock_sync_pt one = {10, 20, 30};
+	struct clock_sync_pt backwards[2] = {{30, 20, 10}, {60, 50, 40}};
+	struct clock_sync c;
+
+	(void)state;
+	assert_int_equal(clock_sync_estimate(&one, 1, &c), -EINVAL);
+	assert_int_equal(clock_sync_estimate(backwards, 2, &c), -EINVAL);
+	assert_int_equal(clock_sync_estimate(NULL, 5, &c), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symmetric_no_offset),
+		cmocka_unit_test(test_offset_ms_and_drift),
+		cmocka_unit_test(test_asymmetric_with_outliers),
+		cmocka_unit_test(test_jump_is_inconsistent),
+		cmocka_unit_test(test_too_few),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
