@@ -37,6 +37,13 @@ static void report_help(void)
 	       "osnoise: per thread and per --interval, the time it lost off CPU (preempted, or\n"
 	       "waiting after a wake-up), to IRQs, softirqs, timer and IPIs on its CPU while it\n"
 	       "ran, and to its own compaction and reclaim; the worst intervals first.\n"
+	       "\n"
+	       "Two hosts: record both sides of a verbs or udp run (the server with --server,\n"
+	       "the client with HOST) and give the other side's trace with --peer. The clocks\n"
+	       "are aligned by the run's own round trips (NTP-style; the report states the\n"
+	       "uncertainty), the peer's intervals are named peer:<cause>, and what neither\n"
+	       "host's intervals explain is `path`: the NICs and the fabric between them.\n"
+	       "Spikes smaller than the clock uncertainty are not attributed across hosts.\n"
 	       "\n");
 	run_args_help(RA_REPORT | RA_FORMAT);
 	printf("\n"
@@ -45,6 +52,7 @@ static void report_help(void)
 	       "  tailcause report run.tct --spike 20us --top 3\n"
 	       "  tailcause report run.tct --format html -o run.html\n"
 	       "  tailcause report run.tct --format openmetrics -o /var/lib/node_exporter/tc.prom\n"
+	       "  tailcause report client.tct --peer server.tct\n"
 	       "  tailcause report bench.tct --samples bench.csv\n"
 	       "  tailcause report cmd.tct --interval 10 --format json\n");
 }
@@ -64,6 +72,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.output && outfile_check_dir("--output", a.output))
 		return -TC_ERRNO__USAGE;
+	if (a.peer && (a.samples || a.iter_log)) {
+		log_err("report: --peer joins two probe traces; --samples and --iter-log are for "
+			"traces of 'record -- CMD'");
+		return -TC_ERRNO__USAGE;
+	}
 	if (a.samples && a.iter_log) {
 		log_err("report: --samples and --iter-log both give the iterations: one of them");
 		return -TC_ERRNO__USAGE;
@@ -77,6 +90,7 @@ int cmd_report(int argc, char **argv)
 		.out_path = a.output,
 		.samples_path = a.samples,
 		.iter_log_path = a.iter_log,
+		.peer_path = a.peer,
 		.interval_ns = a.interval_ns,
 	};
 	return report_file(a.rest[0], &ro, stdout);

@@ -33,6 +33,7 @@ enum {
 	OPT_HTML,
 	OPT_SAMPLES,
 	OPT_ITER_LOG,
+	OPT_PEER,
 	OPT_INTERVAL,
 };
 
@@ -165,6 +166,12 @@ static const struct {
 	 "      --iter-log FILE  a trace recorded with --iter perftest --iter-first K: perftest's\n"
 	 "                       own -U output (its per-iteration list), placed on the trace's\n"
 	 "                       clock by the K marked iterations; the report says its error"},
+	{{"peer", required_argument, NULL, OPT_PEER},
+	 RA_FORMAT,
+	 "      --peer FILE      the other host's trace of the same two-host run (verbs or udp\n"
+	 "                       probe, client and server each recorded): one report whose\n"
+	 "                       spikes name this host's causes, the peer's (peer:<cause>) and\n"
+	 "                       the path between, on clocks aligned by the round trips"},
 	{{"samples", required_argument, NULL, OPT_SAMPLES},
 	 RA_FORMAT,
 	 "      --samples CSV    attribute your own benchmark's iterations instead of the\n"
@@ -266,13 +273,18 @@ static int parse_report(int c, const char *arg, struct run_args *a)
 	case OPT_HTML:
 	case OPT_SAMPLES:
 	case OPT_ITER_LOG:
+	case OPT_PEER:
 		if (!*arg) {
 			log_err("%s: empty file name", c == OPT_HTML	  ? "--html"
 						       : c == OPT_SAMPLES ? "--samples"
+						       : c == OPT_PEER	  ? "--peer"
 									  : "--iter-log");
 			return -EINVAL;
 		}
-		*(c == OPT_HTML ? &a->html : c == OPT_SAMPLES ? &a->samples : &a->iter_log) = arg;
+		*(c == OPT_HTML	     ? &a->html
+		  : c == OPT_SAMPLES ? &a->samples
+		  : c == OPT_PEER    ? &a->peer
+				     : &a->iter_log) = arg;
 		return 0;
 	case OPT_INTERVAL:
 		if (cli_parse_count("--interval", arg, 1, 3600000, &v))
@@ -380,6 +392,7 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_HTML:
 	case OPT_SAMPLES:
 	case OPT_ITER_LOG:
+	case OPT_PEER:
 	case OPT_INTERVAL:
 		return parse_report(c, arg, a);
 	}

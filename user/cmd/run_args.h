@@ -45,6 +45,7 @@ struct run_args {
 	const char *html;     /* RA_HTML: also write the HTML report there */
 	const char *samples;  /* RA_FORMAT: --samples CSV */
 	const char *iter_log; /* RA_FORMAT: --iter-log FILE (perftest -U output) */
+	const char *peer;     /* RA_FORMAT: --peer FILE, the other host's trace */
 	uint64_t interval_ns; /* RA_FORMAT: --interval, 0: default */
 	char *const *rest;    /* positional arguments left over (HOST taken out) */
 	int n_rest;

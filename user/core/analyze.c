@@ -66,7 +66,8 @@ static void widen(const struct ctx *c, const struct tc_event *e, struct active *
 {
 	const struct tc_calib_kind *k = calibrate_kind(&c->cal, e->kind);
 
-	if (!k || x->end <= x->start)
+	/* the calibration is this host's: the peer's intervals are not widened by it */
+	if (!k || x->end <= x->start || trace__is_peer(c->t, e))
 		return;
 	x->pre = k->pre_ns < x->start ? k->pre_ns : x->start;
 	x->post = k->post_ns;
@@ -245,6 +246,8 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 			      (x->end > x->start ? x->end : sat_add(x->start, 1)) <= s->t_start;
 		struct spike_item *it;
 
+		if (c->peer_off && trace__is_peer(c->t, &c->t->events[x->ev]))
+			continue;
 		if (context_is_callback(c->t->events[x->ev].kind) && outside) {
 			/*
 			 * Kept for its parent only (advance()), or reached since a calibrated
@@ -436,6 +439,9 @@ static int attribute_spike(struct ctx *c, struct tc_spike *sp, const struct tc_s
 	uint64_t total;
 	int err;
 
+	/* Two hosts: the peer's intervals only where the clocks place them well enough. */
+	c->peer_off = c->t->peer.cpu_base && sp->excess_ns < c->t->peer.uncertainty_ns;
+	sp->cross_host = c->t->peer.cpu_base && !c->peer_off;
 	/* Items stay in event order until decided: the order causes get numbered in. */
 	err = gather(c, s, s->t_end);
 	if (!err)

@@ -123,6 +123,8 @@ enum tc_unexplained {
 	TC_UNEXPLAINED_UNTRACED, /* no OS event, and a tracer that could see one was
 				  * missing (tc_analysis.coverage says which) */
 	TC_UNEXPLAINED_LOST,	 /* no OS event, and records were lost in its window */
+	TC_UNEXPLAINED_CLOCK,	 /* two hosts: smaller than the clock uncertainty, so
+				  * the peer's intervals could not be placed in it */
 };
 
 struct tc_spike {
@@ -130,6 +132,8 @@ struct tc_spike {
 	uint64_t rtt_ns;
 	uint64_t excess_ns;   /* rtt_ns - median RTT */
 	uint64_t hw_noise_ns; /* the part credited to hw-noise (no event of its own) */
+	uint64_t path_ns;     /* two hosts: the part neither host's intervals explain (path) */
+	int cross_host;	      /* two hosts: the peer's intervals were weighed in it */
 	uint64_t hidden_ns;   /* of the attributed excess, the calibrated hidden cost */
 	uint32_t primary;     /* index into causes; 0 is `unattributed` */
 	uint32_t candidate;   /* unattributed: best candidate cause, or TC_NO_CAUSE */

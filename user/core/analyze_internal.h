@@ -52,6 +52,7 @@ struct ctx {
 	struct spike_context sc;	/* and what the context rules consult */
 	struct context_parents parents; /* where a callback's parent ends */
 	size_t next;			/* the first event the sweep has not passed */
+	int peer_off; /* two hosts: this spike is below the clock uncertainty, the peer stays out */
 
 	struct cause_table causes;
 	size_t cap_contribs;

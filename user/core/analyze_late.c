@@ -261,10 +261,11 @@ static int has_os_event(const struct ctx *c, const struct tc_spike *sp)
 }
 
 /*
- * Decides sp again from its contribs (and its hw-noise) after late credit: the
- * same rule as the sweep's (spike_window_decide), and the books follow.
+ * Decides sp again from its contribs (and its hw-noise or path, cause
+ * eventless) after late credit: the same rule as the sweep's
+ * (spike_window_decide), and the books follow.
  */
-static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t hw)
+static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t eventless)
 {
 	struct tc_analysis *a = c->a;
 	uint32_t old = sp->primary, old_candidate = sp->candidate;
@@ -274,15 +275,15 @@ static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t hw)
 		const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
 		struct spike_item *it;
 
-		if (i == sp->n_contrib && !sp->hw_noise_ns)
+		if (i == sp->n_contrib && !sp->hw_noise_ns && !sp->path_ns)
 			break;
 		it = spike_window__add(&c->win);
 		if (!it)
 			return -ENOMEM;
 		if (i == sp->n_contrib) {
-			it->ev = SIZE_MAX; /* hw-noise has no event */
-			it->cause = hw;
-			it->att = sp->hw_noise_ns;
+			it->ev = SIZE_MAX; /* hw-noise and path have no event */
+			it->cause = eventless;
+			it->att = sp->hw_noise_ns ? sp->hw_noise_ns : sp->path_ns;
 		} else {
 			it->ev = k->event;
 			it->cause = k->cause;
@@ -309,11 +310,16 @@ static int hw_cause(struct ctx *c, uint32_t *hw)
 				 TC_CAUSE_HW_NOISE, hw);
 }
 
-/* hw-noise where it applies, the new decisions, and why the rest are unattributed. */
+/*
+ * hw-noise where it applies (one host), path (two hosts: what neither explains,
+ * where the peer was weighed), the new decisions, and why the rest are
+ * unattributed.
+ */
 static int settle(struct ctx *c, const uint8_t *touched)
 {
 	struct tc_analysis *a = c->a;
-	uint32_t hw = TC_NO_CAUSE;
+	uint32_t hw = TC_NO_CAUSE, path = TC_NO_CAUSE;
+	int joined = c->t->peer.cpu_base != 0;
 	int err = 0;
 
 	for (size_t i = 0; i < a->n_spikes && !err; i++) {
@@ -322,17 +328,27 @@ static int settle(struct ctx *c, const uint8_t *touched)
 		uint64_t u = unexplained_ns(a, sp);
 		int os = has_os_event(c, sp), lost = !os && lost_in(c, s);
 
-		if (u && !os && !lost && a->coverage_complete) {
+		if (joined && sp->cross_host && u) {
+			if (path == TC_NO_CAUSE)
+				err = cause_table_index(&c->causes,
+							causes_info(TC_CAUSE_PATH)->prefix,
+							TC_CAUSE_PATH, &path);
+			if (err)
+				break;
+			sp->path_ns = u;
+			a->causes[path].excess_ns = sat_add(a->causes[path].excess_ns, u);
+		} else if (!joined && u && !os && !lost && a->coverage_complete) {
 			err = hw_cause(c, &hw);
 			if (err)
 				break;
 			sp->hw_noise_ns = u;
 			a->causes[hw].excess_ns = sat_add(a->causes[hw].excess_ns, u);
 		}
-		if (sp->hw_noise_ns || touched[i])
-			err = redecide(c, sp, hw);
-		sp->unexplained = sp->primary ? TC_EXPLAINED
-				  : os	      ? TC_UNEXPLAINED_LITTLE
+		if (sp->hw_noise_ns || sp->path_ns || touched[i])
+			err = redecide(c, sp, sp->path_ns ? path : hw);
+		sp->unexplained = sp->primary		      ? TC_EXPLAINED
+				  : joined && !sp->cross_host ? TC_UNEXPLAINED_CLOCK
+				  : os			      ? TC_UNEXPLAINED_LITTLE
 				  : lost      ? TC_UNEXPLAINED_LOST
 					      : TC_UNEXPLAINED_UNTRACED;
 	}

@@ -74,17 +74,17 @@ int cause_table_index(struct cause_table *c, const char *name, enum tc_cause_cla
 #define MEMO_WORDS 5
 
 struct cause_memo {
-	uint64_t w[MEMO_WORDS]; /* arg | other_pid << 32, kind | flags << 16, other_comm, func */
+	uint64_t w[MEMO_WORDS]; /* arg | other_pid << 32, kind | flags << 16 | peer << 32, other_comm, func */
 	uint32_t cause;
 	uint32_t used;
 };
 
 _Static_assert(sizeof(((struct tc_event *)0)->other_comm) == 2 * sizeof(uint64_t), "comm size");
 
-static void memo_key(const struct tc_event *e, uint64_t *w)
+static void memo_key(const struct tc_trace *t, const struct tc_event *e, uint64_t *w)
 {
 	w[0] = (uint64_t)e->arg | (uint64_t)e->other_pid << 32;
-	w[1] = (uint64_t)e->kind | (uint64_t)e->flags << 16;
+	w[1] = (uint64_t)e->kind | (uint64_t)e->flags << 16 | (uint64_t)trace__is_peer(t, e) << 32;
 	memcpy(&w[2], e->other_comm, 2 * sizeof(*w));
 	w[4] = e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN ? e->func : 0;
 }
@@ -136,7 +136,7 @@ int cause_table_event(struct cause_table *c, const struct tc_trace *t, const str
 
 	if ((c->memo_used + 1) * 2 > c->memo_size && memo_grow(c))
 		return -ENOMEM;
-	memo_key(e, w);
+	memo_key(t, e, w);
 	slot = memo_slot(c->memo, c->memo_size, w);
 	if (slot->used) {
 		*out = slot->cause;

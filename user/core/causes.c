@@ -90,6 +90,11 @@ static const struct tc_cause_info catalogue[TC_CAUSE_CLASS_COUNT] = {
 		"are not steal; on bare metal: SMIs, firmware, the SMT sibling)",
 		"VM: dedicated, pinned vCPUs with the host's housekeeping elsewhere; bare metal: "
 		"check SMIs (turbostat's SMI count) and the BIOS power and RAS settings" },
+	[TC_CAUSE_PATH] = { TC_CAUSE_PATH, "path",
+		"two hosts: neither host's traced intervals explain it: the NICs and the fabric "
+		"between them, or what neither host traces (a hypervisor, firmware)",
+		"read the NIC and switch counters for the spike's time (retransmissions, PFC "
+		"pauses, ECN marks); check the path's MTU, cabling and congestion control" },
 };
 
 /* Linux's signal numbers (x86, arm64, and most others: asm-generic/signal.h). */
@@ -353,16 +358,10 @@ static enum tc_cause_class name_simple(const struct tc_event *e, char *buf, size
 	}
 }
 
-enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct tc_event *e,
-					  const struct tc_name_ctx *ctx, const char *nic_pattern,
-					  char *buf, size_t len)
+static enum tc_cause_class name_event(const struct tc_trace *t, const struct tc_event *e,
+				     const struct tc_name_ctx *ctx, const char *nic_pattern,
+				     char *buf, size_t len)
 {
-	char dummy[1];
-
-	if (!buf || !len) {
-		buf = dummy;
-		len = sizeof(dummy);
-	}
 	switch (e->kind) {
 	case TC_EV_OFFCPU:
 		return name_offcpu(t, e, ctx, buf, len);
@@ -400,4 +399,23 @@ enum tc_cause_class causes_name_event(const struct tc_trace *t, const struct tc_
 				      const char *nic_pattern, char *buf, size_t len)
 {
 	return causes_name_event_ctx(t, e, NULL, nic_pattern, buf, len);
+}
+
+enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct tc_event *e,
+					  const struct tc_name_ctx *ctx, const char *nic_pattern,
+					  char *buf, size_t len)
+{
+	enum tc_cause_class cls;
+	char dummy[1], own[96];
+
+	if (!buf || !len) {
+		buf = dummy;
+		len = sizeof(dummy);
+	}
+	if (!trace__is_peer(t, e))
+		return name_event(t, e, ctx, nic_pattern, buf, len);
+	/* the peer host's cause: the same name, marked */
+	cls = name_event(t, e, ctx, nic_pattern, own, sizeof(own));
+	snprintf(buf, len, "peer:%s", own);
+	return cls;
 }

@@ -7,6 +7,7 @@
 
 #include "analyze.h"
 #include "describe.h"
+#include "peer_join.h"
 
 static const char *const kind_names[] = {
 	[TC_EV_OFFCPU] = "offcpu",
@@ -162,7 +163,9 @@ static int describe_more(const struct tc_trace *t, const struct tc_event *e, cha
 	}
 }
 
-void describe_event(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
+/* One event on its own host's numbering; irq_base: where its IRQ names are kept. */
+static void describe_own(const struct tc_trace *t, const struct tc_event *e, uint32_t irq_base,
+			 char *buf, size_t len)
 {
 	const char *name;
 	char cause[TC_CAUSE_NAME_LEN];
@@ -172,7 +175,7 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 		offcpu_detail(e, buf, len);
 		return;
 	case TC_EV_HARDIRQ:
-		name = trace__irq_name(t, e->arg);
+		name = trace__irq_name(t, e->arg + irq_base);
 		snprintf(buf, len, "irq %u (%s) on cpu %u", e->arg, name ? name : "?", e->cpu);
 		return;
 	case TC_EV_SOFTIRQ:
@@ -192,7 +195,7 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 		snprintf(buf, len, "tid %u moved from cpu %u to cpu %u", e->tid, e->arg, e->cpu);
 		return;
 	case TC_EV_IRQ_MOVE:
-		name = trace__irq_name(t, e->arg);
+		name = trace__irq_name(t, e->arg + irq_base);
 		snprintf(buf, len, "irq %u (%s) moved from cpu %llu to cpu %u", e->arg,
 			 name ? name : "?", (unsigned long long)e->from_cpu, e->cpu);
 		return;
@@ -215,4 +218,26 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 		causes_name_event(t, e, NULL, cause, sizeof(cause));
 		snprintf(buf, len, "%s on cpu %u", cause, e->cpu);
 	}
+}
+
+void describe_event(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
+{
+	struct tc_event own = *e;
+	char line[256];
+
+	if (!trace__is_peer(t, e)) {
+		describe_own(t, e, 0, buf, len);
+		return;
+	}
+	/* the peer's event in the peer's own numbers (peer_join.c's merge, undone) */
+	own.cpu -= PEER_CPU_BASE;
+	own.tid &= ~PEER_TID_BIT;
+	if (e->kind == TC_EV_HARDIRQ || e->kind == TC_EV_IRQ_MOVE)
+		own.arg -= PEER_IRQ_BASE;
+	if (e->kind == TC_EV_SIBLING || e->kind == TC_EV_MIGRATE)
+		own.arg -= PEER_CPU_BASE;
+	if (e->kind == TC_EV_IRQ_MOVE)
+		own.from_cpu -= PEER_CPU_BASE;
+	describe_own(t, &own, PEER_IRQ_BASE, line, sizeof(line));
+	snprintf(buf, len, "peer: %s", line);
 }

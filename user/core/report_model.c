@@ -24,6 +24,31 @@ static int meta_u64(const struct tc_trace *t, const char *key, uint64_t *v)
 	return 1;
 }
 
+/* --peer: what was joined, and how well the clocks were aligned (core/peer_join.c's meta). */
+static void peer_header(struct rm_header *h, const struct tc_trace *t)
+{
+	struct rm_peer *p = &h->peer;
+	const char *v;
+
+	p->joined = t->peer.cpu_base != 0;
+	if (!p->joined)
+		return;
+	p->path = trace__meta(t, "peer.path");
+	p->host = trace__meta(t, "peer.host");
+	p->mode = trace__meta(t, "peer.mode");
+	p->cpus = trace__meta(t, "peer.cpus");
+	meta_u64(t, "peer.pairs", &p->pairs);
+	meta_u64(t, "peer.events", &p->events);
+	meta_u64(t, "peer.lost", &p->lost);
+	v = trace__meta(t, "peer.offset_ns");
+	p->offset_ns = v ? strtod(v, NULL) : 0;
+	v = trace__meta(t, "peer.drift_ppm");
+	p->drift_ppm = v ? strtod(v, NULL) : 0;
+	p->uncertainty_ns = t->peer.uncertainty_ns;
+	p->consistent = is_yes(trace__meta(t, "peer.consistent"));
+	h->n_events -= p->events < h->n_events ? p->events : h->n_events;
+}
+
 static void build_header(struct report_model *m, const struct report_model_opts *o)
 {
 	const struct tc_trace *t = m->t;
@@ -77,9 +102,10 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->calib_status = trace__meta(t, "calib.status");
 	h->calibrated = calibrate_load(t, &h->cal);
 	for (size_t i = 0; i < t->n_events; i++)
-		if (t->events[i].kind == TC_EV_STEAL)
+		if (t->events[i].kind == TC_EV_STEAL && !trace__is_peer(t, &t->events[i]))
 			h->stolen_ns += t->events[i].stolen_ns;
 	h->has_bad_records = meta_u64(t, "run.bad_records", &h->bad_records);
+	peer_header(h, t);
 	m->meta = t->meta;
 	m->n_meta = t->n_meta;
 }
@@ -378,6 +404,12 @@ void rm_unexplained_words(const struct report_model *m, const struct tc_spike *s
 		snprintf(buf, len,
 			 "no OS event overlaps it, but not hw-noise: records were lost "
 			 "in its window");
+		break;
+	case TC_UNEXPLAINED_CLOCK:
+		snprintf(buf, len,
+			 "smaller than the two hosts' clock uncertainty (+-%.3f usec): the peer's "
+			 "intervals cannot be placed in it",
+			 (double)m->t->peer.uncertainty_ns / 1e3);
 		break;
 	default:
 		buf[0] = 0;

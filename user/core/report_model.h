@@ -31,6 +31,19 @@
 /* The version of the JSON report's schema (docs/report-schema.md) that this tailcause writes. */
 #define TC_REPORT_SCHEMA_VERSION 1
 
+/* --peer: the other host's trace, joined (core/peer_join.h). */
+struct rm_peer {
+	int joined;
+	const char *path, *host, *mode, *cpus;
+	uint64_t pairs;	      /* round trips the clocks were aligned by */
+	uint64_t events;      /* its intervals, merged */
+	uint64_t lost;	      /* its records lost to ring-buffer overrun */
+	double offset_ns;     /* the peer's clock - this one's, at the first round trip */
+	double drift_ppm;     /* and how fast that changes */
+	uint64_t uncertainty_ns;
+	int consistent; /* 0: no line aligned every round trip (a clock step) */
+};
+
 /* The facts of a report's header; a string is NULL where the trace does not say. */
 struct rm_header {
 	const char *path; /* the trace file; NULL when it was not kept */
@@ -81,6 +94,7 @@ struct rm_header {
 	int calibrated;		  /* cal holds the trace's calibration */
 	struct tc_calibration cal;
 	uint64_t lost; /* records lost to ring-buffer overrun, all CPUs */
+	struct rm_peer peer;
 	int has_bad_records;
 	uint64_t bad_records;
 };

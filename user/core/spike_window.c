@@ -166,10 +166,14 @@ static void mark_nested(struct spike_window *w)
 	spike_window_sort(w);
 }
 
-/* Items that take their part of a segment first: explaining, and not weak. */
-static int first_claim(const struct spike_item *it)
+/*
+ * Who takes a segment: the explaining items that are not weak first (tier 0),
+ * then the weak ones (1: they explain only what nothing stronger does), then the
+ * rest (2: blocked, unattributed), which never dilute an explanation.
+ */
+static int tier(const struct spike_item *it)
 {
-	return it->explains && !it->weak;
+	return it->explains ? (it->weak ? 1 : 0) : 2;
 }
 
 /*
@@ -204,30 +208,30 @@ static size_t add_pauses(struct spike_window *w, size_t np, uint64_t ws, uint64_
 	return np;
 }
 
-/* Coverage so far, by whether the items explain. */
+/* Coverage so far, by tier. */
 struct cover {
-	unsigned int exp, other;
-	long double f_exp, f_other; /* F(t) of each kind, see share_window() */
+	unsigned int n[3];
+	long double f[3]; /* F(t) of each tier, see share_window() */
 };
 
-/* Spreads the segment [prev, t) over the items covering it; returns its length if covered. */
+/* Spreads the segment [prev, t) over the items of the first tier covering it; its length if covered. */
 static uint64_t cover_segment(struct cover *c, uint64_t prev, uint64_t t)
 {
-	if (c->exp)
-		c->f_exp += (long double)(t - prev) / c->exp;
-	else if (c->other)
-		c->f_other += (long double)(t - prev) / c->other;
-	else
-		return 0;
-	return t - prev;
+	for (int k = 0; k < 3; k++) {
+		if (c->n[k]) {
+			c->f[k] += (long double)(t - prev) / c->n[k];
+			return t - prev;
+		}
+	}
+	return 0;
 }
 
 /*
  * With F(t) the integral of 1 / (number of top-level items covering t), an
  * item's share is F(its clipped end) - F(its clipped start): each elementary
  * segment is split equally among the items covering it, in O(k log k).
- * Explaining items and the others keep separate F: a segment that some
- * explaining item covers counts only for the explaining ones.
+ * Each tier keeps its own F: a segment counts only for the first tier that
+ * covers it.
  * Returns the covered time (the union of the top-level items).
  */
 static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
@@ -254,13 +258,13 @@ static uint64_t share_window(struct spike_window *w, uint64_t ws, uint64_t we)
 
 		covered += cover_segment(&c, prev, pt->t);
 		prev = pt->t;
-		f = first_claim(it) ? c.f_exp : c.f_other;
+		f = c.f[tier(it)];
 		if (pt->is_end) {
 			it->share += f; /* share = F(end) - F(start), both set once */
-			*(first_claim(it) ? &c.exp : &c.other) -= 1;
+			c.n[tier(it)] -= 1;
 		} else {
 			it->share -= f;
-			*(first_claim(it) ? &c.exp : &c.other) += 1;
+			c.n[tier(it)] += 1;
 		}
 	}
 	return covered;

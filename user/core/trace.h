@@ -83,6 +83,16 @@ struct tc_trace {
 
 	int truncated; /* the file ended before its END block */
 
+	/*
+	 * A two-host report (core/peer_join.h): the peer's events and threads were
+	 * merged in, on this trace's clock, their CPUs numbered from cpu_base and
+	 * their tids marked; 0: none. uncertainty_ns is the clock alignment's.
+	 */
+	struct {
+		uint32_t cpu_base;
+		uint64_t uncertainty_ns;
+	} peer;
+
 	/* growth capacities; private to trace.c */
 	size_t cap_meta, cap_threads, cap_samples, cap_events, cap_irq_names, cap_counters;
 };
@@ -123,6 +133,11 @@ const char *trace__meta(const struct tc_trace *t, const char *key);
 const char *trace__irq_name(const struct tc_trace *t, uint32_t irq);
 /* The role of tid (TC_THREAD_*), or 0 when tid is not a known thread. */
 uint32_t trace__thread_role(const struct tc_trace *t, uint32_t tid);
+/* 1 when e came from the peer's trace of a two-host report. */
+static inline int trace__is_peer(const struct tc_trace *t, const struct tc_event *e)
+{
+	return t && t->peer.cpu_base && e->cpu >= t->peer.cpu_base;
+}
 /* Sum of drops over all CPUs. */
 uint64_t trace__total_drops(const struct tc_trace *t);
 /* Sorts events by start time and samples by t_start (stable). */

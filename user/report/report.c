@@ -12,6 +12,7 @@
 #include "core/iter_samples.h"
 #include "report_iter.h"
 #include "core/samples_csv.h"
+#include "core/peer_join.h"
 #include "core/wakeups.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
@@ -238,6 +239,29 @@ static int latency_report(const struct report_opts *o, const struct tc_trace *t,
 	return err;
 }
 
+/* --peer: the other host's trace, joined to t on t's clock. */
+static int join_peer(struct tc_trace *t, const char *path, const char *peer_path)
+{
+	struct tc_trace *p = NULL;
+	struct peer_join j;
+	int err;
+
+	err = trace_file_read(peer_path, &p);
+	if (err)
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	err = peer_join(t, p, &j);
+	trace__free(p);
+	if (err == -EINVAL) {
+		log_err("--peer %s: cannot join it to %s: %s", peer_path, path, j.why);
+		return -TC_ERRNO__INPUT;
+	}
+	if (err) {
+		log_err("--peer %s: %s", peer_path, strerror(-err));
+		return err;
+	}
+	return trace__set_meta(t, "peer.path", peer_path);
+}
+
 int report_file(const char *path, struct report_opts *o, FILE *out)
 {
 	struct tc_trace *t = NULL;
@@ -257,6 +281,13 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 	if (o->samples_path || trace__meta(t, "iter.spec")) {
 		rc = o->samples_path ? apply_samples(t, o->samples_path)
 				     : report_apply_marks(t, path, o->iter_log_path);
+		if (rc) {
+			trace__free(t);
+			return rc;
+		}
+	}
+	if (o->peer_path) {
+		rc = join_peer(t, path, o->peer_path);
 		if (rc) {
 			trace__free(t);
 			return rc;

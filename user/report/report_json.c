@@ -97,6 +97,28 @@ static void write_iterations(struct json *j, const struct rm_header *h)
 	json_end(j);
 }
 
+/* --peer: null, or the other host's trace and the clock alignment. */
+static void write_peer(struct json *j, const struct rm_peer *p)
+{
+	if (!p->joined) {
+		json_null(j, "peer");
+		return;
+	}
+	json_obj(j, "peer");
+	json_str(j, "trace", p->path);
+	json_str(j, "host", p->host);
+	json_str(j, "mode", p->mode);
+	json_str(j, "cpus", p->cpus);
+	json_u64(j, "events", p->events);
+	json_u64(j, "lost", p->lost);
+	json_u64(j, "round_trips_aligned", p->pairs);
+	json_num(j, "clock_offset_us", p->offset_ns / 1e3, 3);
+	json_num(j, "clock_drift_ppm", p->drift_ppm, 3);
+	json_num(j, "clock_uncertainty_us", (double)p->uncertainty_ns / 1e3, 3);
+	json_bool(j, "clock_consistent", p->consistent);
+	json_end(j);
+}
+
 static void write_run(struct json *j, const struct rm_header *h)
 {
 	json_obj(j, "host");
@@ -126,6 +148,7 @@ static void write_run(struct json *j, const struct rm_header *h)
 	else
 		json_null(j, "samples_rows");
 	write_iterations(j, h);
+	write_peer(j, &h->peer);
 	json_obj_compact(j, "steal");
 	json_bool(j, "traced", h->steal_traced);
 	json_str(j, "how", h->steal);
@@ -253,6 +276,7 @@ static const char *const unexplained_names[] = {
 	[TC_UNEXPLAINED_LITTLE] = "too-little",
 	[TC_UNEXPLAINED_UNTRACED] = "tracing-incomplete",
 	[TC_UNEXPLAINED_LOST] = "records-lost",
+	[TC_UNEXPLAINED_CLOCK] = "clock-uncertainty",
 };
 
 static void write_spike(struct json *j, const struct report_model *m, size_t rank,
@@ -284,6 +308,8 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 		 sp->primary == 0 && sp->candidate != TC_NO_CAUSE ? a->causes[sp->candidate].name
 								  : NULL);
 	json_num(j, "hw_noise_us", rm_lat_us(m, sp->hw_noise_ns), 3);
+	json_num(j, "path_us", rm_lat_us(m, sp->path_ns), 3);
+	json_bool(j, "cross_host", sp->cross_host);
 	json_num(j, "hidden_us", rm_lat_us(m, sp->hidden_ns), 3);
 	json_str(j, "unexplained", unexplained_names[sp->unexplained]);
 	write_timeline(j, t, a, sp);

@@ -82,6 +82,25 @@ static void print_hypervisor(FILE *out, const struct rm_header *h)
 		fprintf(out, "  hypervisor  %s: steal %s\n", h->hypervisor, or_q(h->steal));
 }
 
+/* --peer: the other host's trace, and how well the two clocks were aligned. */
+static void print_peer(FILE *out, const struct rm_header *h)
+{
+	const struct rm_peer *p = &h->peer;
+
+	if (!p->joined)
+		return;
+	fprintf(out,
+		"  peer        %s: %s, the %s (CPUs %s), %" PRIu64 " intervals joined, %" PRIu64
+		" lost\n"
+		"              clocks aligned by %" PRIu64 " round trips: the peer's is %+.3f usec "
+		"off this one's, drifting %+.3f ppm, to within +-%.3f usec%s\n"
+		"              (spikes smaller than that are not attributed across hosts; what "
+		"neither host explains is `path`)\n",
+		or_q(p->path), or_q(p->host), or_q(p->mode), or_q(p->cpus), p->events, p->lost,
+		p->pairs, p->offset_ns / 1e3, p->drift_ppm, US(p->uncertainty_ns),
+		p->consistent ? "" : " (no line fits every round trip: a clock stepped)");
+}
+
 /* What the calibration found each kind of event costs, against what the guest sees. */
 static void print_calibration(FILE *out, const struct rm_header *h)
 {
@@ -188,6 +207,7 @@ void report_text_header(FILE *out, const struct report_model *m)
 	print_hypervisor(out, h);
 	print_calibration(out, h);
 	print_workload(out, h);
+	print_peer(out, h);
 	if (h->probe_detail)
 		fprintf(out, "  device      %s\n", h->probe_detail);
 	fprintf(out, "  clock       %s\n", h->clock ? h->clock : "CLOCK_MONOTONIC");
@@ -281,6 +301,9 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 	if (sp->hw_noise_ns)
 		fprintf(out, "      hw-noise  %.3f usec: no OS event on the probe CPUs; %s\n",
 			rm_lat_us(m, sp->hw_noise_ns), rm_hw_noise_words(m));
+	if (sp->path_ns)
+		fprintf(out, "      path      %.3f usec: neither host's intervals explain it (%s)\n",
+			rm_lat_us(m, sp->path_ns), m->h.peer.host ? m->h.peer.host : "the peer");
 	if (!sp->n_contrib)
 		return;
 	n = plot_timeline_pick(a, sp, TIMELINE_MAX, pick);

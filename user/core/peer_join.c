@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* peer_join.c - the peer's trace joined to this one, on this one's clock (peer_join.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peer_join.h"
+
+static int refuse(struct peer_join *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(j->why, sizeof(j->why), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const char *meta_or(const struct tc_trace *t, const char *key, const char *dflt)
+{
+	const char *v = trace__meta(t, key);
+
+	return v ? v : dflt;
+}
+
+/* The two traces are the two sides of one run. */
+static int check_pair(const struct tc_trace *local, const struct tc_trace *peer,
+		      struct peer_join *j)
+{
+	const char *lid = trace__meta(local, "run.id"), *pid = trace__meta(peer, "run.id");
+	const char *lmode = meta_or(local, "run.mode", "loopback");
+	const char *pmode = meta_or(peer, "run.mode", "loopback");
+
+	if (!lid || !pid)
+		return refuse(j, "%s trace was not recorded as one side of a two-host run (no run.id)",
+			      lid ? "the peer's" : "this");
+	if (strcmp(lid, pid))
+		return refuse(j, "the traces come from different runs (run ids %s and %s)", lid,
+			      pid);
+	if (strcmp(meta_or(local, "run.probe", "?"), meta_or(peer, "run.probe", "?")))
+		return refuse(j, "the traces ran different probes (%s and %s)",
+			      meta_or(local, "run.probe", "?"), meta_or(peer, "run.probe", "?"));
+	if (!strcmp(lmode, pmode) || (strcmp(lmode, "client") && strcmp(lmode, "server")) ||
+	    (strcmp(pmode, "client") && strcmp(pmode, "server")))
+		return refuse(j, "one trace must be the client's and one the server's (they are "
+				 "%s and %s)",
+			      lmode, pmode);
+	if (!local->n_samples || !peer->n_samples)
+		return refuse(j, "%s trace has no round trips to align the clocks by",
+			      local->n_samples ? "the peer's" : "this");
+	j->local_is_client = !strcmp(lmode, "client");
+	return 0;
+}
+
+/* Pairs the round trips by index and estimates the server's clock against the client's. */
+static int align(const struct tc_trace *client, const struct tc_trace *server,
+		 struct peer_join *j)
+{
+	size_t n = client->n_samples < server->n_samples ? client->n_samples : server->n_samples;
+	struct clock_sync_pt *p = calloc(n ? n : 1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct clock_sync_pt){client->samples[i].t_start,
+					      server->samples[i].t_start,
+					      client->samples[i].t_end};
+	err = clock_sync_estimate(p, n, &j->sync);
+	free(p);
+	if (err == -EINVAL)
+		return refuse(j, "the traces have no round trips in common to align the clocks by");
+	j->n_pairs = n;
+	return err;
+}
+
+static uint64_t to_local(const struct peer_join *j, uint64_t peer_ns)
+{
+	return j->local_is_client ? clock_sync_server_to_client(&j->sync, peer_ns)
+				  : clock_sync_client_to_server(&j->sync, peer_ns);
+}
+
+static int merge_events(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j)
+{
+	struct tc_event buf[64];
+	size_t k = 0;
+
+	for (size_t i = 0; i < peer->n_events; i++) {
+		struct tc_event e = peer->events[i];
+
+		e.start_ns = to_local(j, e.start_ns);
+		if (e.kind == TC_EV_IPI && e.sent_ns)
+			e.sent_ns = to_local(j, e.sent_ns);
+		if (e.kind == TC_EV_HARDIRQ || e.kind == TC_EV_IRQ_MOVE)
+			e.arg += PEER_IRQ_BASE;
+		if (e.kind == TC_EV_SIBLING || e.kind == TC_EV_MIGRATE)
+			e.arg += PEER_CPU_BASE; /* the CPU it names */
+		if (e.kind == TC_EV_IRQ_MOVE)
+			e.from_cpu += PEER_CPU_BASE;
+		e.cpu += PEER_CPU_BASE;
+		if (e.tid)
+			e.tid |= PEER_TID_BIT;
+		buf[k++] = e;
+		if (k == sizeof(buf) / sizeof(buf[0]) || i + 1 == peer->n_events) {
+			if (trace__add_events(local, buf, k))
+				return -ENOMEM;
+			k = 0;
+		}
+	}
+	j->n_events = peer->n_events;
+	return 0;
+}
+
+static int merge_rest(struct tc_trace *local, const struct tc_trace *peer)
+{
+	for (size_t i = 0; i < peer->n_threads; i++) {
+		const struct tc_thread *th = &peer->threads[i];
+
+		if (trace__add_thread(local, th->tid | PEER_TID_BIT, th->role,
+				      th->cpu == UINT32_MAX ? UINT32_MAX : th->cpu + PEER_CPU_BASE))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < peer->n_irq_names; i++)
+		if (trace__add_irq_name(local, peer->irq_names[i].irq + PEER_IRQ_BASE,
+					peer->irq_names[i].name))
+			return -ENOMEM;
+	/* the peer's kernel function names, where this trace has none for the address */
+	for (size_t i = 0; i < peer->n_meta; i++) {
+		const struct tc_kv *kv = &peer->meta[i];
+
+		if (!strncmp(kv->key, "ksym.", 5) && !trace__meta(local, kv->key) &&
+		    trace__set_meta(local, kv->key, kv->val))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
+{
+	char val[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	return trace__set_meta(t, key, val);
+}
+
+/* What the report says about the join: peer.* facts in this trace's meta. */
+static int store_facts(struct tc_trace *local, const struct tc_trace *peer,
+		       const struct peer_join *j)
+{
+	const struct clock_sync *c = &j->sync;
+	/* the peer's offset as seen from here: server - client, or its opposite */
+	double off = j->local_is_client ? c->offset_ns : -c->offset_ns;
+	const char *cpus = trace__meta(peer, "run.cpus");
+	int err = 0;
+
+	err = err ?: set_metaf(local, "peer.host", "%s", meta_or(peer, "host.name", "?"));
+	err = err ?: set_metaf(local, "peer.mode", "%s", meta_or(peer, "run.mode", "?"));
+	err = err ?: set_metaf(local, "peer.cpus", "%s", cpus ? cpus : "?");
+	err = err ?: set_metaf(local, "peer.offset_ns", "%.0f", off);
+	err = err ?: set_metaf(local, "peer.drift_ppm", "%.3f", c->drift * 1e6);
+	err = err ?: set_metaf(local, "peer.uncertainty_ns", "%.0f", c->uncertainty_ns);
+	err = err ?: set_metaf(local, "peer.consistent", "%s", c->consistent ? "yes" : "no");
+	err = err ?: set_metaf(local, "peer.pairs", "%zu", j->n_pairs);
+	err = err ?: set_metaf(local, "peer.events", "%zu", j->n_events);
+	err = err ?: set_metaf(local, "peer.lost", "%" PRIu64, trace__total_drops(peer));
+	return err;
+}
+
+int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j)
+{
+	const struct tc_trace *client, *server;
+	uint64_t lo, hi, plo, phi;
+	int err;
+
+	memset(j, 0, sizeof(*j));
+	err = check_pair(local, peer, j);
+	if (err)
+		return err;
+	client = j->local_is_client ? local : peer;
+	server = j->local_is_client ? peer : local;
+	err = align(client, server, j);
+	if (err)
+		return err;
+	/* the peer's round trips must fall inside this trace's, once on its clock */
+	lo = local->samples[0].t_start;
+	hi = local->samples[local->n_samples - 1].t_end;
+	plo = to_local(j, peer->samples[0].t_start);
+	phi = to_local(j, peer->samples[peer->n_samples - 1].t_end);
+	if (phi < lo || plo > hi)
+		return refuse(j, "the traces do not overlap in time once the clocks are aligned");
+	err = merge_events(local, peer, j);
+	err = err ?: merge_rest(local, peer);
+	err = err ?: store_facts(local, peer, j);
+	if (err)
+		return err;
+	local->peer.cpu_base = PEER_CPU_BASE;
+	local->peer.uncertainty_ns = (uint64_t)ceil(j->sync.uncertainty_ns);
+	return 0;
+}

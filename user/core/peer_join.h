@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * peer_join.h - the two-host report: the peer's trace joined to this one.
+ *
+ * Both traces come from one run of a two-host probe (the same run.id, one
+ * client and one server). Their round trips are paired by index (the client's
+ * s[i] = [request i sent, answer i received], the server's s[i].t_start =
+ * request i received), clock_sync.h estimates the peer's clock from them, and
+ * the peer's events and threads are merged into this trace on this trace's
+ * clock: CPUs numbered from PEER_CPU_BASE, tids marked with PEER_TID_BIT, IRQ
+ * numbers from PEER_IRQ_BASE with the peer's IRQ names. The analyzer then
+ * names peer intervals "peer:<cause>" (causes.h), credits them only in spikes
+ * larger than the clock uncertainty, and calls what neither host explains
+ * `path`. The peer's round trips are not merged: the spikes are this host's.
+ */
+#ifndef TAILCAUSE_CORE_PEER_JOIN_H
+#define TAILCAUSE_CORE_PEER_JOIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock_sync.h"
+#include "trace.h"
+
+#define PEER_CPU_BASE 32768u	   /* below the analyzer's CPU map size, above any real CPU */
+#define PEER_TID_BIT  0x40000000u  /* above any pid_max (2^22) */
+#define PEER_IRQ_BASE 0x40000000u
+
+struct peer_join {
+	struct clock_sync sync; /* server - client */
+	int local_is_client;
+	size_t n_pairs;	 /* round trips paired */
+	size_t n_events; /* peer events merged */
+	char why[200];	 /* the reason, when the join fails */
+};
+
+/*
+ * Joins peer into local (both as read, before trace__split_wakeups() and
+ * trace__sort()). 0; -EINVAL when they do not belong together (another run,
+ * the same side twice, no round trips in common, no overlap in time, clocks
+ * that no line aligns): j->why says which; -ENOMEM.
+ */
+int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j);
+
+/* On a joined trace: the peer's CPU number of a merged CPU. */
+static inline uint32_t peer_join_cpu(uint32_t cpu)
+{
+	return cpu - PEER_CPU_BASE;
+}
+
+#endif /* TAILCAUSE_CORE_PEER_JOIN_H */
