@@ -349,8 +349,8 @@ static int settle(struct ctx *c, const uint8_t *touched)
 		sp->unexplained = sp->primary		      ? TC_EXPLAINED
 				  : joined && !sp->cross_host ? TC_UNEXPLAINED_CLOCK
 				  : os			      ? TC_UNEXPLAINED_LITTLE
-				  : lost      ? TC_UNEXPLAINED_LOST
-					      : TC_UNEXPLAINED_UNTRACED;
+				  : lost		      ? TC_UNEXPLAINED_LOST
+							      : TC_UNEXPLAINED_UNTRACED;
 	}
 	return err;
 }

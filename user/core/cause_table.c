@@ -74,7 +74,8 @@ int cause_table_index(struct cause_table *c, const char *name, enum tc_cause_cla
 #define MEMO_WORDS 5
 
 struct cause_memo {
-	uint64_t w[MEMO_WORDS]; /* arg | other_pid << 32, kind | flags << 16 | peer << 32, other_comm, func */
+	uint64_t w[MEMO_WORDS]; /* arg | other_pid << 32, kind | flags << 16 | peer << 32,
+				   other_comm, func */
 	uint32_t cause;
 	uint32_t used;
 };

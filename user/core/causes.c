@@ -359,8 +359,8 @@ static enum tc_cause_class name_simple(const struct tc_event *e, char *buf, size
 }
 
 static enum tc_cause_class name_event(const struct tc_trace *t, const struct tc_event *e,
-				     const struct tc_name_ctx *ctx, const char *nic_pattern,
-				     char *buf, size_t len)
+				      const struct tc_name_ctx *ctx, const char *nic_pattern,
+				      char *buf, size_t len)
 {
 	switch (e->kind) {
 	case TC_EV_OFFCPU:

@@ -185,7 +185,8 @@ double clock_sync_offset_at(const struct clock_sync *c, uint64_t t)
 
 uint64_t clock_sync_server_to_client(const struct clock_sync *c, uint64_t server_ns)
 {
-	/* server = client + off + drift (client - ref)  =>  client - ref = (server - ref - off) / (1 + drift) */
+	/* server = client + off + drift (client - ref)  =>  client - ref = (server - ref - off) /
+	 * (1 + drift) */
 	double x = (rel(server_ns, c->t_ref) - c->offset_ns) / (1.0 + c->drift);
 
 	return c->t_ref + (uint64_t)(int64_t)llround(x);

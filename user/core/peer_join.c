@@ -36,7 +36,8 @@ static int check_pair(const struct tc_trace *local, const struct tc_trace *peer,
 	const char *pmode = meta_or(peer, "run.mode", "loopback");
 
 	if (!lid || !pid)
-		return refuse(j, "%s trace was not recorded as one side of a two-host run (no run.id)",
+		return refuse(j,
+			      "%s trace was not recorded as one side of a two-host run (no run.id)",
 			      lid ? "the peer's" : "this");
 	if (strcmp(lid, pid))
 		return refuse(j, "the traces come from different runs (run ids %s and %s)", lid,
@@ -46,8 +47,9 @@ static int check_pair(const struct tc_trace *local, const struct tc_trace *peer,
 			      meta_or(local, "run.probe", "?"), meta_or(peer, "run.probe", "?"));
 	if (!strcmp(lmode, pmode) || (strcmp(lmode, "client") && strcmp(lmode, "server")) ||
 	    (strcmp(pmode, "client") && strcmp(pmode, "server")))
-		return refuse(j, "one trace must be the client's and one the server's (they are "
-				 "%s and %s)",
+		return refuse(j,
+			      "one trace must be the client's and one the server's (they are "
+			      "%s and %s)",
 			      lmode, pmode);
 	if (!local->n_samples || !peer->n_samples)
 		return refuse(j, "%s trace has no round trips to align the clocks by",
@@ -57,8 +59,7 @@ static int check_pair(const struct tc_trace *local, const struct tc_trace *peer,
 }
 
 /* Pairs the round trips by index and estimates the server's clock against the client's. */
-static int align(const struct tc_trace *client, const struct tc_trace *server,
-		 struct peer_join *j)
+static int align(const struct tc_trace *client, const struct tc_trace *server, struct peer_join *j)
 {
 	size_t n = client->n_samples < server->n_samples ? client->n_samples : server->n_samples;
 	struct clock_sync_pt *p = calloc(n ? n : 1, sizeof(*p));
@@ -68,8 +69,7 @@ static int align(const struct tc_trace *client, const struct tc_trace *server,
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		p[i] = (struct clock_sync_pt){client->samples[i].t_start,
-					      server->samples[i].t_start,
-					      client->samples[i].t_end};
+					      server->samples[i].t_start, client->samples[i].t_end};
 	err = clock_sync_estimate(p, n, &j->sync);
 	free(p);
 	if (err == -EINVAL)

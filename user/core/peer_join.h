@@ -22,8 +22,8 @@
 #include "clock_sync.h"
 #include "trace.h"
 
-#define PEER_CPU_BASE 32768u	   /* below the analyzer's CPU map size, above any real CPU */
-#define PEER_TID_BIT  0x40000000u  /* above any pid_max (2^22) */
+#define PEER_CPU_BASE 32768u	  /* below the analyzer's CPU map size, above any real CPU */
+#define PEER_TID_BIT  0x40000000u /* above any pid_max (2^22) */
 #define PEER_IRQ_BASE 0x40000000u
 
 struct peer_join {

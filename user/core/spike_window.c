@@ -214,7 +214,8 @@ struct cover {
 	long double f[3]; /* F(t) of each tier, see share_window() */
 };
 
-/* Spreads the segment [prev, t) over the items of the first tier covering it; its length if covered. */
+/* Spreads the segment [prev, t) over the items of the first tier covering it; its length if
+ * covered. */
 static uint64_t cover_segment(struct cover *c, uint64_t prev, uint64_t t)
 {
 	for (int k = 0; k < 3; k++) {
