@@ -1,0 +1,133 @@
+#!/bin/sh
+# Two hosts: the udp probe's server in one network namespace and its client in
+# another, joined by a veth pair the test makes and removes (addresses only
+# inside them), each side recorded by its own tailcause. The client's report
+# with --peer must name a hog on the server's CPU as peer:preemption:<hog>, a
+# hog on the client's CPU as the local preemption:<hog>; without --peer the
+# client's report cannot name the server's hog at all. Both namespaces share
+# this kernel's clock, so the estimated offset must lie within the stated
+# uncertainty of zero. Traces that do not belong together exit 3.
+set -eu
+. "$(dirname "$0")/lib.sh"
+NS_A=tcpeerA$$
+NS_B=tcpeerB$$
+SRV_PID=
+teardown() {
+	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null
+	ip netns del "$NS_A" 2>/dev/null || true
+	ip netns del "$NS_B" 2>/dev/null || true
+	cleanup
+}
+trap teardown EXIT
+
+# Usage errors need no privileges and no trace.
+expect_exit 1 "$TC" report x.tct --peer y.tct --samples z.csv
+grep -q "^tailcause: report: --peer joins two probe traces" "$TMP/out" ||
+	fail "--peer with --samples not refused"
+expect_exit 1 "$TC" report x.tct --peer ''
+"$TC" report --help | grep -q -- '--peer FILE' || fail "report --help lacks --peer"
+"$TC" lat --help | grep -q -- '--probe udp' || fail "lat --help lacks the udp probe"
+expect_exit 1 "$TC" lat --probe shm --server
+expect_exit 1 "$TC" lat --probe udp -d rxe0
+grep -q "the RDMA options (-d -i -x -I --clock) are for --probe verbs" "$TMP/out" ||
+	fail "an RDMA option with --probe udp not refused"
+
+need_root_bpf
+command -v ip >/dev/null || skip "needs iproute2 for the network namespaces"
+command -v python3 >/dev/null || skip "needs python3 for the checker"
+ip netns add "$NS_A" 2>/dev/null || skip "cannot make network namespaces here"
+ip netns add "$NS_B"
+ip link add "va$$" type veth peer name "vb$$"
+ip link set "va$$" netns "$NS_A"
+ip link set "vb$$" netns "$NS_B"
+ip -n "$NS_A" addr add 10.211.0.1/24 dev "va$$"
+ip -n "$NS_B" addr add 10.211.0.2/24 dev "vb$$"
+for ns in "$NS_A" "$NS_B"; do ip -n "$ns" link set lo up; done
+ip -n "$NS_A" link set "va$$" up
+ip -n "$NS_B" link set "vb$$" up
+
+CPUS=$(probe_cpus)
+S=${CPUS%,*} # the server's CPU
+C=${CPUS#*,} # the client's
+PORT=$((20000 + $$ % 20000))
+N=30000
+
+# two_host NAME HOG_CPU: one recorded run of both sides, a hog pinned to HOG_CPU.
+two_host() {
+	rm -f "$TMP/$1-srv.log"
+	ip netns exec "$NS_A" "$TC" record --probe udp --server --port "$PORT" -c "$S,$C" -n "$N" \
+		--no-progress -o "$TMP/$1-srv.tct" >"$TMP/$1-srv.log" 2>&1 &
+	SRV_PID=$!
+	for _ in $(seq 600); do
+		grep -q "waiting for a client" "$TMP/$1-srv.log" 2>/dev/null && break
+		kill -0 "$SRV_PID" 2>/dev/null || { cat "$TMP/$1-srv.log"; fail "the server quit"; }
+		sleep 0.1
+	done
+	taskset -c "$2" "$O/tests/tc-spin" tcpeerhog 120 &
+	HOG_PID=$!
+	sleep 0.3
+	ip netns exec "$NS_B" "$TC" record --probe udp --port "$PORT" -c "$C,$S" -n "$N" \
+		--no-progress -o "$TMP/$1-cli.tct" 10.211.0.1 >"$TMP/$1-cli.log" 2>&1 ||
+		{ cat "$TMP/$1-cli.log" "$TMP/$1-srv.log"; fail "the client's recording failed"; }
+	wait "$SRV_PID" || { cat "$TMP/$1-srv.log"; fail "the server's recording failed"; }
+	SRV_PID=
+	kill "$HOG_PID" 2>/dev/null || true
+	wait "$HOG_PID" 2>/dev/null || true
+	HOG_PID=
+}
+
+# spikes CAUSE FILE: how many spikes the text report gives CAUSE as primary cause.
+spikes() {
+	awk -v c="$1" '$1 == c { print $2; found = 1 } END { if (!found) print 0 }' "$2"
+}
+
+two_host far "$S"
+"$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" >"$TMP/far.txt" ||
+	fail "the two-host report failed"
+grep -q "^  peer        $TMP/far-srv.tct: .*the server" "$TMP/far.txt" ||
+	{ cat "$TMP/far.txt"; fail "the header does not name the peer"; }
+[ "$(spikes peer:preemption:tcpeerhog "$TMP/far.txt")" -gt 0 ] ||
+	{ cat "$TMP/far.txt"; fail "the server's hog is not peer:preemption:tcpeerhog"; }
+[ "$(spikes preemption:tcpeerhog "$TMP/far.txt")" = 0 ] ||
+	fail "the server's hog is blamed on this host"
+"$TC" report "$TMP/far-cli.tct" >"$TMP/far-alone.txt"
+if grep -q 'tcpeerhog' "$TMP/far-alone.txt"; then
+	fail "without --peer the client's report names a hog it cannot see"
+fi
+# the server's report, joined the other way round, reads the same clocks
+"$TC" report "$TMP/far-srv.tct" --peer "$TMP/far-cli.tct" --format json -o "$TMP/srv.json"
+"$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --format json -o "$TMP/far.json"
+python3 - "$TMP/far.json" "$TMP/srv.json" <<'EOF'
+import json, sys
+cli = json.load(open(sys.argv[1]))["run"]["peer"]
+srv = json.load(open(sys.argv[2]))["run"]["peer"]
+for p in (cli, srv):
+    assert p["mode"] in ("server", "client"), p
+    assert p["round_trips_aligned"] > 1000, p
+    # one kernel, one clock: the true offset is 0, so it must be inside the bound
+    assert abs(p["clock_offset_us"]) <= p["clock_uncertainty_us"] + 0.001, p
+    assert p["clock_uncertainty_us"] < 1000, p
+assert cli["mode"] == "server" and srv["mode"] == "client", (cli, srv)
+assert abs(cli["clock_offset_us"] + srv["clock_offset_us"]) < 0.01, (cli, srv)
+EOF
+
+two_host near "$C"
+"$TC" report "$TMP/near-cli.tct" --peer "$TMP/near-srv.tct" >"$TMP/near.txt"
+[ "$(spikes preemption:tcpeerhog "$TMP/near.txt")" -gt 0 ] ||
+	{ cat "$TMP/near.txt"; fail "the client's hog is not preemption:tcpeerhog"; }
+[ "$(spikes peer:preemption:tcpeerhog "$TMP/near.txt")" = 0 ] ||
+	fail "the client's hog is blamed on the peer"
+
+# Traces that do not belong together: one clear line, exit 3.
+expect_exit 3 "$TC" report "$TMP/far-cli.tct" --peer "$TMP/near-srv.tct"
+grep -q "the traces come from different runs (run ids" "$TMP/out" || fail "another run's trace joined"
+expect_exit 3 "$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-cli.tct"
+grep -q "one trace must be the client's and one the server's" "$TMP/out" ||
+	fail "the same side twice joined"
+"$TC" record --probe udp -n 2000 --no-progress -o "$TMP/loop.tct" >/dev/null 2>&1
+expect_exit 3 "$TC" report "$TMP/far-cli.tct" --peer "$TMP/loop.tct"
+grep -q "was not recorded as one side of a two-host run" "$TMP/out" ||
+	fail "a loopback trace joined"
+expect_exit 3 "$TC" report "$TMP/far-cli.tct" --peer "$TMP/nonexistent.tct"
+no_leftover_progs
+echo "ok: two hosts joined: peer:preemption and local preemption told apart; bad peers refused"
