@@ -110,6 +110,17 @@ for p in (cli, srv):
 assert cli["mode"] == "server" and srv["mode"] == "client", (cli, srv)
 assert abs(cli["clock_offset_us"] + srv["clock_offset_us"]) < 0.01, (cli, srv)
 EOF
+# the other formats: Perfetto shows the peer's CPU as a process of its own,
+# OpenMetrics labels where each cause was
+"$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --format perfetto -o "$TMP/far.pf.json"
+python3 "$(dirname "$0")/check_perfetto.py" "$TMP/far.pf.json" >/dev/null ||
+	fail "the two-host Perfetto export is not valid"
+grep -q "\"name\": *\"peer cpu $S\"" "$TMP/far.pf.json" ||
+	fail "the Perfetto export has no process for the peer's CPU"
+"$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --format openmetrics -o "$TMP/far.prom"
+python3 "$(dirname "$0")/check_openmetrics.py" "$TMP/far.prom" || fail "bad OpenMetrics"
+grep -Eq '^tailcause_spikes\{cause="peer:preemption:tcpeerhog",class="preemption",host="peer"\} [1-9]' \
+	"$TMP/far.prom" || fail "OpenMetrics does not label the peer's cause"
 
 two_host near "$C"
 "$TC" report "$TMP/near-cli.tct" --peer "$TMP/near-srv.tct" >"$TMP/near.txt"

@@ -106,11 +106,19 @@ static void latency(FILE *out, const struct report_model *m)
 	      (double)a->n_spikes);
 }
 
-static void cause_labels(FILE *out, const char *name, enum tc_cause_class cls)
+/* cause and class; a two-host report adds where: local, peer or path. */
+static void cause_labels(FILE *out, const struct report_model *m, const char *name,
+			 enum tc_cause_class cls)
 {
 	fputc('{', out);
 	label(out, "cause", name, 1);
 	label(out, "class", causes_info(cls)->prefix, 0);
+	if (m->h.peer.joined)
+		label(out, "host",
+		      cls == TC_CAUSE_PATH	   ? "path"
+		      : !strncmp(name, "peer:", 5) ? "peer"
+						   : "local",
+		      0);
 	fputc('}', out);
 }
 
@@ -123,7 +131,7 @@ static void causes(FILE *out, const struct report_model *m)
 		if (!a->causes[i].spikes && !a->causes[i].excess_ns)
 			continue;
 		fputs("tailcause_spikes", out);
-		cause_labels(out, a->causes[i].name, a->causes[i].cls);
+		cause_labels(out, m, a->causes[i].name, a->causes[i].cls);
 		fprintf(out, " %llu\n", (unsigned long long)a->causes[i].spikes);
 	}
 	family(out, "tailcause_spike_excess_seconds", "gauge",
@@ -132,7 +140,7 @@ static void causes(FILE *out, const struct report_model *m)
 		if (!a->causes[i].spikes && !a->causes[i].excess_ns)
 			continue;
 		fputs("tailcause_spike_excess_seconds", out);
-		cause_labels(out, a->causes[i].name, a->causes[i].cls);
+		cause_labels(out, m, a->causes[i].name, a->causes[i].cls);
 		fprintf(out, " %.9g\n", rm_lat_s(m, a->causes[i].excess_ns));
 	}
 	if (!a->calibrated)
@@ -144,7 +152,7 @@ static void causes(FILE *out, const struct report_model *m)
 		if (!a->causes[i].spikes && !a->causes[i].excess_ns)
 			continue;
 		fputs("tailcause_spike_hidden_seconds", out);
-		cause_labels(out, a->causes[i].name, a->causes[i].cls);
+		cause_labels(out, m, a->causes[i].name, a->causes[i].cls);
 		fprintf(out, " %.9g\n", rm_lat_s(m, a->causes[i].hidden_ns));
 	}
 }

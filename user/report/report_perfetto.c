@@ -23,6 +23,7 @@
 #include "core/causes.h"
 #include "core/plot.h"
 #include "lib/json_out.h"
+#include "core/peer_join.h"
 #include "report.h"
 #include "report_common.h"
 
@@ -309,8 +310,8 @@ static void track_name(struct pf *p, uint64_t group, uint32_t lane, char *buf, s
 	const char *what;
 
 	if (pid == PID_THREADS) {
-		snprintf(buf, len, "tid %u %s%s", p->tids[low], p->comms[low],
-			 lane ? " (overlaps)" : "");
+		snprintf(buf, len, "%stid %u %s%s", p->tids[low] & PEER_TID_BIT ? "peer " : "",
+			 p->tids[low] & ~PEER_TID_BIT, p->comms[low], lane ? " (overlaps)" : "");
 		return;
 	}
 	what = pid == PID_PROBE	   ? "round trips"
@@ -394,7 +395,11 @@ static void emit_processes(struct pf *p, const struct slice *s, size_t n)
 		uint32_t pid = (uint32_t)(s[i].group >> 32);
 
 		if (pid >= PID_CPU0 && (!i || s[i - 1].group >> 32 != pid)) {
-			snprintf(name, sizeof(name), "cpu %u", pid - PID_CPU0);
+			if (pid - PID_CPU0 >= PEER_CPU_BASE) /* --peer: the other host's */
+				snprintf(name, sizeof(name), "peer cpu %u",
+					 peer_join_cpu(pid - PID_CPU0));
+			else
+				snprintf(name, sizeof(name), "cpu %u", pid - PID_CPU0);
 			meta(p, "process_name", pid, 0, name);
 			sort_index(p, pid, (int)pid);
 		}
