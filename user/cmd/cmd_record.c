@@ -106,8 +106,25 @@ static int check_output(const char *path, int force)
 	return ok ? 0 : -EINVAL;
 }
 
+/*
+ * Two hosts, client: where the server's trace goes, OUTPUT.tct -> OUTPUT-peer.tct,
+ * into buf (len bytes); NULL when this is not a client or the name would not fit.
+ */
+static const char *peer_path_of(const struct run_args *a, const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path);
+
+	if (a->command || a->probe_opts.mode != PROBE_CLIENT)
+		return NULL;
+	if (n > 4 && !strcmp(path + n - 4, ".tct"))
+		n -= 4;
+	if ((size_t)snprintf(buf, len, "%.*s-peer.tct", (int)n, path) >= len)
+		return NULL;
+	return buf;
+}
+
 static int record_to(const struct run_args *a, const char *path, int force,
-		     const char *command_line)
+		     const char *command_line, const char *peer_out, int *peer_got)
 {
 	struct recorder_opts ro = {
 		.out_path = path,
@@ -122,6 +139,8 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		.signal_ends = a->signal_ends,
 		.command_line = command_line,
 		.command = a->command,
+		.peer_out = peer_out,
+		.peer_got = peer_got,
 	};
 	struct iter_spec iter;
 	char why[160];
@@ -144,8 +163,10 @@ static int record_to(const struct run_args *a, const char *path, int force,
 
 int cmd_record(int argc, char **argv)
 {
+	char peer_buf[4096];
 	struct run_args a;
-	int err;
+	const char *peer;
+	int err, peer_got = 0;
 
 	err = run_args_parse(
 		argc, argv, RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_COMMAND,
@@ -173,19 +194,27 @@ int cmd_record(int argc, char **argv)
 	}
 	if (check_output(a.output, a.force))
 		return -TC_ERRNO__USAGE;
-	err = record_to(&a, a.output, a.force, cli_command_line(argc, argv));
+	peer = peer_path_of(&a, a.output, peer_buf, sizeof(peer_buf));
+	if (peer && check_output(peer, a.force))
+		return -TC_ERRNO__USAGE;
+	err = record_to(&a, a.output, a.force, cli_command_line(argc, argv), peer, &peer_got);
 	if (!err)
 		fprintf(stderr, "tailcause: trace written to %s\n", a.output);
+	if (!err && peer_got)
+		fprintf(stderr,
+			"tailcause: the server's trace written to %s; the two-host report: "
+			"tailcause report %s --peer %s\n",
+			peer, a.output, peer);
 	return err;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	char tmp[] = "/tmp/tailcause-run-XXXXXX";
+	char tmp[] = "/tmp/tailcause-run-XXXXXX", peer_buf[4096];
 	struct report_opts ro;
 	struct run_args a;
-	const char *path;
-	int err, fd;
+	const char *path, *peer;
+	int err, fd, peer_got = 0;
 
 	err = run_args_parse(argc, argv,
 			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
@@ -213,7 +242,11 @@ int cmd_run(int argc, char **argv)
 		close(fd);
 		path = tmp;
 	}
-	err = record_to(&a, path, a.force || !a.output, cli_command_line(argc, argv));
+	peer = peer_path_of(&a, path, peer_buf, sizeof(peer_buf));
+	if (peer && a.output && check_output(peer, a.force))
+		return -TC_ERRNO__USAGE;
+	err = record_to(&a, path, a.force || !a.output, cli_command_line(argc, argv), peer,
+			&peer_got);
 	if (!err) {
 		ro = (struct report_opts){
 			.format = REPORT_TEXT,
@@ -222,10 +255,14 @@ int cmd_run(int argc, char **argv)
 			.top = a.top,
 			.trace_kept = a.output != NULL,
 			.html_path = a.html,
+			.peer_path = peer_got ? peer : NULL,
 		};
 		err = report_file(path, &ro, stdout);
 	}
-	if (!a.output)
+	if (!a.output) {
 		unlink(tmp);
+		if (peer_got)
+			unlink(peer);
+	}
 	return err;
 }

@@ -71,6 +71,7 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->has_message_bytes = meta_u64(t, "run.message_bytes", &h->message_bytes);
 	h->round_trips = t->n_samples;
 	h->interrupted = is_yes(trace__meta(t, "run.interrupted"));
+	h->peer_lost = is_yes(trace__meta(t, "run.peer_lost"));
 	h->probe_detail = trace__meta(t, "run.probe_detail");
 	h->clock = trace__meta(t, "run.clock");
 	h->command_line = trace__meta(t, "run.command");

@@ -73,6 +73,8 @@ struct probe_ops {
 	const char *(*detail)(void *state);
 	/* Optional: two hosts, the run's id both sides agreed on (16 hex digits); NULL: none. */
 	const char *(*run_id)(void *state);
+	/* Optional: two hosts, the TCP link to the peer (link.h) once the run is over; -1: none. */
+	int (*link)(void *state);
 };
 
 /* "loopback", "server" or "client": the trace's run.mode. */

@@ -529,6 +529,11 @@ static const char *udp_detail(void *state)
 	return ((struct udp *)state)->detail;
 }
 
+static int udp_link(void *state)
+{
+	return ((struct udp *)state)->link_fd;
+}
+
 static const char *udp_run_id(void *state)
 {
 	struct udp *p = state;
@@ -546,4 +551,5 @@ const struct probe_ops udp_probe = {
 	.close = udp_close,
 	.detail = udp_detail,
 	.run_id = udp_run_id,
+	.link = udp_link,
 };

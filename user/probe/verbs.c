@@ -347,6 +347,11 @@ static const char *verbs_detail(void *state)
 	return ((struct verbs *)state)->detail;
 }
 
+static int verbs_link(void *state)
+{
+	return ((struct verbs *)state)->oob_fd;
+}
+
 static const char *verbs_run_id(void *state)
 {
 	struct verbs *p = state;
@@ -365,4 +370,5 @@ const struct probe_ops verbs_probe = {
 	.clock = verbs_clock_desc,
 	.detail = verbs_detail,
 	.run_id = verbs_run_id,
+	.link = verbs_link,
 };

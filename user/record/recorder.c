@@ -20,6 +20,7 @@
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/stop.h"
+#include "peer_trace.h"
 #include "privs.h"
 #include "recorder.h"
 #include "recorder_internal.h"
@@ -324,6 +325,8 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 		      ?: recorder_metaf(r->trace, "run.interrupted", "%s",
 					stop_requested() ? "yes" : "no");
 	err = err ?: recorder_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
+	if (r->peer_lost)
+		err = err ?: recorder_metaf(r->trace, "run.peer_lost", "yes");
 	if (err)
 		return err;
 	err = trace_writer__finish(r->writer, r->trace);
@@ -471,6 +474,12 @@ static int record(struct recorder *r)
 	r->start_ns = probe_now_ns();
 	if (!err)
 		err = run_workload(r, samples, &done);
+	/* a peer lost mid-run: what was measured until then is kept, and said so */
+	if (err && !o->command && o->probe_opts.mode != PROBE_LOOPBACK && done) {
+		log_warn("the peer was lost after %zu round trips: the trace keeps them", done);
+		r->peer_lost = 1;
+		err = 0;
+	}
 	atomic_store(&r->stop, 1);
 	if (r->drain_thr)
 		pthread_join(r->drain_thr, NULL);
@@ -496,6 +505,20 @@ static int record(struct recorder *r)
 static uint64_t ts_ns(const struct timespec *ts)
 {
 	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
+/* Two hosts: the server sends its trace to a recording client over the run's link. */
+static void exchange_traces(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	int fd = r->probe && o->probe->link ? o->probe->link(r->probe) : -1;
+
+	if (fd < 0 || r->peer_lost)
+		return;
+	if (o->probe_opts.mode == PROBE_SERVER)
+		peer_trace_serve(fd, o->out_path);
+	else if (o->peer_out && !peer_trace_fetch(fd, o->peer_out) && o->peer_got)
+		*o->peer_got = 1;
 }
 
 int recorder_run(const struct recorder_opts *o)
@@ -561,6 +584,8 @@ int recorder_run(const struct recorder_opts *o)
 	}
 	err = record(&r);
 	trace_writer__abort(r.writer); /* no-op after a successful finish */
+	if (!err)
+		exchange_traces(&r);
 out_free:
 	target_abort(&r.target); /* no-op once the command was reaped */
 	ring_buffer__free(r.rb);

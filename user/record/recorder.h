@@ -33,6 +33,10 @@ struct recorder_opts {
 	char *const *command;	      /* record -- CMD ARGS: trace this instead of the probe */
 	const struct iter_spec *iter; /* --iter: where the command's iterations begin (or NULL) */
 	size_t iter_first;	      /* --iter-first K: detach the markers after K iterations */
+	/* Two hosts, client: where to write the server's trace, if it records (NULL: do not ask);
+	 * *peer_got is set to 1 once it was written. */
+	const char *peer_out;
+	int *peer_got;
 };
 
 /*

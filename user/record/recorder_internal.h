@@ -35,6 +35,8 @@ struct recorder {
 	struct tc_event *pending; /* drained, not yet written */
 	size_t n_pending;
 	size_t bad_records;
+	int peer_lost; /* two hosts: the peer went away mid-run; the trace keeps what was measured
+			*/
 	int write_err;
 
 	struct u64map funcs; /* kernel functions the callbacks named, for their names */

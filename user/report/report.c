@@ -240,7 +240,7 @@ static int latency_report(const struct report_opts *o, const struct tc_trace *t,
 }
 
 /* --peer: the other host's trace, joined to t on t's clock. */
-static int join_peer(struct tc_trace *t, const char *path, const char *peer_path)
+static int join_peer(struct tc_trace *t, const char *path, const char *peer_path, int kept)
 {
 	struct tc_trace *p = NULL;
 	struct peer_join j;
@@ -259,7 +259,9 @@ static int join_peer(struct tc_trace *t, const char *path, const char *peer_path
 		log_err("--peer %s: %s", peer_path, strerror(-err));
 		return err;
 	}
-	return trace__set_meta(t, "peer.path", peer_path);
+	return trace__set_meta(t, "peer.path",
+			       kept ? peer_path
+				    : "(the server's trace, sent over the link, not kept)");
 }
 
 int report_file(const char *path, struct report_opts *o, FILE *out)
@@ -287,7 +289,7 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 		}
 	}
 	if (o->peer_path) {
-		rc = join_peer(t, path, o->peer_path);
+		rc = join_peer(t, path, o->peer_path, o->trace_kept);
 		if (rc) {
 			trace__free(t);
 			return rc;

@@ -154,7 +154,9 @@ static void print_iterations(FILE *out, const struct rm_header *h)
 /* What ran: the built-in probe, or a traced command and perhaps its own samples. */
 static void print_workload(FILE *out, const struct rm_header *h)
 {
-	const char *interrupted = h->interrupted ? ", interrupted" : "";
+	const char *interrupted = h->interrupted ? ", interrupted"
+				  : h->peer_lost ? ", then the peer was lost: the run stopped there"
+						 : "";
 
 	if (!h->command) {
 		fprintf(out,
