@@ -129,6 +129,53 @@ two_host near "$C"
 [ "$(spikes peer:preemption:tcpeerhog "$TMP/near.txt")" = 0 ] ||
 	fail "the client's hog is blamed on the peer"
 
+# One command: `run HOST` against a recording server fetches its trace over the
+# run's link and prints the two-host report.
+ip netns exec "$NS_A" "$TC" record --probe udp --server --port "$PORT" -c "$S,$C" -n "$N" \
+	--no-progress -o "$TMP/one-srv.tct" >"$TMP/one-srv.log" 2>&1 &
+SRV_PID=$!
+for _ in $(seq 600); do
+	grep -q "waiting for a client" "$TMP/one-srv.log" 2>/dev/null && break
+	sleep 0.1
+done
+taskset -c "$S" "$O/tests/tc-spin" tcpeerhog 120 &
+HOG_PID=$!
+ip netns exec "$NS_B" "$TC" run --probe udp --port "$PORT" -c "$C,$S" -n "$N" --no-progress \
+	10.211.0.1 >"$TMP/one.txt" 2>"$TMP/one.err" || { cat "$TMP/one.err"; fail "run HOST failed"; }
+wait "$SRV_PID" || { cat "$TMP/one-srv.log"; fail "the recording server failed"; }
+SRV_PID=
+kill "$HOG_PID"; wait "$HOG_PID" 2>/dev/null || true; HOG_PID=
+grep -q "trace sent to the client" "$TMP/one-srv.log" || fail "the server did not send its trace"
+grep -q "^  peer        (the server's trace, sent over the link, not kept)" "$TMP/one.txt" ||
+	{ cat "$TMP/one.txt" "$TMP/one.err"; fail "run HOST printed no two-host report"; }
+[ "$(spikes peer:preemption:tcpeerhog "$TMP/one.txt")" -gt 0 ] ||
+	{ cat "$TMP/one.txt"; fail "run HOST does not name the server's hog"; }
+
+# A peer that disappears mid-run: the client's trace is complete and says so.
+ip netns exec "$NS_A" "$TC" lat --probe udp --port "$PORT" -c "$S,$C" -n 5000000 \
+	>"$TMP/gone-srv.log" 2>&1 &
+SRV_PID=$!
+for _ in $(seq 100); do
+	grep -q "waiting for a client" "$TMP/gone-srv.log" 2>/dev/null && break
+	sleep 0.1
+done
+# the server is killed once it has spent half a second of CPU time answering
+(
+	while [ "$(awk '{ print $14 + $15 }' "/proc/$SRV_PID/stat" 2>/dev/null || echo 0)" -lt 50 ]; do
+		sleep 0.1
+	done
+	kill -KILL "$SRV_PID"
+) &
+ip netns exec "$NS_B" "$TC" record --probe udp --port "$PORT" -c "$C,$S" -n 5000000 \
+	--no-progress -o "$TMP/gone.tct" 10.211.0.1 >"$TMP/gone.log" 2>&1 ||
+	{ cat "$TMP/gone.log"; fail "a lost peer lost the client's trace"; }
+SRV_PID=
+grep -q "the peer was lost after [0-9]* round trips: the trace keeps them" "$TMP/gone.log" ||
+	{ cat "$TMP/gone.log"; fail "a lost peer not reported"; }
+"$TC" report "$TMP/gone.tct" --top 0 >"$TMP/gone.txt"
+grep -q "then the peer was lost: the run stopped there" "$TMP/gone.txt" ||
+	fail "the report does not say the peer was lost"
+
 # Traces that do not belong together: one clear line, exit 3.
 expect_exit 3 "$TC" report "$TMP/far-cli.tct" --peer "$TMP/near-srv.tct"
 grep -q "the traces come from different runs (run ids" "$TMP/out" || fail "another run's trace joined"
