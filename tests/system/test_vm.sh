@@ -13,8 +13,9 @@
 # ib_write_lat under record --iter perftest (a hog's spikes named; its -U list
 # matched row by row on the host), the rxe driver's
 # fentry programs attaching, a sleep recorded on tp_btf as blocked (its wake-up
-# from sched_info), record in server mode, and `run` picking verbs by
-# itself where an RDMA port is active.
+# from sched_info), record in server mode, both ends recorded and joined (`run
+# HOST` against a recording server: a hog on the server's CPU is the peer's
+# preemption), and `run` picking verbs by itself where an RDMA port is active.
 #
 # Usage: tests/system/test_vm.sh BUILD_DIR   (host; needs root)
 #        tests/system/test_vm.sh BUILD_DIR --in-guest   (what the VM runs)
@@ -205,6 +206,23 @@ if [ "${2:-}" = --in-guest ]; then
 		cat "$T/rec.out" >>"$T/out"; bad "record --server traced while a client ran"
 	fi
 	kill "$srv" 2>/dev/null || :; wait "$srv" 2>/dev/null || :
+	# Both ends recorded (server and client on rxe0: two traces, one clock), a hog on the
+	# server's CPU: one command on the client, `run HOST` against the recording server,
+	# fetches the server's trace and must blame the server's hog as the peer's.
+	nice -n -10 taskset -c 0 "$1/tests/tc-spin" tcpeerhog 90 &
+	hog=$!
+	timeout 180 "$TC" record --probe verbs --server -d rxe0 -n 5000 --cpu 0,1 --no-progress \
+		-o "$T/psrv.tct" >"$T/prec.out" 2>&1 &
+	srv=$!
+	if wait_listen "$T/prec.out" &&
+		run_rc 0 "$TC" run --probe verbs -d rxe0 -n 5000 --cpu 1,0 --no-progress 127.0.0.1 &&
+		wait "$srv" && has "^  peer        (the server's trace, sent over the link" &&
+		has '^  peer:preemption:tcpeerhog  *[1-9]'; then
+		ok "run --probe verbs HOST: the server's hog is peer:preemption:tcpeerhog"
+	else
+		cat "$T/prec.out" >>"$T/out"; bad "run --probe verbs HOST against a recording server"
+	fi
+	kill "$srv" "$hog" 2>/dev/null || :; wait "$srv" "$hog" 2>/dev/null || :
 	# An unmodified perftest under --iter perftest (its provider's post_send, found through
 	# the verbs context). Quiet: the marked iterations and perftest's own -U list go to the
 	# build directory, for the host to compare row by row (the guest has no python). Then
