@@ -60,7 +60,12 @@
 #define TC_EV_MARK                                                                                 \
 	23 /* instant: a thread of a traced command reached an iteration marker (--iter):          \
 	    * arg = TC_MARK_*; the report makes the iterations from them (core/iter_samples.h)  */
-#define TC_EV_KIND_MAX 23
+#define TC_EV_COUNTER                                                                              \
+	24 /* written by the recorder, not BPF: a NIC or fabric counter, or the probe's own,       \
+	    * moved between two readings: start = the earlier reading, dur = until the later,      \
+	    * delta = by how much; arg = the counter (its name is the trace's meta                 \
+	    * counter.<arg>), flags = TC_PATH_* (what it evidences); cpu = 0 */
+#define TC_EV_KIND_MAX 24
 
 /* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
 #define TC_DROP_KINDS (TC_EV_KIND_MAX + 1)
@@ -85,6 +90,13 @@
 #define TC_SIGNAL_END_UNTRACED                                                                     \
 	0x4 /* an instant: a handler ran from here, its end not traced (recorded without           \
 	     * --signal-ends) */
+
+/* tc_event.flags for TC_EV_COUNTER: what the counter evidences on the path */
+#define TC_PATH_RETRANSMIT 1 /* a packet was lost and sent again (ACK timeout, sequence error) */
+#define TC_PATH_RNR	   2 /* receiver not ready: the peer had no receive posted */
+#define TC_PATH_ECN	   3 /* congestion: ECN-marked packets, CNPs sent or handled */
+#define TC_PATH_PFC_PAUSE  4 /* link-level pause frames (PFC, global pause), IB port wait */
+#define TC_PATH_KINDS	   5
 
 /* tc_event.arg for TC_EV_MARK */
 #define TC_MARK_BEGIN 1 /* an iteration begins here (and the one before ends, if no END) */
@@ -151,6 +163,7 @@ struct tc_event {
 		__u64 stolen_ns;      /* TC_EV_STEAL: steal time between the readings */
 		__u64 func;	      /* TC_EV_WORK, TC_EV_TIMER_FN, TC_EV_NMI: the kernel
 				       * function (its name is in the trace's ksym. meta) */
+		__u64 delta;	      /* TC_EV_COUNTER: how much the counter moved */
 	};
 	__u32 cpu;
 	__u32 tid; /* thread concerned, 0 for CPU-wide events */

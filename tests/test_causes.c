@@ -374,6 +374,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 		{TC_EV_NAPI, "napi-poll (evidence only)"},
 		{TC_EV_LOST, "lost events (evidence only)"},
 		{TC_EV_MARK, "iteration mark (evidence only)"},
+		{TC_EV_COUNTER, "path counter (evidence only)"},
 	};
 	int n_evidence = 0;
 	char buf[64];
@@ -389,7 +390,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 	}
 	for (uint16_t k = 1; k <= TC_EV_KIND_MAX; k++)
 		n_evidence += causes_evidence_only(k);
-	assert_int_equal(n_evidence, 6);
+	assert_int_equal(n_evidence, 7);
 }
 
 /* Signals by name, real-time ones by their offset, unknown numbers as numbers. */

@@ -159,7 +159,8 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 			return -ENOMEM;
 		}
 		x.probe_rel = analyze_probe_tid(c, e->tid) || analyze_probe_cpu(c, e->cpu) ||
-			      (e->kind == TC_EV_SIBLING && analyze_beside_probe(c, e->arg));
+			      (e->kind == TC_EV_SIBLING && analyze_beside_probe(c, e->arg)) ||
+			      e->kind == TC_EV_COUNTER; /* the path is every round trip's */
 		x.mm = x.end > x.start && is_mm(e);
 		if (!x.mm && !analyze_maybe_relevant(c, e, x.probe_rel))
 			continue;
@@ -262,6 +263,10 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 			if (!(it = add_item(c, h)))
 				return -ENOMEM;
 			bound_unended(it, &c->t->events[x->ev], s);
+			/* a path counter is evidence: an instant in the window, no share of it */
+			if (c->t->events[x->ev].kind == TC_EV_COUNTER)
+				it->start = it->end =
+					it->start > s->t_start ? it->start : s->t_start;
 		} else if (x->mm && add_ref(c, h, CONTEXT_NO_ITEM)) {
 			return -ENOMEM;
 		}

@@ -254,7 +254,7 @@ static int has_os_event(const struct ctx *c, const struct tc_spike *sp)
 	for (size_t i = 0; i < sp->n_contrib; i++) {
 		uint16_t kind = c->t->events[c->a->contribs[sp->first_contrib + i].event].kind;
 
-		if (kind != TC_EV_STEAL && kind != TC_EV_LOST)
+		if (kind != TC_EV_STEAL && kind != TC_EV_LOST && kind != TC_EV_COUNTER)
 			return 1;
 	}
 	return 0;
@@ -310,29 +310,85 @@ static int hw_cause(struct ctx *c, uint32_t *hw)
 				 TC_CAUSE_HW_NOISE, hw);
 }
 
+/* The path counter that moved in sp by the most: its TC_PATH_*, or 0 when none did. */
+static uint16_t path_evidence(const struct ctx *c, const struct tc_spike *sp)
+{
+	uint64_t most = 0;
+	uint16_t what = 0;
+
+	for (size_t i = 0; i < sp->n_contrib; i++) {
+		const struct tc_event *e =
+			&c->t->events[c->a->contribs[sp->first_contrib + i].event];
+
+		if (e->kind == TC_EV_COUNTER && e->delta > most && e->flags < TC_PATH_KINDS) {
+			most = e->delta;
+			what = e->flags;
+		}
+	}
+	return what;
+}
+
 /*
- * hw-noise where it applies (one host), path (two hosts: what neither explains,
- * where the peer was weighed), the new decisions, and why the rest are
+ * The credit of sp's intervals that explain nothing (the timing thread blocked
+ * while it waited for the answer) is the path's where the path is named: taken
+ * from them here, so the books still add up.
+ */
+static void take_unexplaining(struct tc_analysis *a, struct tc_spike *sp)
+{
+	for (size_t i = 0; i < sp->n_contrib; i++) {
+		struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
+		struct tc_cause *cause = &a->causes[k->cause];
+
+		if (cause->cls != TC_CAUSE_UNATTRIBUTED || !k->attributed_ns)
+			continue;
+		cause->excess_ns -=
+			k->attributed_ns < cause->excess_ns ? k->attributed_ns : cause->excess_ns;
+		k->attributed_ns = 0;
+	}
+}
+
+/* The cause index of path (what 0) or path:<what>, made on first use. */
+static int path_cause(struct ctx *c, uint32_t *ids, uint16_t what, uint32_t *out)
+{
+	char name[TC_CAUSE_NAME_LEN];
+	int err = 0;
+
+	if (ids[what] == TC_NO_CAUSE) {
+		snprintf(name, sizeof(name), "%s%s%s", causes_info(TC_CAUSE_PATH)->prefix,
+			 what ? ":" : "", what ? causes_path_name(what) : "");
+		err = cause_table_index(&c->causes, name, TC_CAUSE_PATH, &ids[what]);
+	}
+	*out = ids[what];
+	return err;
+}
+
+/*
+ * hw-noise where it applies (one host, no path counter moved), path where the
+ * path is named (a path counter moved in the spike: path:<what>; two hosts,
+ * where the peer was weighed: path), the new decisions, and why the rest are
  * unattributed.
  */
 static int settle(struct ctx *c, const uint8_t *touched)
 {
 	struct tc_analysis *a = c->a;
-	uint32_t hw = TC_NO_CAUSE, path = TC_NO_CAUSE;
+	uint32_t hw = TC_NO_CAUSE, path = TC_NO_CAUSE, paths[TC_PATH_KINDS];
 	int joined = c->t->peer.cpu_base != 0;
 	int err = 0;
 
+	for (int k = 0; k < TC_PATH_KINDS; k++)
+		paths[k] = TC_NO_CAUSE;
 	for (size_t i = 0; i < a->n_spikes && !err; i++) {
 		struct tc_spike *sp = &a->spikes[i];
 		const struct tc_sample *s = &c->t->samples[sp->sample];
-		uint64_t u = unexplained_ns(a, sp);
+		uint16_t what = path_evidence(c, sp);
 		int os = has_os_event(c, sp), lost = !os && lost_in(c, s);
+		uint64_t u;
 
-		if (joined && sp->cross_host && u) {
-			if (path == TC_NO_CAUSE)
-				err = cause_table_index(&c->causes,
-							causes_info(TC_CAUSE_PATH)->prefix,
-							TC_CAUSE_PATH, &path);
+		if (what || (joined && sp->cross_host))
+			take_unexplaining(a, sp);
+		u = unexplained_ns(a, sp);
+		if ((what || (joined && sp->cross_host)) && u) {
+			err = path_cause(c, paths, what, &path);
 			if (err)
 				break;
 			sp->path_ns = u;

@@ -306,6 +306,15 @@ static const char *const evidence_names[TC_EV_KIND_MAX + 1] = {
 	[TC_EV_NAPI] = "napi-poll (evidence only)",
 	[TC_EV_LOST] = "lost events (evidence only)",
 	[TC_EV_MARK] = "iteration mark (evidence only)",
+	[TC_EV_COUNTER] = "path counter (evidence only)",
+};
+
+/* What a path counter evidences (TC_PATH_*): path:<this>. */
+static const char *const path_names[TC_PATH_KINDS] = {
+	[TC_PATH_RETRANSMIT] = "retransmit",
+	[TC_PATH_RNR] = "rnr",
+	[TC_PATH_ECN] = "ecn",
+	[TC_PATH_PFC_PAUSE] = "pfc-pause",
 };
 /* clang-format on */
 
@@ -314,6 +323,11 @@ static const char *const evidence_names[TC_EV_KIND_MAX + 1] = {
 static const char *table_name(const char *const *names, size_t n, uint32_t i)
 {
 	return i < n && names[i] ? names[i] : "other";
+}
+
+const char *causes_path_name(uint16_t what)
+{
+	return what < TC_PATH_KINDS && path_names[what] ? path_names[what] : "other";
 }
 
 int causes_evidence_only(uint16_t kind)

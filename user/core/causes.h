@@ -50,6 +50,10 @@ const struct tc_cause_info *causes_info(enum tc_cause_class cls);
 /* Default shell pattern (fnmatch) for IRQ names that belong to the NIC. */
 #define TC_NIC_IRQ_PATTERN_DEFAULT "mlx5_*"
 
+/* What a path counter evidences, TC_PATH_* ("retransmit", "rnr", "ecn", "pfc-pause"), or "other".
+ */
+const char *causes_path_name(uint16_t what);
+
 /* The kernel's name for a softirq vector ("NET_RX", "TIMER"...), or "?" */
 const char *causes_softirq_name(uint32_t vec);
 

@@ -92,6 +92,12 @@ void context_span(const struct idle_latency *l, const struct tc_event *e, uint64
 {
 	uint64_t start = e->start_ns, stop = sat_add(start, e->dur_ns), lat;
 
+	if (e->kind == TC_EV_COUNTER) {
+		/* it moved somewhere between its two readings: evidence for what overlaps them */
+		*s = start;
+		*end = stop;
+		return;
+	}
 	if (!e->dur_ns || causes_evidence_only(e->kind)) {
 		*s = *end = start;
 		return;

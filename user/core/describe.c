@@ -33,6 +33,7 @@ static const char *const kind_names[] = {
 	[TC_EV_NMI] = "nmi",
 	[TC_EV_SIBLING] = "sibling",
 	[TC_EV_MARK] = "mark",
+	[TC_EV_COUNTER] = "counter",
 };
 
 const char *describe_kind(uint16_t kind)
@@ -158,6 +159,21 @@ static int describe_more(const struct tc_trace *t, const struct tc_event *e, cha
 		snprintf(buf, len, "tid %u marked an iteration's %s on cpu %u", e->tid,
 			 e->arg == TC_MARK_END ? "end" : "start", e->cpu);
 		return 1;
+	case TC_EV_COUNTER: {
+		char key[32];
+		const char *name;
+
+		snprintf(key, sizeof(key), "counter.%u", e->arg);
+		name = trace__meta(t, key);
+		if (e->dur_ns)
+			snprintf(buf, len, "%s +%llu in %.3f ms (path:%s)", name ? name : key,
+				 (unsigned long long)e->delta, (double)e->dur_ns / 1e6,
+				 causes_path_name(e->flags));
+		else
+			snprintf(buf, len, "%s (path:%s)", name ? name : key,
+				 causes_path_name(e->flags));
+		return 1;
+	}
 	default:
 		return 0;
 	}

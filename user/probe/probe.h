@@ -75,6 +75,12 @@ struct probe_ops {
 	const char *(*run_id)(void *state);
 	/* Optional: two hosts, the TCP link to the peer (link.h) once the run is over; -1: none. */
 	int (*link)(void *state);
+	/*
+	 * Optional: when the last run sent a message again because its answer never came (a
+	 * loss on the path), into at[0..max); returns how many there were (may be > max).
+	 * what describes them ("a request sent again after 1000 ms without an answer").
+	 */
+	size_t (*resends)(void *state, uint64_t *at, size_t max, const char **what);
 };
 
 /* "loopback", "server" or "client": the trace's run.mode. */

@@ -43,8 +43,11 @@
 #define RESEND_MS      1000 /* no answer for this long: send the request again */
 #define STALL_S	       10   /* no datagram for this long: the peer is gone */
 #define STOP_SEQ       UINT64_MAX
+#define STR_(x)	       #x
+#define STR(x)	       STR_(x)
 #define MAX_DGRAM      65507
 #define LINK_LINE_SIZE 200
+#define RESENDS_KEPT   4096 /* when the requests were sent again, for the trace */
 
 struct udp {
 	struct probe_opts o;
@@ -59,6 +62,7 @@ struct udp {
 	_Atomic int abort; /* loopback: one side failed, the other stops */
 	_Atomic size_t done;
 	_Atomic uint64_t resent;
+	uint64_t resent_at[RESENDS_KEPT]; /* the initiator's, in order */
 	char detail[256];
 	char run_id[17];
 };
@@ -144,7 +148,10 @@ static int round_trip(struct udp *p, int side, uint64_t seq)
 			return -EIO;
 		}
 		if (quiet * SLICE_MS % RESEND_MS == 0) {
-			atomic_fetch_add_explicit(&p->resent, 1, memory_order_relaxed);
+			uint64_t k = atomic_fetch_add_explicit(&p->resent, 1, memory_order_relaxed);
+
+			if (k < RESENDS_KEPT)
+				p->resent_at[k] = probe_now_ns();
 			err = send_seq(p, side, seq);
 		}
 	}
@@ -529,6 +536,16 @@ static const char *udp_detail(void *state)
 	return ((struct udp *)state)->detail;
 }
 
+static size_t udp_resends(void *state, uint64_t *at, size_t max, const char **what)
+{
+	struct udp *p = state;
+	size_t n = atomic_load(&p->resent), kept = n < RESENDS_KEPT ? n : RESENDS_KEPT;
+
+	memcpy(at, p->resent_at, (kept < max ? kept : max) * sizeof(*at));
+	*what = "udp probe: a request sent again, its answer not come in " STR(RESEND_MS) " ms";
+	return n;
+}
+
 static int udp_link(void *state)
 {
 	return ((struct udp *)state)->link_fd;
@@ -552,4 +569,5 @@ const struct probe_ops udp_probe = {
 	.detail = udp_detail,
 	.run_id = udp_run_id,
 	.link = udp_link,
+	.resends = udp_resends,
 };

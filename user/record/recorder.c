@@ -2,6 +2,7 @@
 /* recorder.c - probe + tracers + ring-buffer drain -> trace file. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +21,15 @@
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/stop.h"
+#include "path_counters.h"
 #include "peer_trace.h"
 #include "privs.h"
 #include "recorder.h"
 #include "recorder_internal.h"
 #include "target.h"
+
+#define PATH_PERIOD_MS 10   /* the path counters are read this often */
+#define RESENDS_MAX    4096 /* a probe's resends placed in the trace */
 #include "tracefile/trace_file.h"
 #include "record/bpf/tracer.h"
 
@@ -177,6 +182,7 @@ static void *drain_main(void *arg)
 			break;
 		}
 		note_drops(r);
+		path_counters__take(r->path, emit_open, r);
 		if (r->o->progress && probe_now_ns() >= next_progress) {
 			print_progress(r, 0);
 			next_progress = probe_now_ns() + 1000000000ull;
@@ -442,6 +448,68 @@ static int run_workload(struct recorder *r, struct tc_sample *samples, size_t *d
 	return r->o->probe->run(r->probe, samples, r->o->probe_opts.iterations, done);
 }
 
+/*
+ * The path counters' sampler, on a CPU no probe thread uses where there is one (its
+ * own preemptions of the probe are `self`), and what it reads in the trace.
+ */
+static int start_path_counters(struct recorder *r)
+{
+	const struct probe_opts *po = &r->o->probe_opts;
+	size_t n = path_counters__n(r->path);
+	cpu_set_t allowed;
+	int cpu = -1, err;
+
+	if (!n)
+		return recorder_metaf(
+			r->trace, "run.path_counters",
+			"none found (no RDMA port counters, no NIC pause statistics)");
+	if (!sched_getaffinity(0, sizeof(allowed), &allowed))
+		for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+			if (CPU_ISSET(c, &allowed) &&
+			    (r->o->command || (c != po->cpu[0] && c != po->cpu[1])))
+				cpu = c;
+	if (r->o->command)
+		cpu = -1; /* the command's CPUs are not known in advance */
+	err = path_counters__start(r->path, PATH_PERIOD_MS, cpu);
+	err = err
+		      ?: trace__add_thread(r->trace, path_counters__tid(r->path), TC_THREAD_SELF,
+					   cpu >= 0 ? (uint32_t)cpu : UINT32_MAX);
+	return err
+		       ?: recorder_metaf(r->trace, "run.path_counters", "%zu sampled every %d ms%s",
+					 n, PATH_PERIOD_MS,
+					 cpu >= 0 ? "" : " (on the probe's CPUs: no other)");
+}
+
+/* The probe's own evidence of loss: each message it sent again, an instant of a counter. */
+static int store_resends(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	uint32_t idx = (uint32_t)path_counters__n(r->path);
+	uint64_t at[RESENDS_MAX];
+	const char *what;
+	char key[32];
+	size_t n;
+	int err;
+
+	if (o->command || !o->probe->resends)
+		return 0;
+	n = o->probe->resends(r->probe, at, RESENDS_MAX, &what);
+	if (!n)
+		return 0;
+	snprintf(key, sizeof(key), "counter.%u", idx);
+	err = trace__set_meta(r->trace, key, what);
+	for (size_t i = 0; i < n && i < RESENDS_MAX && !err; i++)
+		keep_event(r, &(struct tc_event){.start_ns = at[i],
+						 .delta = 1,
+						 .arg = idx,
+						 .kind = TC_EV_COUNTER,
+						 .flags = TC_PATH_RETRANSMIT});
+	if (!err && n > RESENDS_MAX)
+		log_warn("%zu messages sent again: the first %d are placed in the trace", n,
+			 RESENDS_MAX);
+	return err;
+}
+
 static int record(struct recorder *r)
 {
 	const struct recorder_opts *o = r->o;
@@ -457,6 +525,7 @@ static int record(struct recorder *r)
 	}
 	err = start_drain(r);
 	err = err ?: follow_workload(r);
+	err = err ?: start_path_counters(r);
 	err = err ?: calibrate(r);
 	if (!err && o->iter)
 		err = mark_calib_measure(&r->mcal, r->tracer, wait_drained, r)
@@ -490,6 +559,10 @@ static int record(struct recorder *r)
 	 */
 	end_ns = probe_now_ns();
 	tracer__stop(r->tracer);
+	path_counters__stop(r->path);
+	path_counters__take(r->path, emit_open, r);
+	if (!err)
+		err = store_resends(r);
 	if (r->rb) {
 		ring_buffer__consume(r->rb);
 		note_drops(r);
@@ -582,6 +655,12 @@ int recorder_run(const struct recorder_opts *o)
 		err = -errno;
 		goto out_free;
 	}
+	r.path = path_counters__open(NULL, r.trace, 0);
+	if (!r.path) {
+		err = -errno;
+		log_err("find the path counters: %s", strerror(-err));
+		goto out_free;
+	}
 	err = record(&r);
 	trace_writer__abort(r.writer); /* no-op after a successful finish */
 	if (!err)
@@ -589,6 +668,7 @@ int recorder_run(const struct recorder_opts *o)
 out_free:
 	target_abort(&r.target); /* no-op once the command was reaped */
 	ring_buffer__free(r.rb);
+	path_counters__free(r.path);
 	if (r.probe)
 		o->probe->close(r.probe);
 	tracer__free(r.tracer);

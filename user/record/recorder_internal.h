@@ -29,7 +29,8 @@ struct recorder {
 	struct tc_trace *trace;
 	struct ring_buffer *rb;
 	void *probe;
-	struct target target; /* record -- CMD */
+	struct target target;	    /* record -- CMD */
+	struct path_counters *path; /* the NICs' and fabric's counters, sampled */
 	uint64_t start_ns;
 
 	struct tc_event *pending; /* drained, not yet written */

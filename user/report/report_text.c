@@ -304,9 +304,10 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 		fprintf(out, "      hw-noise  %.3f usec: no OS event on the probe CPUs; %s\n",
 			rm_lat_us(m, sp->hw_noise_ns), rm_hw_noise_words(m));
 	if (sp->path_ns)
-		fprintf(out,
-			"      path      %.3f usec: neither host's intervals explain it (%s)\n",
-			rm_lat_us(m, sp->path_ns), m->h.peer.host ? m->h.peer.host : "the peer");
+		fprintf(out, "      path      %.3f usec: %s\n", rm_lat_us(m, sp->path_ns),
+			m->h.peer.joined
+				? "neither host's intervals explain it"
+				: "no interval explains it, and a path counter moved in it");
 	if (!sp->n_contrib)
 		return;
 	n = plot_timeline_pick(a, sp, TIMELINE_MAX, pick);
