@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_peer_join.c - the path and the peer (core/peer_join.c, analyze_late.c): a path
+ * counter that moved in a spike makes it path:<what> (its blocked wait included); the
+ * server's trace joined to the client's on a known clock offset names the server's
+ * preemption peer:preemption:<comm>; what neither host explains is path; a spike smaller
+ * than the clock uncertainty is not attributed across hosts; traces that do not belong
+ * together are refused with the reason.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "analyze_fixture.h"
+#include "core/peer_join.h"
+
+#define SRV_TID	 200
+#define SRV_CPU	 1
+#define OFFSET	 5000000ull /* the server's clock runs 5 ms ahead of the client's */
+#define ARRIVES	 400	    /* a request reaches the server 400 ns after it was sent */
+#define SPIKE_RT 5000
+
+static void add_counter(struct tc_trace *t, uint64_t start, uint64_t dur, uint16_t what)
+{
+	struct tc_event e = {.start_ns = start,
+			     .dur_ns = dur,
+			     .delta = 3,
+			     .arg = 0,
+			     .kind = TC_EV_COUNTER,
+			     .flags = what};
+
+	assert_int_equal(trace__add_events(t, &e, 1), 0);
+	assert_int_equal(trace__set_meta(t, "counter.0", "rxe0 port 1 hw_counters/x"), 0);
+}
+
+/* Whether the analysis has a cause called name at all. */
+static int has_cause(const struct tc_analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->n_causes; i++)
+		if (!strcmp(a->causes[i].name, name))
+			return 1;
+	return 0;
+}
+
+static uint64_t books(const struct tc_analysis *a)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < a->n_causes; i++)
+		sum += a->causes[i].excess_ns;
+	return sum;
+}
+
+/* The client blocked for its answer through a spike in which a retransmit counter moved. */
+static void test_counter_makes_path(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+
+	(void)state;
+	set_rtt(t, K, SPIKE_RT);
+	add_offcpu(t, t0(t, K) + 100, SPIKE_RT - 200, 0, 0, "swapper/2"); /* blocked */
+	add_counter(t, t0(t, K) - 3000, 5000, TC_PATH_RETRANSMIT);
+	a = run(t);
+	assert_int_equal(a->n_spikes, 1);
+	sp = &a->spikes[0];
+	assert_string_equal(cause_name(a, sp->primary), "path:retransmit");
+	assert_int_equal(a->causes[sp->primary].cls, TC_CAUSE_PATH);
+	assert_int_equal(sp->path_ns, sp->excess_ns);
+	assert_int_equal(books(a), a->total_excess_ns);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* A counter that moved outside the spike says nothing about it. */
+static void test_counter_elsewhere_is_not_evidence(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, K, SPIKE_RT);
+	add_offcpu(t, t0(t, K) + 100, SPIKE_RT - 200, 0, 0, "swapper/2");
+	add_counter(t, t0(t, K + 3), 2000, TC_PATH_ECN);
+	a = run(t);
+	assert_int_equal(a->n_spikes, 1);
+	assert_int_equal(a->spikes[0].primary, 0);
+	assert_int_equal(a->spikes[0].path_ns, 0);
+	assert_false(has_cause(a, "path:ecn"));
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* The client's trace of a two-host run: its probe thread blocked through each wait. */
+static struct tc_trace *client_trace(const char *run_id)
+{
+	struct tc_trace *t = new_trace();
+
+	assert_int_equal(trace__set_meta(t, "run.id", run_id), 0);
+	assert_int_equal(trace__set_meta(t, "run.mode", "client"), 0);
+	assert_int_equal(trace__set_meta(t, "run.probe", "udp"), 0);
+	set_rtt(t, K, SPIKE_RT);
+	add_offcpu(t, t0(t, K) + 100, SPIKE_RT - 200, 0, 0, "swapper/2");
+	return t;
+}
+
+/* The server's: request i arrives ARRIVES after the client sent it, on a clock OFFSET ahead. */
+static struct tc_trace *server_trace(const struct tc_trace *client, const char *mode)
+{
+	struct tc_trace *t = trace__new();
+
+	assert_non_null(t);
+	assert_int_equal(trace__set_meta(t, "run.id", trace__meta(client, "run.id")), 0);
+	assert_int_equal(trace__set_meta(t, "run.mode", mode), 0);
+	assert_int_equal(trace__set_meta(t, "run.probe", "udp"), 0);
+	assert_int_equal(trace__set_meta(t, "host.name", "hostA"), 0);
+	assert_int_equal(trace__add_thread(t, SRV_TID, TC_THREAD_PROBE, SRV_CPU), 0);
+	for (size_t i = 0; i + 1 < client->n_samples; i++) {
+		struct tc_sample s = {.t_start = client->samples[i].t_start + ARRIVES + OFFSET,
+				      .t_end = client->samples[i + 1].t_start + ARRIVES + OFFSET,
+				      .cpu = SRV_CPU,
+				      .tid = SRV_TID};
+
+		assert_int_equal(trace__add_samples(t, &s, 1), 0);
+	}
+	return t;
+}
+
+/* The server was preempted by a hog while request K waited for it. */
+static void add_server_preemption(struct tc_trace *srv, uint64_t client_t)
+{
+	struct tc_event e = {.start_ns = client_t + ARRIVES - 100 + OFFSET,
+			     .dur_ns = SPIKE_RT - BASE_RTT,
+			     .cpu = SRV_CPU,
+			     .tid = SRV_TID,
+			     .other_pid = 4242,
+			     .kind = TC_EV_OFFCPU,
+			     .flags = TC_OFFCPU_PREEMPTED};
+
+	memcpy(e.other_comm, "hog", 4);
+	assert_int_equal(trace__add_events(srv, &e, 1), 0);
+}
+
+static void test_peer_preemption_named(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000aa");
+	struct tc_trace *srv = server_trace(cli, "server");
+	struct tc_analysis *a;
+	struct peer_join j;
+	const struct tc_spike *sp;
+
+	(void)state;
+	add_server_preemption(srv, t0(cli, K));
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+	assert_true(j.local_is_client);
+	assert_int_equal(j.n_pairs, N_SAMPLES - 1);
+	/* the true offset within the stated bound, the bound about half the round trip */
+	assert_true(fabs(j.sync.offset_ns - (double)OFFSET) <= j.sync.uncertainty_ns + 1);
+	assert_true(j.sync.uncertainty_ns <= BASE_RTT / 2 + 1);
+	assert_string_equal(trace__meta(cli, "peer.host"), "hostA");
+	a = run(cli);
+	assert_int_equal(a->n_spikes, 1);
+	sp = &a->spikes[0];
+	assert_true(sp->cross_host);
+	assert_string_equal(cause_name(a, sp->primary), "peer:preemption:hog");
+	/* the rest of the wait is neither host's: the path's */
+	assert_int_equal(has_cause(a, "path"), sp->path_ns > 0);
+	assert_int_equal(books(a), a->total_excess_ns);
+	analysis__free(a);
+	trace__free(cli);
+	trace__free(srv);
+}
+
+/* Nothing on either host: the whole excess is the path's. */
+static void test_neither_host_is_path(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000ab");
+	struct tc_trace *srv = server_trace(cli, "server");
+	struct tc_analysis *a;
+	struct peer_join j;
+
+	(void)state;
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+	a = run(cli);
+	assert_int_equal(a->n_spikes, 1);
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "path");
+	assert_int_equal(a->spikes[0].path_ns, a->spikes[0].excess_ns);
+	analysis__free(a);
+	trace__free(cli);
+	trace__free(srv);
+}
+
+/* A spike below the clock uncertainty: the peer's intervals stay out, and it says why. */
+static void test_below_uncertainty_not_cross_host(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000ac");
+	struct tc_trace *srv = server_trace(cli, "server");
+	struct tc_analysis *a;
+	struct peer_join j;
+
+	(void)state;
+	add_server_preemption(srv, t0(cli, K));
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+	cli->peer.uncertainty_ns = 100000; /* as if the clocks were known to 100 us only */
+	a = run(cli);
+	assert_int_equal(a->n_spikes, 1);
+	assert_false(a->spikes[0].cross_host);
+	assert_int_equal(a->spikes[0].unexplained, TC_UNEXPLAINED_CLOCK);
+	assert_false(has_cause(a, "peer:preemption:hog"));
+	analysis__free(a);
+	trace__free(cli);
+	trace__free(srv);
+}
+
+static void expect_refused(struct tc_trace *cli, struct tc_trace *srv, const char *why)
+{
+	struct peer_join j;
+
+	assert_int_equal(peer_join(cli, srv, &j), -EINVAL);
+	if (!strstr(j.why, why)) {
+		fprintf(stderr, "why: %s\n", j.why);
+		fail();
+	}
+}
+
+static void test_refusals(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000ad");
+	struct tc_trace *same = server_trace(cli, "client");
+	struct tc_trace *other = client_trace("00000000000000ae");
+	struct tc_trace *other_srv = server_trace(other, "server");
+	struct tc_trace *loop = new_trace();
+
+	(void)state;
+	expect_refused(cli, other_srv,
+		       "different runs (run ids 00000000000000ad and 00000000000000ae)");
+	expect_refused(cli, same, "one trace must be the client's and one the server's");
+	expect_refused(cli, loop, "was not recorded as one side of a two-host run");
+	trace__free(cli);
+	trace__free(same);
+	trace__free(other);
+	trace__free(other_srv);
+	trace__free(loop);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counter_makes_path),
+		cmocka_unit_test(test_counter_elsewhere_is_not_evidence),
+		cmocka_unit_test(test_peer_preemption_named),
+		cmocka_unit_test(test_neither_host_is_path),
+		cmocka_unit_test(test_below_uncertainty_not_cross_host),
+		cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
