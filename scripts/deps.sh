@@ -15,6 +15,8 @@ PKGS="$PKGS qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring"
 PKGS="$PKGS linux-perf bpftrace trace-cmd time valgrind"
 # record --iter sockperf's system test and benchmark: Debian's sockperf, unmodified.
 PKGS="$PKGS sockperf"
+# test_peer: iproute2 for the network namespaces, nftables to lose datagrams on the path.
+PKGS="$PKGS iproute2 nftables"
 # The HTML report's system test renders the page in headless Chromium.
 PKGS="$PKGS chromium"
 

@@ -151,6 +151,41 @@ grep -q "^  peer        (the server's trace, sent over the link, not kept)" "$TM
 [ "$(spikes peer:preemption:tcpeerhog "$TMP/one.txt")" -gt 0 ] ||
 	{ cat "$TMP/one.txt"; fail "run HOST does not name the server's hog"; }
 
+# A lossy path: every 1500th request is dropped on its way into the server's
+# namespace (nftables there), silently, as a wire would. Each loss is resent after 1 s; those round
+# trips are path:retransmit, the probe's own resend the evidence.
+if command -v nft >/dev/null && ip netns exec "$NS_A" nft -f - <<EOF 2>/dev/null
+table inet tcloss {
+	chain in {
+		type filter hook input priority 0;
+		udp dport $PORT numgen inc mod 1500 == 1499 drop
+	}
+}
+EOF
+then
+	ip netns exec "$NS_A" "$TC" lat --probe udp --port "$PORT" -c "$S,$C" -n 4500 \
+		>"$TMP/loss-srv.log" 2>&1 &
+	SRV_PID=$!
+	for _ in $(seq 100); do
+		grep -q "waiting for a client" "$TMP/loss-srv.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	ip netns exec "$NS_B" "$TC" record --probe udp --port "$PORT" -c "$C,$S" -n 4500 \
+		--no-progress -o "$TMP/loss.tct" 10.211.0.1 >"$TMP/loss.log" 2>&1 ||
+		{ cat "$TMP/loss.log"; fail "the lossy run failed"; }
+	wait "$SRV_PID" || true
+	SRV_PID=
+	ip netns exec "$NS_A" nft delete table inet tcloss
+	grep -q "3 requests sent again" "$TMP/loss.log" || { cat "$TMP/loss.log"; fail "the losses were not resent"; }
+	"$TC" report "$TMP/loss.tct" >"$TMP/loss.txt"
+	[ "$(spikes path:retransmit "$TMP/loss.txt")" = 3 ] ||
+		{ cat "$TMP/loss.txt"; fail "the lost requests are not path:retransmit"; }
+	grep -q "udp probe: a request sent again" "$TMP/loss.txt" ||
+		{ cat "$TMP/loss.txt"; fail "the spike's timeline lacks the resend"; }
+else
+	echo "note: nftables cannot drop packets here: the lossy-path check was not run"
+fi
+
 # A peer that disappears mid-run: the client's trace is complete and says so.
 ip netns exec "$NS_A" "$TC" lat --probe udp --port "$PORT" -c "$S,$C" -n 5000000 \
 	>"$TMP/gone-srv.log" 2>&1 &

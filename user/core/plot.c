@@ -259,6 +259,7 @@ void plot_irq_matrix__free(struct plot_irq_matrix *m)
 /* ---- spike timelines -------------------------------------------------------------------- */
 
 struct pick {
+	int evidence; /* a path counter */
 	uint64_t credit;
 	uint64_t overlap;
 	size_t i;
@@ -268,6 +269,8 @@ static int cmp_pick(const void *x, const void *y)
 {
 	const struct pick *a = x, *b = y;
 
+	if (a->evidence != b->evidence)
+		return a->evidence ? -1 : 1;
 	if (a->credit != b->credit)
 		return a->credit > b->credit ? -1 : 1;
 	if (a->overlap != b->overlap)
@@ -282,8 +285,8 @@ static int cmp_size(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-size_t plot_timeline_pick(const struct tc_analysis *a, const struct tc_spike *sp, size_t k,
-			  size_t *idx)
+size_t plot_timeline_pick(const struct tc_trace *t, const struct tc_analysis *a,
+			  const struct tc_spike *sp, size_t k, size_t *idx)
 {
 	size_t n = sp->n_contrib;
 	struct pick *p;
@@ -297,7 +300,8 @@ size_t plot_timeline_pick(const struct tc_analysis *a, const struct tc_spike *sp
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_contrib *c = &a->contribs[sp->first_contrib + i];
 
-		p[i] = (struct pick){c->attributed_ns, c->overlap_ns, i};
+		p[i] = (struct pick){t->events[c->event].kind == TC_EV_COUNTER, c->attributed_ns,
+				     c->overlap_ns, i};
 	}
 	qsort(p, n, sizeof(*p), cmp_pick);
 	for (size_t i = 0; i < k; i++)

@@ -65,13 +65,14 @@ int plot_irq_matrix(const struct tc_trace *t, size_t max_rows, struct plot_irq_m
 void plot_irq_matrix__free(struct plot_irq_matrix *m);
 
 /*
- * The timeline of a spike, cut down to what matters: the k contributions with
- * the most credit (then overlap), as offsets from sp->first_contrib in idx,
- * in their original (time) order. Returns how many (min(k, sp->n_contrib));
- * all of them, unpicked, when memory runs out.
+ * The timeline of a spike, cut down to what matters: the path counters that
+ * moved in it (a path cause's evidence, whatever their credit), then the k
+ * contributions with the most credit (then overlap), as offsets from
+ * sp->first_contrib in idx, in their original (time) order. Returns how many
+ * (min(k, sp->n_contrib)); all of them, unpicked, when memory runs out.
  */
-size_t plot_timeline_pick(const struct tc_analysis *a, const struct tc_spike *sp, size_t k,
-			  size_t *idx);
+size_t plot_timeline_pick(const struct tc_trace *t, const struct tc_analysis *a,
+			  const struct tc_spike *sp, size_t k, size_t *idx);
 
 /*
  * Assigns each interval [start[i], end[i]) a lane, the lowest in which it is

@@ -77,8 +77,9 @@ static int send_seq(struct udp *p, int side, uint64_t seq)
 	memcpy(p->buf[side], &seq, sizeof(seq));
 	if (send(p->fd[side], p->buf[side], p->size, 0) == (ssize_t)p->size)
 		return 0;
-	if (errno == ECONNREFUSED || errno == ENOBUFS || errno == EAGAIN)
-		return 0; /* the peer not there yet, or a full queue: a loss, resent later */
+	if (errno == ECONNREFUSED || errno == ENOBUFS || errno == EAGAIN || errno == EPERM)
+		return 0; /* the peer not there yet, a full queue, a firewall: a loss, resent later
+			   */
 	log_err("udp probe: send a datagram: %s", strerror(errno));
 	return -EIO;
 }

@@ -197,7 +197,7 @@ static void spike_chart(struct html *h, size_t rank, const struct tc_spike *sp)
 {
 	const struct tc_analysis *a = h->m->a;
 	const struct tc_sample *s = &h->m->t->samples[sp->sample];
-	size_t pick[SPIKE_ROWS], n = plot_timeline_pick(a, sp, SPIKE_ROWS, pick);
+	size_t pick[SPIKE_ROWS], n = plot_timeline_pick(h->m->t, a, sp, SPIKE_ROWS, pick);
 	double pad = (double)(s->t_end - s->t_start) * 0.1 + 1;
 	struct span_x sx = {(double)s->t_start - pad, (double)s->t_end + pad, 260, PLOT_X1};
 	char lat[32];

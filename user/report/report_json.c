@@ -242,7 +242,7 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 			   const struct tc_spike *sp)
 {
 	const struct tc_sample *s = &t->samples[sp->sample];
-	size_t pick[TIMELINE_MAX], n = plot_timeline_pick(a, sp, TIMELINE_MAX, pick);
+	size_t pick[TIMELINE_MAX], n = plot_timeline_pick(t, a, sp, TIMELINE_MAX, pick);
 	char detail[256];
 
 	json_u64(j, "timeline_events", sp->n_contrib);

@@ -310,7 +310,7 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 				: "no interval explains it, and a path counter moved in it");
 	if (!sp->n_contrib)
 		return;
-	n = plot_timeline_pick(a, sp, TIMELINE_MAX, pick);
+	n = plot_timeline_pick(t, a, sp, TIMELINE_MAX, pick);
 	fprintf(out, "      %12s %12s %12s  %s%s\n", "start[usec]", "dur[usec]", "credit[usec]",
 		a->calibrated ? "hidden[usec]  " : "",
 		"event (start relative to the round trip's start)");
