@@ -149,6 +149,16 @@ $(AUDIT_TESTS): $(O)/tests/%: tests/%.c $(AUDIT_OBJS) $(CORE_LIB) $(LIB_LIB)
 	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(AUDIT_OBJS) $(CORE_LIB) $(LIB_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lm -o $@
 
+# test_path_counters samples fixture sysfs trees with the recorder's path counters: it links
+# them and the probe layer (its clock and CPU pinning; libibverbs with it).
+PATH_COUNTER_OBJS := $(O)/user/record/path_counters.o \
+	$(patsubst %.c,$(O)/%.o,$(wildcard user/probe/*.c))
+$(O)/tests/test_path_counters: tests/test_path_counters.c $(PATH_COUNTER_OBJS) $(CORE_LIB) $(LIB_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(PATH_COUNTER_OBJS) $(CORE_LIB) $(LIB_LIB) \
+		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread -lm -o $@
+
 # test_trace_file tests the trace file layer (user/tracefile): it links its objects, and logs
 # through its own log_err() (the one of lib/ is not linked in).
 TRACE_FILE_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/tracefile/*.c))
