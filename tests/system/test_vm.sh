@@ -205,6 +205,14 @@ if [ "${2:-}" = --in-guest ]; then
 	else
 		cat "$T/rec.out" >>"$T/out"; bad "record --server traced while a client ran"
 	fi
+	# rxe's own counters of the path, found and sampled during that run
+	if run_rc 0 "$TC" dump "$T/srv.tct" &&
+		has '^meta run.path_counters=[0-9]* sampled every 10 ms' &&
+		has '^meta counter.[0-9]*=rxe0 port 1 hw_counters/completer_retry_err'; then
+		ok "the path counters: rxe0's retransmission and RNR counters sampled"
+	else
+		bad "the path counters of rxe0"
+	fi
 	kill "$srv" 2>/dev/null || :; wait "$srv" 2>/dev/null || :
 	# Both ends recorded (server and client on rxe0: two traces, one clock), a hog on the
 	# server's CPU: one command on the client, `run HOST` against the recording server,
