@@ -184,9 +184,34 @@ static inline int rm_entry(const char *path, const struct stat *st, int flag, st
 	return remove(path);
 }
 
+/* The fake ethtool's global pause (fake_ethtool below): answered when .cmd is set. */
+static struct ethtool_pauseparam fake_pause;
+
+/* Removes one fixture file. */
+static inline void remove_path(const char *logical)
+{
+	char path[PATH_MAX + 64];
+
+	assert_true((size_t)snprintf(path, sizeof(path), "%s%s", root, logical) < sizeof(path));
+	assert_int_equal(unlink(path), 0);
+}
+
+/* eth2 (mlx5_0) as a RoCE port tuned for lossless RoCE on priority 3. */
+static inline void add_lossless(void)
+{
+	put("/sys/class/infiniband/mlx5_0/ports/1/link_layer", "Ethernet");
+	put("/sys/class/net/eth2/qos/pfc", "0 0 0 1 0 0 0 0");
+	put("/sys/class/net/eth2/qos/trust", "dscp");
+	put("/sys/class/net/eth2/ecn/roce_np/enable/3", "1");
+	put("/sys/class/net/eth2/ecn/roce_rp/enable/3", "1");
+	put("/sys/class/net/eth2/ecn/roce_np/cnp_802p_prio", "6");
+	put("/sys/class/net/eth2/ecn/roce_np/cnp_dscp", "48");
+}
+
 static inline int setup(void **state)
 {
 	(void)state;
+	fake_pause = (struct ethtool_pauseparam){0};
 	snprintf(root, sizeof(root), "/tmp/tc-audit-XXXXXX");
 	if (!mkdtemp(root))
 		return -1;
@@ -217,6 +242,8 @@ static inline int fake_ethtool(const char *ifname, void *cmd)
 		memcpy(cmd, &fake_ring, sizeof(fake_ring));
 	else if (*(uint32_t *)cmd == ETHTOOL_GCOALESCE)
 		memcpy(cmd, &fake_coal, sizeof(fake_coal));
+	else if (*(uint32_t *)cmd == ETHTOOL_GPAUSEPARAM && fake_pause.cmd)
+		memcpy(cmd, &fake_pause, sizeof(fake_pause));
 	else
 		return -EOPNOTSUPP;
 	return 0;

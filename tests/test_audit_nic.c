@@ -194,11 +194,78 @@ static void test_tuned_host_passes(void **state)
 	fake_coal = (struct ethtool_coalesce){.use_adaptive_rx_coalesce = 1};
 	fake_ports[0] = port(4, 2, 4096);
 	n_fake_ports = 1;
+	add_lossless();
 	run_nic(NULL, &fake_ops);
 	for (int i = 0; i < TC_AUDIT_CHECK_COUNT; i++)
 		expect_status((enum tc_audit_check)i, TC_AUDIT_OK);
 	assert_int_equal(host_audit_failing(&au), 0);
 	n_fake_ports = 0;
+}
+
+/* --- lossless RoCE: PFC, trust, ECN --------------------------------------------------- */
+
+static void test_lossless_pfc(void **state)
+{
+	(void)state;
+	add_mlx5(1, on_node1, node1, 9000);
+	add_lossless();
+	run();
+	expect_status(TC_AUDIT_PFC, TC_AUDIT_OK);
+	expect_in(TC_AUDIT_PFC, summary, "eth2: PFC on priority 3 only");
+	put("/sys/class/net/eth2/qos/pfc", "0,0,0,0,0,0,0,0");
+	run();
+	expect_status(TC_AUDIT_PFC, TC_AUDIT_FAIL);
+	expect_in(TC_AUDIT_PFC, summary, "no PFC: the network is not lossless");
+	expect_in(TC_AUDIT_PFC, fix, "mlnx_qos -i eth2 --pfc 0,0,0,1,0,0,0,0");
+	fake_pause = (struct ethtool_pauseparam){
+		.cmd = ETHTOOL_GPAUSEPARAM, .rx_pause = 1, .tx_pause = 1};
+	run_nic(NULL, &fake_ops);
+	expect_status(TC_AUDIT_PFC, TC_AUDIT_WARN);
+	expect_in(TC_AUDIT_PFC, summary, "global pause instead of PFC");
+	expect_in(TC_AUDIT_PFC, evidence, "global pause rx on, tx on (ETHTOOL_GPAUSEPARAM)");
+	put("/sys/class/net/eth2/qos/pfc", "0 0 0 1 1 0 0 0");
+	run();
+	expect_status(TC_AUDIT_PFC, TC_AUDIT_WARN);
+	expect_in(TC_AUDIT_PFC, summary, "PFC on 2 priorities (3,4)");
+	remove_path("/sys/class/net/eth2/qos/pfc");
+	run();
+	expect_status(TC_AUDIT_PFC, TC_AUDIT_UNKNOWN);
+	expect_in(TC_AUDIT_PFC, summary, "PFC not exposed in sysfs");
+}
+
+static void test_lossless_trust_and_ecn(void **state)
+{
+	(void)state;
+	add_mlx5(1, on_node1, node1, 9000);
+	add_lossless();
+	put("/sys/class/net/eth2/qos/trust", "pcp");
+	put("/sys/class/net/eth2/ecn/roce_rp/enable/3", "0");
+	run();
+	expect_status(TC_AUDIT_TRUST, TC_AUDIT_WARN);
+	expect_in(TC_AUDIT_TRUST, fix, "mlnx_qos -i eth2 --trust dscp");
+	expect_status(TC_AUDIT_ECN, TC_AUDIT_WARN);
+	expect_in(TC_AUDIT_ECN, summary, "ECN notification point only for priority 3");
+	expect_in(TC_AUDIT_ECN, evidence, "CNPs sent on priority 6, DSCP 48");
+	put("/sys/class/net/eth2/ecn/roce_np/enable/3", "0");
+	run();
+	expect_status(TC_AUDIT_ECN, TC_AUDIT_FAIL);
+	expect_in(TC_AUDIT_ECN, fix, "echo 1 > /sys/class/net/eth2/ecn/roce_np/enable/3");
+	/* the RoCE priority follows PFC when exactly one is on */
+	put("/sys/class/net/eth2/qos/pfc", "0 0 0 0 1 0 0 0");
+	put("/sys/class/net/eth2/ecn/roce_np/enable/4", "1");
+	put("/sys/class/net/eth2/ecn/roce_rp/enable/4", "1");
+	run();
+	expect_status(TC_AUDIT_ECN, TC_AUDIT_OK);
+	expect_in(TC_AUDIT_ECN, summary, "ECN on for priority 4");
+}
+
+static void test_lossless_without_roce(void **state)
+{
+	(void)state;
+	add_mlx5(1, on_node1, node1, 9000); /* no link_layer: not known to be RoCE */
+	run();
+	expect_status(TC_AUDIT_PFC, TC_AUDIT_UNKNOWN);
+	expect_in(TC_AUDIT_ECN, summary, "no RoCE device to check");
 }
 
 static void test_bad_cpus_and_root_are_errors(void **state)
@@ -295,6 +362,9 @@ int main(void)
 		T(test_memlock_limits),
 		T(test_empty_root_every_check_unknown),
 		T(test_tuned_host_passes),
+		T(test_lossless_pfc),
+		T(test_lossless_trust_and_ecn),
+		T(test_lossless_without_roce),
 		T(test_bad_cpus_and_root_are_errors),
 		T(test_default_cpus_are_last_two_online),
 		T(test_print_lists_every_check),

@@ -40,12 +40,13 @@ struct audit_ctx {
 };
 
 /* The groups of checks, one file each. */
-void irq_checks_run(struct audit_ctx *c);  /* irqbalance, nic-irq-affinity */
-void mm_checks_run(struct audit_ctx *c);   /* thp-*, khugepaged-defrag, compaction */
-void cpu_checks_run(struct audit_ctx *c);  /* cpu-governor, c-states, isolation */
-void nic_checks_run(struct audit_ctx *c);  /* nic-mtu, nic-rings, nic-coalesce */
-void rdma_checks_run(struct audit_ctx *c); /* rdma-port, memlock */
-void virt_checks_run(struct audit_ctx *c); /* steal */
+void irq_checks_run(struct audit_ctx *c);      /* irqbalance, nic-irq-affinity */
+void mm_checks_run(struct audit_ctx *c);       /* thp-*, khugepaged-defrag, compaction */
+void cpu_checks_run(struct audit_ctx *c);      /* cpu-governor, c-states, isolation */
+void nic_checks_run(struct audit_ctx *c);      /* nic-mtu, nic-rings, nic-coalesce */
+void rdma_checks_run(struct audit_ctx *c);     /* rdma-port, memlock */
+void virt_checks_run(struct audit_ctx *c);     /* steal */
+void lossless_checks_run(struct audit_ctx *c); /* lossless-pfc, lossless-trust, lossless-ecn */
 /* Fills c->nics from --nic or /sys/class/infiniband (nic_checks.c). */
 void nic_checks_discover(struct audit_ctx *c, const struct host_audit_opts *o);
 /* The host's side of struct audit_ops: SIOCETHTOOL, and the ports libibverbs lists. */

@@ -150,6 +150,7 @@ int host_audit_run(const struct host_audit_opts *o, struct tc_audit *out, char *
 	nic_checks_run(c);
 	rdma_checks_run(c);
 	virt_checks_run(c);
+	lossless_checks_run(c);
 	for (int i = 0; i < TC_AUDIT_CHECK_COUNT; i++)
 		if (!out->r[i].present)
 			res_verdict(audit_res(c, (enum tc_audit_check)i), TC_AUDIT_UNKNOWN, "",

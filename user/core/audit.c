@@ -70,6 +70,21 @@ static const struct tc_audit_info catalogue[TC_AUDIT_CHECK_COUNT] = {
 		"on a VM the host runs other guests or its own work on the vCPU's physical CPU: "
 		"the vCPU stops for that time (steal, milliseconds at a time), and the shorter "
 		"exits it takes without counting them show as hw-noise" },
+	[TC_AUDIT_PFC] = { TC_AUDIT_PFC, "lossless-pfc",
+		"PFC on the RoCE traffic priority, and on no other",
+		"RoCE has no recovery of its own: without PFC a dropped packet is a retransmission "
+		"after the QP's ACK timeout (milliseconds: path:retransmit); PFC on more "
+		"priorities, or global pause, pauses traffic that is not RoCE's (path:pfc-pause)" },
+	[TC_AUDIT_TRUST] = { TC_AUDIT_TRUST, "lossless-trust",
+		"trust DSCP (routed RoCE v2)",
+		"the NIC and the switches put a packet in its priority by its DSCP or its VLAN "
+		"PCP; RoCE v2 is routed, and only the DSCP survives a router: trusting PCP puts "
+		"RoCE in the wrong, lossy queue" },
+	[TC_AUDIT_ECN] = { TC_AUDIT_ECN, "lossless-ecn",
+		"ECN on for the RoCE priority at the notification and reaction points",
+		"ECN is the early warning: marked packets make the receiver send CNPs and the "
+		"sender slow down before a queue fills; without it congestion shows only as PFC "
+		"pauses (path:pfc-pause) or drops (path:retransmit)" },
 };
 
 static const char *const status_names[TC_AUDIT_STATUS_COUNT] = {

@@ -40,6 +40,9 @@ enum tc_audit_check {
 	TC_AUDIT_RDMA_PORT,
 	TC_AUDIT_MEMLOCK,
 	TC_AUDIT_STEAL, /* the hypervisor's steal time on the probe CPUs */
+	TC_AUDIT_PFC,	/* RoCE: PFC on the RoCE priority only (or global pause) */
+	TC_AUDIT_TRUST, /* RoCE: trust DSCP */
+	TC_AUDIT_ECN,	/* RoCE: ECN on at both points of the RoCE priority; the CNPs' */
 	TC_AUDIT_CHECK_COUNT,
 };
 

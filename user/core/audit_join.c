@@ -57,6 +57,12 @@ static const struct join_rule {
 	{ TC_CAUSE_NMI, NULL, { 0 }, 0 },
 	{ TC_CAUSE_STEAL, NULL, { TC_AUDIT_STEAL }, 1 },
 	{ TC_CAUSE_HW_NOISE, NULL, { TC_AUDIT_STEAL }, 1 },
+	{ TC_CAUSE_PATH, "path:pfc-pause", { TC_AUDIT_PFC, TC_AUDIT_ECN, TC_AUDIT_TRUST }, 3 },
+	{ TC_CAUSE_PATH, "path:ecn", { TC_AUDIT_ECN, TC_AUDIT_PFC }, 2 },
+	{ TC_CAUSE_PATH, "path:retransmit", { TC_AUDIT_PFC, TC_AUDIT_TRUST, TC_AUDIT_ECN,
+					      TC_AUDIT_RDMA_PORT }, 4 },
+	{ TC_CAUSE_PATH, "path:rnr", { 0 }, 0 },
+	{ TC_CAUSE_PATH, NULL, { TC_AUDIT_PFC, TC_AUDIT_ECN, TC_AUDIT_RDMA_PORT, TC_AUDIT_MTU }, 4 },
 };
 /* clang-format on */
 #define N_RULES	  (sizeof(rules) / sizeof(rules[0]))
