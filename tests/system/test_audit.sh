@@ -6,7 +6,8 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "needs python3 to validate the JSON"
 CHECKS="irqbalance nic-irq-affinity thp-enabled thp-defrag khugepaged-defrag compaction
-cpu-governor c-states isolation nic-mtu nic-rings nic-coalesce rdma-port memlock steal"
+cpu-governor c-states isolation nic-mtu nic-rings nic-coalesce rdma-port memlock steal
+lossless-pfc lossless-trust lossless-ecn"
 
 # run_audit OUT ARGS...: runs the audit, which must exit 0 or 5; the code in $rc
 run_audit() {
