@@ -219,6 +219,31 @@ static void test_below_uncertainty_not_cross_host(void **state)
 	trace__free(srv);
 }
 
+/* The peer's path counters keep their own names beside this host's. */
+static void test_peer_counters_keep_their_names(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000af");
+	struct tc_trace *srv = server_trace(cli, "server");
+	struct tc_analysis *a;
+	struct peer_join j;
+	char key[32];
+
+	(void)state;
+	assert_int_equal(trace__set_meta(cli, "counter.0", "this host's counter"), 0);
+	add_counter(srv, t0(cli, K) + OFFSET, 2000, TC_PATH_PFC_PAUSE);
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+	snprintf(key, sizeof(key), "counter.%u", PEER_COUNTER_BASE);
+	assert_string_equal(trace__meta(cli, key), "rxe0 port 1 hw_counters/x");
+	assert_string_equal(trace__meta(cli, "counter.0"), "this host's counter");
+	a = run(cli);
+	assert_int_equal(a->n_spikes, 1);
+	/* the path is both hosts': the peer's counter names it too */
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "path:pfc-pause");
+	analysis__free(a);
+	trace__free(cli);
+	trace__free(srv);
+}
+
 static void expect_refused(struct tc_trace *cli, struct tc_trace *srv, const char *why)
 {
 	struct peer_join j;
@@ -258,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_peer_preemption_named),
 		cmocka_unit_test(test_neither_host_is_path),
 		cmocka_unit_test(test_below_uncertainty_not_cross_host),
+		cmocka_unit_test(test_peer_counters_keep_their_names),
 		cmocka_unit_test(test_refusals),
 	};
 

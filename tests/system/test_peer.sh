@@ -52,17 +52,24 @@ C=${CPUS#*,} # the client's
 PORT=$((20000 + $$ % 20000))
 N=30000
 
+# wait_server LOG: until the server started as $SRV_PID waits for its client (BPF loads first).
+wait_server() {
+	for _ in $(seq 600); do
+		grep -q "waiting for a client" "$1" 2>/dev/null && return 0
+		kill -0 "$SRV_PID" 2>/dev/null || { cat "$1"; fail "the server quit"; }
+		sleep 0.1
+	done
+	cat "$1"
+	fail "the server never waited for a client"
+}
+
 # two_host NAME HOG_CPU: one recorded run of both sides, a hog pinned to HOG_CPU.
 two_host() {
 	rm -f "$TMP/$1-srv.log"
 	ip netns exec "$NS_A" "$TC" record --probe udp --server --port "$PORT" -c "$S,$C" -n "$N" \
 		--no-progress -o "$TMP/$1-srv.tct" >"$TMP/$1-srv.log" 2>&1 &
 	SRV_PID=$!
-	for _ in $(seq 600); do
-		grep -q "waiting for a client" "$TMP/$1-srv.log" 2>/dev/null && break
-		kill -0 "$SRV_PID" 2>/dev/null || { cat "$TMP/$1-srv.log"; fail "the server quit"; }
-		sleep 0.1
-	done
+	wait_server "$TMP/$1-srv.log"
 	taskset -c "$2" "$O/tests/tc-spin" tcpeerhog 120 &
 	HOG_PID=$!
 	sleep 0.3
@@ -134,10 +141,7 @@ two_host near "$C"
 ip netns exec "$NS_A" "$TC" record --probe udp --server --port "$PORT" -c "$S,$C" -n "$N" \
 	--no-progress -o "$TMP/one-srv.tct" >"$TMP/one-srv.log" 2>&1 &
 SRV_PID=$!
-for _ in $(seq 600); do
-	grep -q "waiting for a client" "$TMP/one-srv.log" 2>/dev/null && break
-	sleep 0.1
-done
+wait_server "$TMP/one-srv.log"
 taskset -c "$S" "$O/tests/tc-spin" tcpeerhog 120 &
 HOG_PID=$!
 ip netns exec "$NS_B" "$TC" run --probe udp --port "$PORT" -c "$C,$S" -n "$N" --no-progress \
@@ -166,10 +170,7 @@ then
 	ip netns exec "$NS_A" "$TC" lat --probe udp --port "$PORT" -c "$S,$C" -n 4500 \
 		>"$TMP/loss-srv.log" 2>&1 &
 	SRV_PID=$!
-	for _ in $(seq 100); do
-		grep -q "waiting for a client" "$TMP/loss-srv.log" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_server "$TMP/loss-srv.log"
 	ip netns exec "$NS_B" "$TC" record --probe udp --port "$PORT" -c "$C,$S" -n 4500 \
 		--no-progress -o "$TMP/loss.tct" 10.211.0.1 >"$TMP/loss.log" 2>&1 ||
 		{ cat "$TMP/loss.log"; fail "the lossy run failed"; }
@@ -190,10 +191,7 @@ fi
 ip netns exec "$NS_A" "$TC" lat --probe udp --port "$PORT" -c "$S,$C" -n 5000000 \
 	>"$TMP/gone-srv.log" 2>&1 &
 SRV_PID=$!
-for _ in $(seq 100); do
-	grep -q "waiting for a client" "$TMP/gone-srv.log" 2>/dev/null && break
-	sleep 0.1
-done
+wait_server "$TMP/gone-srv.log"
 # the server is killed once it has spent half a second of CPU time answering
 (
 	while [ "$(awk '{ print $14 + $15 }' "/proc/$SRV_PID/stat" 2>/dev/null || echo 0)" -lt 50 ]; do

@@ -34,6 +34,10 @@ static void record_help(void)
 	       "created and the CPUs they run on, until it exits (perftest, nccl-tests, ...).\n"
 	       "Needs root (or CAP_BPF and CAP_PERFMON). Ctrl-C ends the run early and still\n"
 	       "writes a complete trace.\n"
+	       "Two hosts (--probe verbs or udp): record the server with --server and the client\n"
+	       "with HOST; the client then also asks the server for its trace and writes it\n"
+	       "beside its own (FILE-peer.tct) for 'tailcause report FILE --peer FILE-peer.tct'.\n"
+	       "A peer lost mid-run leaves a complete trace of the round trips until then.\n"
 	       "\n");
 	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_COMMAND);
 	printf("\n"
@@ -43,7 +47,8 @@ static void record_help(void)
 	       "  sudo tailcause record -o pt.tct --iter perftest -- ib_write_lat -d mlx5_0 HOST\n"
 	       "  sudo tailcause record -o sp.tct --iter sockperf -- sockperf ping-pong -i HOST\n"
 	       "  sudo tailcause record -o run.tct -n 2M --cpu 2,3 --ringbuf 64M\n"
-	       "  sudo tailcause record -o run.tct --probe verbs -d mlx5_0 --server\n");
+	       "  sudo tailcause record -o run.tct --probe verbs -d mlx5_0 --server\n"
+	       "  sudo tailcause record -o cli.tct --probe udp hostA       # + cli-peer.tct\n");
 }
 
 static void run_help(void)
@@ -54,7 +59,10 @@ static void run_help(void)
 	       "'report'): perftest-style statistics, the spikes, and their causes. The trace\n"
 	       "is kept only with -o. Needs root (or CAP_BPF and CAP_PERFMON). The probe is\n"
 	       "verbs in loopback on the first active RDMA port, or shm where there is none;\n"
-	       "the report's header names it.\n"
+	       "the report's header names it. With HOST (verbs or udp) against a server that\n"
+	       "records ('tailcause record --server'), the server's trace comes back over the\n"
+	       "run's link and the report is the two-host one: this host's causes, the peer's\n"
+	       "(peer:<cause>) and the path's.\n"
 	       "\n");
 	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_REPORT | RA_HTML);
 	printf("\n"
@@ -62,6 +70,7 @@ static void run_help(void)
 	       "  sudo tailcause run\n"
 	       "  sudo tailcause run -n 1M --html run.html\n"
 	       "  sudo tailcause run --probe verbs -d rxe0 -n 200k\n"
+	       "  sudo tailcause run --probe udp --busy-poll hostA\n"
 	       "  sudo tailcause run -n 1M --cpu 0,1 -o run.tct --spike p99.9\n");
 }
 

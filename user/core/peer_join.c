@@ -101,6 +101,8 @@ static int merge_events(struct tc_trace *local, const struct tc_trace *peer, str
 			e.arg += PEER_CPU_BASE; /* the CPU it names */
 		if (e.kind == TC_EV_IRQ_MOVE)
 			e.from_cpu += PEER_CPU_BASE;
+		if (e.kind == TC_EV_COUNTER)
+			e.arg += PEER_COUNTER_BASE;
 		e.cpu += PEER_CPU_BASE;
 		if (e.tid)
 			e.tid |= PEER_TID_BIT;
@@ -128,26 +130,23 @@ static int merge_rest(struct tc_trace *local, const struct tc_trace *peer)
 		if (trace__add_irq_name(local, peer->irq_names[i].irq + PEER_IRQ_BASE,
 					peer->irq_names[i].name))
 			return -ENOMEM;
-	/* the peer's kernel function names, where this trace has none for the address */
+	/* the peer's kernel function names, where this trace has none for the address, and
+	 * its path counters' names, numbered as its events now are */
 	for (size_t i = 0; i < peer->n_meta; i++) {
 		const struct tc_kv *kv = &peer->meta[i];
+		char key[32];
+		unsigned int n;
 
 		if (!strncmp(kv->key, "ksym.", 5) && !trace__meta(local, kv->key) &&
 		    trace__set_meta(local, kv->key, kv->val))
 			return -ENOMEM;
+		if (sscanf(kv->key, "counter.%u", &n) != 1)
+			continue;
+		snprintf(key, sizeof(key), "counter.%u", n + PEER_COUNTER_BASE);
+		if (trace__set_meta(local, key, kv->val))
+			return -ENOMEM;
 	}
 	return 0;
-}
-
-static int set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
-{
-	char val[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(val, sizeof(val), fmt, ap);
-	va_end(ap);
-	return trace__set_meta(t, key, val);
 }
 
 /* What the report says about the join: peer.* facts in this trace's meta. */
@@ -160,16 +159,16 @@ static int store_facts(struct tc_trace *local, const struct tc_trace *peer,
 	const char *cpus = trace__meta(peer, "run.cpus");
 	int err = 0;
 
-	err = err ?: set_metaf(local, "peer.host", "%s", meta_or(peer, "host.name", "?"));
-	err = err ?: set_metaf(local, "peer.mode", "%s", meta_or(peer, "run.mode", "?"));
-	err = err ?: set_metaf(local, "peer.cpus", "%s", cpus ? cpus : "?");
-	err = err ?: set_metaf(local, "peer.offset_ns", "%.0f", off);
-	err = err ?: set_metaf(local, "peer.drift_ppm", "%.3f", c->drift * 1e6);
-	err = err ?: set_metaf(local, "peer.uncertainty_ns", "%.0f", c->uncertainty_ns);
-	err = err ?: set_metaf(local, "peer.consistent", "%s", c->consistent ? "yes" : "no");
-	err = err ?: set_metaf(local, "peer.pairs", "%zu", j->n_pairs);
-	err = err ?: set_metaf(local, "peer.events", "%zu", j->n_events);
-	err = err ?: set_metaf(local, "peer.lost", "%" PRIu64, trace__total_drops(peer));
+	err = err ?: trace__set_metaf(local, "peer.host", "%s", meta_or(peer, "host.name", "?"));
+	err = err ?: trace__set_metaf(local, "peer.mode", "%s", meta_or(peer, "run.mode", "?"));
+	err = err ?: trace__set_metaf(local, "peer.cpus", "%s", cpus ? cpus : "?");
+	err = err ?: trace__set_metaf(local, "peer.offset_ns", "%.0f", off);
+	err = err ?: trace__set_metaf(local, "peer.drift_ppm", "%.3f", c->drift * 1e6);
+	err = err ?: trace__set_metaf(local, "peer.uncertainty_ns", "%.0f", c->uncertainty_ns);
+	err = err ?: trace__set_metaf(local, "peer.consistent", "%s", c->consistent ? "yes" : "no");
+	err = err ?: trace__set_metaf(local, "peer.pairs", "%zu", j->n_pairs);
+	err = err ?: trace__set_metaf(local, "peer.events", "%zu", j->n_events);
+	err = err ?: trace__set_metaf(local, "peer.lost", "%" PRIu64, trace__total_drops(peer));
 	return err;
 }
 

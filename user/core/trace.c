@@ -3,8 +3,10 @@
  * trace.c - the in-memory trace: growable arrays, lookups (trace_sort.c sorts it).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +68,17 @@ static int grow(void **arr, size_t *cap, size_t used, size_t more, size_t size)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+int trace__set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return trace__set_meta(t, key, buf);
 }
 
 int trace__set_meta(struct tc_trace *t, const char *key, const char *val)

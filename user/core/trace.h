@@ -104,6 +104,9 @@ void trace__free(struct tc_trace *t);
 
 /* Each append copies its input; returns 0 or -ENOMEM. */
 int trace__set_meta(struct tc_trace *t, const char *key, const char *val);
+/* trace__set_meta() with a printf-formatted value (up to 511 bytes); 0 or -ENOMEM. */
+int trace__set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 int trace__add_thread(struct tc_trace *t, uint32_t tid, uint32_t role, uint32_t cpu);
 int trace__add_samples(struct tc_trace *t, const struct tc_sample *s, size_t n);
 int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);

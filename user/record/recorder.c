@@ -250,7 +250,7 @@ static int follow_siblings(struct recorder *r, const struct probe_thread *th, si
 							off ? "," : "", p, c);
 		}
 	}
-	return err ?: recorder_metaf(r->trace, "run.smt_siblings", "%s", off ? list : "none");
+	return err ?: trace__set_metaf(r->trace, "run.smt_siblings", "%s", off ? list : "none");
 }
 
 static int follow_workload(struct recorder *r)
@@ -326,13 +326,13 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
 	err = err ?: hostfacts_ksyms(r->trace, &r->funcs, r->kallsyms);
-	err = err ?: recorder_metaf(r->trace, "run.completed", "%zu", done);
+	err = err ?: trace__set_metaf(r->trace, "run.completed", "%zu", done);
 	err = err
-		      ?: recorder_metaf(r->trace, "run.interrupted", "%s",
-					stop_requested() ? "yes" : "no");
-	err = err ?: recorder_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
+		      ?: trace__set_metaf(r->trace, "run.interrupted", "%s",
+					  stop_requested() ? "yes" : "no");
+	err = err ?: trace__set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
 	if (r->peer_lost)
-		err = err ?: recorder_metaf(r->trace, "run.peer_lost", "yes");
+		err = err ?: trace__set_metaf(r->trace, "run.peer_lost", "yes");
 	if (err)
 		return err;
 	err = trace_writer__finish(r->writer, r->trace);
@@ -435,9 +435,9 @@ static int run_command(struct recorder *r)
 		log_warn("%s was killed by signal %d", r->o->command[0], WTERMSIG(status));
 	else if (WEXITSTATUS(status))
 		log_warn("%s exited with status %d", r->o->command[0], WEXITSTATUS(status));
-	return recorder_metaf(r->trace, "run.target_status", "%s %d",
-			      WIFSIGNALED(status) ? "signal" : "exit",
-			      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	return trace__set_metaf(r->trace, "run.target_status", "%s %d",
+				WIFSIGNALED(status) ? "signal" : "exit",
+				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 }
 
 /* The workload: the probe's round trips, or the traced command until it exits. */
@@ -460,7 +460,7 @@ static int start_path_counters(struct recorder *r)
 	int cpu = -1, err;
 
 	if (!n)
-		return recorder_metaf(
+		return trace__set_metaf(
 			r->trace, "run.path_counters",
 			"none found (no RDMA port counters, no NIC pause statistics)");
 	if (!sched_getaffinity(0, sizeof(allowed), &allowed))
@@ -475,9 +475,9 @@ static int start_path_counters(struct recorder *r)
 		      ?: trace__add_thread(r->trace, path_counters__tid(r->path), TC_THREAD_SELF,
 					   cpu >= 0 ? (uint32_t)cpu : UINT32_MAX);
 	return err
-		       ?: recorder_metaf(r->trace, "run.path_counters", "%zu sampled every %d ms%s",
-					 n, PATH_PERIOD_MS,
-					 cpu >= 0 ? "" : " (on the probe's CPUs: no other)");
+		       ?: trace__set_metaf(r->trace, "run.path_counters",
+					   "%zu sampled every %d ms%s", n, PATH_PERIOD_MS,
+					   cpu >= 0 ? "" : " (on the probe's CPUs: no other)");
 }
 
 /* The probe's own evidence of loss: each message it sent again, an instant of a counter. */

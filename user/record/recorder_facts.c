@@ -11,17 +11,6 @@
 #include "record/bpf/tracer.h"
 #include "recorder_internal.h"
 
-int recorder_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return trace__set_meta(t, key, buf);
-}
-
 static int store_tracer_status(struct recorder *r)
 {
 	const struct tc_prog_status *st;
@@ -31,16 +20,17 @@ static int store_tracer_status(struct recorder *r)
 	int err;
 
 	/* steal is read by the sched and ipi programs, not a program of its own */
-	err = recorder_metaf(r->trace, "run.steal", "%s: %s", steal ? "traced" : "not traced", why);
+	err = trace__set_metaf(r->trace, "run.steal", "%s: %s", steal ? "traced" : "not traced",
+			       why);
 
 	for (size_t i = 0; i < n && !err; i++) {
 		char key[96];
 
 		snprintf(key, sizeof(key), "tracer.%s.%s", st[i].concern, st[i].prog);
 		if (st[i].attached)
-			err = recorder_metaf(r->trace, key, "attached %s", st[i].target);
+			err = trace__set_metaf(r->trace, key, "attached %s", st[i].target);
 		else
-			err = recorder_metaf(r->trace, key, "not attached: %s", st[i].reason);
+			err = trace__set_metaf(r->trace, key, "not attached: %s", st[i].reason);
 	}
 	return err;
 }
@@ -55,13 +45,13 @@ static int store_command_facts(struct recorder *r)
 	for (size_t i = 0; o->command[i] && off < sizeof(buf) - 1; i++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "",
 					o->command[i]);
-	err = recorder_metaf(r->trace, "run.probe", "command");
-	err = err ?: recorder_metaf(r->trace, "run.target", "%s", buf);
-	err = err ?: recorder_metaf(r->trace, "run.target_pid", "%d", (int)r->target.pid);
-	err = err ?: recorder_metaf(r->trace, "run.cpus", "the command's (followed)");
-	err = err ?: recorder_metaf(r->trace, "run.iterations", "0");
-	err = err ?: recorder_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
-	err = err ?: recorder_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
+	err = trace__set_metaf(r->trace, "run.probe", "command");
+	err = err ?: trace__set_metaf(r->trace, "run.target", "%s", buf);
+	err = err ?: trace__set_metaf(r->trace, "run.target_pid", "%d", (int)r->target.pid);
+	err = err ?: trace__set_metaf(r->trace, "run.cpus", "the command's (followed)");
+	err = err ?: trace__set_metaf(r->trace, "run.iterations", "0");
+	err = err ?: trace__set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
+	err = err ?: trace__set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
 	return err ?: store_tracer_status(r);
 }
 
@@ -71,38 +61,39 @@ int recorder_store_run_facts(struct recorder *r)
 	int err;
 
 	err = hostfacts_collect(r->trace);
-	err = err ?: recorder_metaf(r->trace, "tailcause.version", "%s", TAILCAUSE_VERSION);
-	err = err ?: recorder_metaf(r->trace, "run.command", "%s", o->command_line);
+	err = err ?: trace__set_metaf(r->trace, "tailcause.version", "%s", TAILCAUSE_VERSION);
+	err = err ?: trace__set_metaf(r->trace, "run.command", "%s", o->command_line);
 	err = err ?: host_audit_store(r->trace, o->command ? NULL : o->probe_opts.cpu);
 	if (o->command)
 		return err ?: store_command_facts(r);
-	err = err ?: recorder_metaf(r->trace, "run.probe", "%s", o->probe->name);
+	err = err ?: trace__set_metaf(r->trace, "run.probe", "%s", o->probe->name);
 	err = err
-		      ?: recorder_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
-					o->probe_opts.cpu[1]);
-	err = err ?: recorder_metaf(r->trace, "run.iterations", "%zu", o->probe_opts.iterations);
+		      ?: trace__set_metaf(r->trace, "run.cpus", "%d,%d", o->probe_opts.cpu[0],
+					  o->probe_opts.cpu[1]);
+	err = err ?: trace__set_metaf(r->trace, "run.iterations", "%zu", o->probe_opts.iterations);
 	err = err
-		      ?: recorder_metaf(r->trace, "run.clock", "%s",
-					o->probe->clock ? o->probe->clock(r->probe)
-							: "CLOCK_MONOTONIC (clock_gettime, vDSO)");
+		      ?: trace__set_metaf(r->trace, "run.clock", "%s",
+					  o->probe->clock
+						  ? o->probe->clock(r->probe)
+						  : "CLOCK_MONOTONIC (clock_gettime, vDSO)");
 	if (o->probe->detail)
 		err = err
-			      ?: recorder_metaf(r->trace, "run.probe_detail", "%s",
-						o->probe->detail(r->probe));
+			      ?: trace__set_metaf(r->trace, "run.probe_detail", "%s",
+						  o->probe->detail(r->probe));
 	err = err
-		      ?: recorder_metaf(r->trace, "run.mode", "%s",
-					probe_mode_name(o->probe_opts.mode));
+		      ?: trace__set_metaf(r->trace, "run.mode", "%s",
+					  probe_mode_name(o->probe_opts.mode));
 	if (o->probe_opts.mode == PROBE_CLIENT)
-		err = err ?: recorder_metaf(r->trace, "run.peer", "%s", o->probe_opts.host);
+		err = err ?: trace__set_metaf(r->trace, "run.peer", "%s", o->probe_opts.host);
 	if (o->probe->run_id && o->probe->run_id(r->probe))
-		err = err ?: recorder_metaf(r->trace, "run.id", "%s", o->probe->run_id(r->probe));
+		err = err ?: trace__set_metaf(r->trace, "run.id", "%s", o->probe->run_id(r->probe));
 	/* what tailcause diff and rank check before comparing two verbs runs */
 	if (probe_message_bytes(o->probe, &o->probe_opts))
 		err = err
-			      ?: recorder_metaf(r->trace, "run.message_bytes", "%zu",
-						probe_message_bytes(o->probe, &o->probe_opts));
-	err = err ?: recorder_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
-	err = err ?: recorder_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
+			      ?: trace__set_metaf(r->trace, "run.message_bytes", "%zu",
+						  probe_message_bytes(o->probe, &o->probe_opts));
+	err = err ?: trace__set_metaf(r->trace, "run.drain_ms", "%u", o->drain_ms);
+	err = err ?: trace__set_metaf(r->trace, "run.ringbuf_bytes", "%zu", o->ringbuf_bytes);
 	return err ?: store_tracer_status(r);
 }
 

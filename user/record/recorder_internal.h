@@ -63,10 +63,6 @@ struct recorder {
 	size_t marks_seen;	/* --iter: the command's marks drained so far */
 };
 
-/* Sets meta key of t to the formatted value; 0 or -ENOMEM. */
-int recorder_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /*
  * --iter (recorder_iter.c): finds the markers on this host and attaches them, and
  * says where in the trace's meta (iter.*); 0, or -errno (reported).

@@ -44,9 +44,9 @@ int recorder_attach_marks(struct recorder *r)
 	err = trace__set_meta(r->trace, "iter.spec", s.text);
 	err = err ?: trace__set_meta(r->trace, "iter.what", s.what);
 	err = err ?: trace__set_meta(r->trace, "iter.points", points);
-	err = err ?: recorder_metaf(r->trace, "iter.div", "%u", s.div);
+	err = err ?: trace__set_metaf(r->trace, "iter.div", "%u", s.div);
 	err = err ?: trace__set_meta(r->trace, "iter.syscalls", syscalls ? "yes" : "no");
 	if (!err && r->o->iter_first)
-		err = recorder_metaf(r->trace, "iter.first", "%zu", r->o->iter_first);
+		err = trace__set_metaf(r->trace, "iter.first", "%zu", r->o->iter_first);
 	return err;
 }
