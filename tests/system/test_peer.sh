@@ -116,7 +116,14 @@ for p in (cli, srv):
     assert p["clock_uncertainty_us"] < 1000, p
 assert cli["mode"] == "server" and srv["mode"] == "client", (cli, srv)
 assert abs(cli["clock_offset_us"] + srv["clock_offset_us"]) < 0.01, (cli, srv)
+# the server's hog delays its read of the requests: the client sees the way there slow
+spikes = json.load(open(sys.argv[1]))["latency"]["top_spikes"]
+hogged = [s for s in spikes if s["cause"] == "peer:preemption:tcpeerhog"]
+assert hogged and all(s["direction"] for s in hogged), spikes
+assert sum(s["direction"]["slow"] == "to-peer" for s in hogged) > len(hogged) / 2, hogged
 EOF
+python3 "$(dirname "$0")/check_report_json.py" docs/report-schema.json "$TMP/far.json" >/dev/null ||
+	fail "the two-host JSON report does not have the documented shape"
 # the other formats: Perfetto shows the peer's CPU as a process of its own,
 # OpenMetrics labels where each cause was
 "$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --format perfetto -o "$TMP/far.pf.json"

@@ -172,6 +172,83 @@ static int store_facts(struct tc_trace *local, const struct tc_trace *peer,
 	return err;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The client's side: when each request reached the server, on the client's clock,
+ * and the usual way there and back (medians over the paired round trips).
+ */
+static int note_arrivals(struct tc_trace *cli, const struct tc_trace *srv, struct peer_join *j)
+{
+	size_t n = j->n_pairs, m = 0;
+	uint64_t *to = malloc((n ? n : 1) * sizeof(*to)),
+		 *back = malloc((n ? n : 1) * sizeof(*back));
+	uint64_t *at = malloc((n ? n : 1) * sizeof(*at));
+
+	if (!to || !back || !at) {
+		free(to);
+		free(back);
+		free(at);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_sample *c = &cli->samples[i];
+		uint64_t a = to_local(j, srv->samples[i].t_start);
+
+		at[i] = a;
+		if (a < c->t_start || a > c->t_end)
+			continue; /* outside its round trip: the clocks' error, not a time */
+		to[m] = a - c->t_start;
+		back[m++] = c->t_end - a;
+	}
+	qsort(at, n, sizeof(*at), cmp_u64);
+	qsort(to, m, sizeof(*to), cmp_u64);
+	qsort(back, m, sizeof(*back), cmp_u64);
+	cli->peer.arrivals = at;
+	cli->peer.n_arrivals = n;
+	cli->peer.to_median_ns = m ? to[m / 2] : 0;
+	cli->peer.back_median_ns = m ? back[m / 2] : 0;
+	free(to);
+	free(back);
+	return 0;
+}
+
+int peer_direction(const struct tc_trace *t, const struct tc_sample *s, uint64_t *to_ns,
+		   uint64_t *back_ns)
+{
+	size_t lo = 0, hi = t->peer.n_arrivals;
+
+	while (lo < hi) { /* the first arrival at or after the send */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->peer.arrivals[mid] < s->t_start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->peer.n_arrivals || t->peer.arrivals[lo] > s->t_end)
+		return -ENOENT;
+	*to_ns = t->peer.arrivals[lo] - s->t_start;
+	*back_ns = s->t_end - t->peer.arrivals[lo];
+	return 0;
+}
+
+enum peer_leg peer_slow_leg(const struct tc_trace *t, uint64_t to_ns, uint64_t back_ns)
+{
+	uint64_t u = t->peer.uncertainty_ns;
+	uint64_t to = to_ns > t->peer.to_median_ns ? to_ns - t->peer.to_median_ns : 0;
+	uint64_t back = back_ns > t->peer.back_median_ns ? back_ns - t->peer.back_median_ns : 0;
+
+	if (to <= u && back <= u)
+		return PEER_LEG_NEITHER;
+	return to > back ? PEER_LEG_TO : PEER_LEG_BACK;
+}
+
 int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j)
 {
 	const struct tc_trace *client, *server;
@@ -196,6 +273,7 @@ int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_j
 		return refuse(j, "the traces do not overlap in time once the clocks are aligned");
 	err = merge_events(local, peer, j);
 	err = err ?: merge_rest(local, peer);
+	err = err ?: j->local_is_client ? note_arrivals(local, peer, j) : 0;
 	err = err ?: store_facts(local, peer, j);
 	if (err)
 		return err;

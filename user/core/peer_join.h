@@ -44,6 +44,23 @@ struct peer_join {
  */
 int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j);
 
+/*
+ * On a client's joined trace: the round trip s split where the server's probe read its
+ * request: *to_ns from the send to then (the way there, and the server thread's
+ * wake-up), *back_ns from then to the answer (its turnaround and the way back). 0, or
+ * -ENOENT where no such read falls in it.
+ */
+int peer_direction(const struct tc_trace *t, const struct tc_sample *s, uint64_t *to_ns,
+		   uint64_t *back_ns);
+
+/* Which leg peer_direction()'s split says was slow, beyond its usual time and the clocks' error. */
+enum peer_leg {
+	PEER_LEG_NEITHER = 0, /* neither by more than the clock uncertainty */
+	PEER_LEG_TO,	      /* before the peer read the request */
+	PEER_LEG_BACK,	      /* after: the peer's turnaround and the way back */
+};
+enum peer_leg peer_slow_leg(const struct tc_trace *t, uint64_t to_ns, uint64_t back_ns);
+
 /* On a joined trace: the peer's CPU number of a merged CPU. */
 static inline uint32_t peer_join_cpu(uint32_t cpu)
 {

@@ -40,6 +40,7 @@ void trace__free(struct tc_trace *t)
 	free(t->irq_names);
 	free(t->counters);
 	free(t->drops);
+	free(t->peer.arrivals);
 	free(t);
 }
 

@@ -91,6 +91,11 @@ struct tc_trace {
 	struct {
 		uint32_t cpu_base;
 		uint64_t uncertainty_ns;
+		/* this trace is the client's: when each request reached the server, on this
+		 * trace's clock (sorted), and the usual one-way times to it and back */
+		uint64_t *arrivals;
+		size_t n_arrivals;
+		uint64_t to_median_ns, back_median_ns;
 	} peer;
 
 	/* growth capacities; private to trace.c */

@@ -214,6 +214,13 @@ static void facts(struct html *h)
 			 or_q(rh->cpus), rh->round_trips);
 		fact(h->out, "probe", buf);
 	}
+	if (rh->peer.joined) {
+		snprintf(buf, sizeof(buf),
+			 "%s: %s, the %s; clocks aligned by %llu round trips to within +-%.3f us",
+			 or_q(rh->peer.path), or_q(rh->peer.host), or_q(rh->peer.mode),
+			 (unsigned long long)rh->peer.pairs, (double)rh->peer.uncertainty_ns / 1e3);
+		fact(h->out, "peer", buf);
+	}
 	fact(h->out, "clock", rh->clock ? rh->clock : "CLOCK_MONOTONIC");
 	if (rh->hypervisor) {
 		if (!strcmp(rh->hypervisor, "none"))

@@ -11,6 +11,7 @@
 #include "core/plot.h"
 #include "core/verdict.h"
 #include "report_common.h"
+#include "core/peer_join.h"
 #include "report_json.h"
 #include "lib/version.h"
 
@@ -280,6 +281,27 @@ static const char *const unexplained_names[] = {
 	[TC_UNEXPLAINED_CLOCK] = "clock-uncertainty",
 };
 
+/* Two hosts, this host the client: the round trip split where the peer read the request. */
+static void write_direction(struct json *j, const struct tc_trace *t, const struct tc_sample *s)
+{
+	static const char *const legs[] = {[PEER_LEG_NEITHER] = "neither",
+					   [PEER_LEG_TO] = "to-peer",
+					   [PEER_LEG_BACK] = "back"};
+	uint64_t to, back;
+
+	if (peer_direction(t, s, &to, &back)) {
+		json_null(j, "direction");
+		return;
+	}
+	json_obj_compact(j, "direction");
+	json_num(j, "to_peer_us", (double)to / 1e3, 3);
+	json_num(j, "to_peer_usual_us", (double)t->peer.to_median_ns / 1e3, 3);
+	json_num(j, "back_us", (double)back / 1e3, 3);
+	json_num(j, "back_usual_us", (double)t->peer.back_median_ns / 1e3, 3);
+	json_str(j, "slow", legs[peer_slow_leg(t, to, back)]);
+	json_end(j);
+}
+
 static void write_spike(struct json *j, const struct report_model *m, size_t rank,
 			const struct tc_spike *sp)
 {
@@ -311,6 +333,7 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 	json_num(j, "hw_noise_us", rm_lat_us(m, sp->hw_noise_ns), 3);
 	json_num(j, "path_us", rm_lat_us(m, sp->path_ns), 3);
 	json_bool(j, "cross_host", sp->cross_host);
+	write_direction(j, t, s);
 	json_num(j, "hidden_us", rm_lat_us(m, sp->hidden_ns), 3);
 	json_str(j, "unexplained", unexplained_names[sp->unexplained]);
 	write_timeline(j, t, a, sp);

@@ -13,6 +13,7 @@
 #include "core/plot.h"
 #include "core/units.h"
 #include "core/verdict.h"
+#include "core/peer_join.h"
 #include "report.h"
 #include "report_common.h"
 
@@ -276,6 +277,26 @@ static void print_event(FILE *out, const struct tc_trace *t, const struct tc_eve
 	fprintf(out, "%-9s %s", describe_kind(e->kind), detail);
 }
 
+/* Two hosts, this host the client: where the round trip's time went, to the peer or back. */
+static void print_direction(FILE *out, const struct report_model *m, const struct tc_sample *s)
+{
+	static const char *const slow[] = {
+		[PEER_LEG_NEITHER] = "neither leg by more than the clocks' uncertainty",
+		[PEER_LEG_TO] =
+			"slow before the peer read it (the way there, or the peer's wake-up)",
+		[PEER_LEG_BACK] = "slow after the peer read it (its turnaround, or the way back)",
+	};
+	uint64_t to, back;
+
+	if (peer_direction(m->t, s, &to, &back))
+		return;
+	fprintf(out,
+		"      direction the peer's probe read the request %.3f usec after it was sent "
+		"(usually %.3f), its answer came %.3f usec later (usually %.3f): %s\n",
+		US(to), US(m->t->peer.to_median_ns), US(back), US(m->t->peer.back_median_ns),
+		slow[peer_slow_leg(m->t, to, back)]);
+}
+
 static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 			const struct tc_spike *sp)
 {
@@ -308,6 +329,7 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 			m->h.peer.joined
 				? "neither host's intervals explain it"
 				: "no interval explains it, and a path counter moved in it");
+	print_direction(out, m, s);
 	if (!sp->n_contrib)
 		return;
 	n = plot_timeline_pick(t, a, sp, TIMELINE_MAX, pick);
