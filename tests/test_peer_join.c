@@ -117,7 +117,8 @@ static struct tc_trace *server_trace(const struct tc_trace *client, const char *
 	struct tc_trace *t = trace__new();
 
 	assert_non_null(t);
-	assert_int_equal(trace__set_meta(t, "run.id", trace__meta(client, "run.id")), 0);
+	if (trace__meta(client, "run.id"))
+		assert_int_equal(trace__set_meta(t, "run.id", trace__meta(client, "run.id")), 0);
 	assert_int_equal(trace__set_meta(t, "run.mode", mode), 0);
 	assert_int_equal(trace__set_meta(t, "run.probe", "udp"), 0);
 	assert_int_equal(trace__set_meta(t, "host.name", "hostA"), 0);
@@ -255,6 +256,34 @@ static void expect_refused(struct tc_trace *cli, struct tc_trace *srv, const cha
 	}
 }
 
+/* Two record --iter traces (no run id): joined when their iterations pair up, not otherwise. */
+static void test_marked_benchmark_ends(void **state)
+{
+	struct tc_trace *cli = new_trace(), *srv, *other;
+	struct peer_join j;
+
+	(void)state;
+	assert_int_equal(trace__set_meta(cli, "iter.spec", "sockperf"), 0);
+	srv = server_trace(cli, "server");
+	other = server_trace(cli, "server");
+	assert_int_equal(trace__set_meta(srv, "iter.spec", "sockperf"), 0);
+	assert_int_equal(trace__set_meta(other, "iter.spec", "sockperf"), 0);
+	/* another run's server: its requests came at their own irregular times */
+	for (size_t i = 0; i < other->n_samples; i++) {
+		other->samples[i].t_start += (i * 7919) % 5000;
+		other->samples[i].t_end = other->samples[i].t_start + SLOT;
+	}
+	expect_refused(cli, other, "do not pair up as one run's round trips");
+	expect_refused(cli, cli, "the same trace twice");
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+	assert_true(j.unverified);
+	assert_true(j.local_is_client);
+	assert_non_null(strstr(trace__meta(cli, "peer.paired_by"), "marked iterations"));
+	trace__free(cli);
+	trace__free(srv);
+	trace__free(other);
+}
+
 static void test_refusals(void **state)
 {
 	struct tc_trace *cli = client_trace("00000000000000ad");
@@ -285,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_below_uncertainty_not_cross_host),
 		cmocka_unit_test(test_peer_counters_keep_their_names),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_marked_benchmark_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

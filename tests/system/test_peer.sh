@@ -162,6 +162,39 @@ grep -q "^  peer        (the server's trace, sent over the link, not kept)" "$TM
 [ "$(spikes peer:preemption:tcpeerhog "$TMP/one.txt")" -gt 0 ] ||
 	{ cat "$TMP/one.txt"; fail "run HOST does not name the server's hog"; }
 
+# An unmodified benchmark's two ends (#19 with the join): sockperf's server and
+# ping-pong client, each under record --iter sockperf, a hog on the server's CPU. The
+# traces carry no run id: they are paired by their marked iterations.
+if command -v sockperf >/dev/null; then
+	ip netns exec "$NS_A" "$TC" record --iter sockperf --no-progress -o "$TMP/sps.tct" -- \
+		taskset -c "$S" sockperf server -i 10.211.0.1 -p "$PORT" >"$TMP/sps.log" 2>&1 &
+	SRV_PID=$!
+	for _ in $(seq 300); do # the command starts once the tracers are attached
+		ip netns exec "$NS_A" ss -Hlun "sport = :$PORT" | grep -q . && break
+		sleep 0.1
+	done
+	taskset -c "$S" "$O/tests/tc-spin" tcpeerhog 120 &
+	HOG_PID=$!
+	ip netns exec "$NS_B" "$TC" record --iter sockperf --no-progress -o "$TMP/spc.tct" -- \
+		taskset -c "$C" sockperf ping-pong -i 10.211.0.1 -p "$PORT" -t 2 >"$TMP/spc.log" 2>&1 ||
+		{ cat "$TMP/spc.log"; fail "the sockperf client's recording failed"; }
+	kill "$HOG_PID"; wait "$HOG_PID" 2>/dev/null || true; HOG_PID=
+	pkill -INT -f "sockperf server -i 10.211.0.1 -p $PORT" || true
+	wait "$SRV_PID" || { cat "$TMP/sps.log"; fail "the sockperf server's recording failed"; }
+	SRV_PID=
+	"$TC" report "$TMP/spc.tct" --peer "$TMP/sps.tct" >"$TMP/sp.txt" 2>"$TMP/sp.err" ||
+		{ cat "$TMP/sp.err"; fail "sockperf's two ends not joined"; }
+	grep -q "paired by marked iterations" "$TMP/sp.txt" || fail "the pairing is not said"
+	[ "$(spikes peer:preemption:tcpeerhog "$TMP/sp.txt")" -gt 0 ] ||
+		{ cat "$TMP/sp.txt"; fail "sockperf's server-side hog is not peer:preemption:tcpeerhog"; }
+	# a trace of another kind, or the same one twice, is refused
+	expect_exit 3 "$TC" report "$TMP/spc.tct" --peer "$TMP/far-srv.tct"
+	expect_exit 3 "$TC" report "$TMP/spc.tct" --peer "$TMP/spc.tct"
+	grep -q "the same trace twice" "$TMP/out" || fail "a trace joined to itself"
+else
+	echo "note: no sockperf: the unmodified two-ended check was not run"
+fi
+
 # A lossy path: every 1500th request is dropped on its way into the server's
 # namespace (nftables there), silently, as a wire would. Each loss is resent after 1 s; those round
 # trips are path:retransmit, the probe's own resend the evidence.

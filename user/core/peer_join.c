@@ -27,6 +27,25 @@ static const char *meta_or(const struct tc_trace *t, const char *key, const char
 	return v ? v : dflt;
 }
 
+/*
+ * Two traces of an unmodified benchmark (record --iter), server and client: they carry
+ * no run id and no mode; the peer is taken as the server, and the pairing must hold up.
+ */
+static int check_marked(const struct tc_trace *local, const struct tc_trace *peer,
+			struct peer_join *j)
+{
+	if (!local->n_samples || !peer->n_samples)
+		return refuse(j, "%s trace has no marked iterations to align the clocks by",
+			      local->n_samples ? "the peer's" : "this");
+	if (local->n_samples == peer->n_samples &&
+	    local->samples[0].t_start == peer->samples[0].t_start &&
+	    local->samples[0].tid == peer->samples[0].tid)
+		return refuse(j, "the same trace twice: give the other end's");
+	j->local_is_client = 1;
+	j->unverified = 1;
+	return 0;
+}
+
 /* The two traces are the two sides of one run. */
 static int check_pair(const struct tc_trace *local, const struct tc_trace *peer,
 		      struct peer_join *j)
@@ -35,6 +54,8 @@ static int check_pair(const struct tc_trace *local, const struct tc_trace *peer,
 	const char *lmode = meta_or(local, "run.mode", "loopback");
 	const char *pmode = meta_or(peer, "run.mode", "loopback");
 
+	if (!lid && !pid && trace__meta(local, "iter.spec") && trace__meta(peer, "iter.spec"))
+		return check_marked(local, peer, j);
 	if (!lid || !pid)
 		return refuse(j,
 			      "%s trace was not recorded as one side of a two-host run (no run.id)",
@@ -160,7 +181,10 @@ static int store_facts(struct tc_trace *local, const struct tc_trace *peer,
 	int err = 0;
 
 	err = err ?: trace__set_metaf(local, "peer.host", "%s", meta_or(peer, "host.name", "?"));
-	err = err ?: trace__set_metaf(local, "peer.mode", "%s", meta_or(peer, "run.mode", "?"));
+	err = err
+		      ?: trace__set_metaf(
+				 local, "peer.mode", "%s",
+				 meta_or(peer, "run.mode", j->unverified ? "server" : "?"));
 	err = err ?: trace__set_metaf(local, "peer.cpus", "%s", cpus ? cpus : "?");
 	err = err ?: trace__set_metaf(local, "peer.offset_ns", "%.0f", off);
 	err = err ?: trace__set_metaf(local, "peer.drift_ppm", "%.3f", c->drift * 1e6);
@@ -169,6 +193,12 @@ static int store_facts(struct tc_trace *local, const struct tc_trace *peer,
 	err = err ?: trace__set_metaf(local, "peer.pairs", "%zu", j->n_pairs);
 	err = err ?: trace__set_metaf(local, "peer.events", "%zu", j->n_events);
 	err = err ?: trace__set_metaf(local, "peer.lost", "%" PRIu64, trace__total_drops(peer));
+	err = err
+		      ?: trace__set_metaf(local, "peer.paired_by", "%s",
+					  j->unverified
+						  ? "marked iterations (no run id: the peer taken "
+						    "as the server)"
+						  : "run id");
 	return err;
 }
 
@@ -264,6 +294,11 @@ int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_j
 	err = align(client, server, j);
 	if (err)
 		return err;
+	/* without a run id, the iterations must pair up as one run's round trips do */
+	if (j->unverified && !j->sync.consistent)
+		return refuse(j,
+			      "the traces' iterations do not pair up as one run's round trips (no "
+			      "clock alignment fits them all): are they the two ends of one run?");
 	/* the peer's round trips must fall inside this trace's, once on its clock */
 	lo = local->samples[0].t_start;
 	hi = local->samples[local->n_samples - 1].t_end;

@@ -31,6 +31,7 @@
 struct peer_join {
 	struct clock_sync sync; /* server - client */
 	int local_is_client;
+	int unverified;	 /* no run id (two record --iter traces): paired by their iterations */
 	size_t n_pairs;	 /* round trips paired */
 	size_t n_events; /* peer events merged */
 	char why[200];	 /* the reason, when the join fails */
@@ -39,8 +40,10 @@ struct peer_join {
 /*
  * Joins peer into local (both as read, before trace__split_wakeups() and
  * trace__sort()). 0; -EINVAL when they do not belong together (another run,
- * the same side twice, no round trips in common, no overlap in time, clocks
- * that no line aligns): j->why says which; -ENOMEM.
+ * the same side twice, no round trips in common, no overlap in time): j->why
+ * says which; -ENOMEM. Two traces of an unmodified benchmark's ends (record
+ * --iter: no run id, their samples made from the marks) are joined with the
+ * peer as the server, if their iterations pair up (a line fits them all).
  */
 int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j);
 

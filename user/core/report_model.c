@@ -37,6 +37,7 @@ static void peer_header(struct rm_header *h, const struct tc_trace *t)
 	p->host = trace__meta(t, "peer.host");
 	p->mode = trace__meta(t, "peer.mode");
 	p->cpus = trace__meta(t, "peer.cpus");
+	p->paired_by = trace__meta(t, "peer.paired_by");
 	meta_u64(t, "peer.pairs", &p->pairs);
 	meta_u64(t, "peer.events", &p->events);
 	meta_u64(t, "peer.lost", &p->lost);

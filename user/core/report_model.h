@@ -35,11 +35,12 @@
 struct rm_peer {
 	int joined;
 	const char *path, *host, *mode, *cpus;
-	uint64_t pairs;	  /* round trips the clocks were aligned by */
-	uint64_t events;  /* its intervals, merged */
-	uint64_t lost;	  /* its records lost to ring-buffer overrun */
-	double offset_ns; /* the peer's clock - this one's, at the first round trip */
-	double drift_ppm; /* and how fast that changes */
+	const char *paired_by; /* "run id", or "marked iterations (...)" */
+	uint64_t pairs;	       /* round trips the clocks were aligned by */
+	uint64_t events;       /* its intervals, merged */
+	uint64_t lost;	       /* its records lost to ring-buffer overrun */
+	double offset_ns;      /* the peer's clock - this one's, at the first round trip */
+	double drift_ppm;      /* and how fast that changes */
 	uint64_t uncertainty_ns;
 	int consistent; /* 0: no line aligned every round trip (a clock step) */
 };

@@ -249,6 +249,14 @@ static int join_peer(struct tc_trace *t, const char *path, const char *peer_path
 	err = trace_file_read(peer_path, &p);
 	if (err)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	/* an unmodified benchmark's other end: its iterations from its marks, like ours */
+	if (trace__meta(p, "iter.spec")) {
+		err = report_apply_marks(p, peer_path, NULL);
+		if (err) {
+			trace__free(p);
+			return err;
+		}
+	}
 	err = peer_join(t, p, &j);
 	trace__free(p);
 	if (err == -EINVAL) {

@@ -117,6 +117,7 @@ static void write_peer(struct json *j, const struct rm_peer *p)
 	json_num(j, "clock_drift_ppm", p->drift_ppm, 3);
 	json_num(j, "clock_uncertainty_us", (double)p->uncertainty_ns / 1e3, 3);
 	json_bool(j, "clock_consistent", p->consistent);
+	json_str(j, "paired_by", p->paired_by);
 	json_end(j);
 }
 

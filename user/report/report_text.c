@@ -96,10 +96,11 @@ static void print_peer(FILE *out, const struct rm_header *h)
 		"              clocks aligned by %" PRIu64 " round trips: the peer's is %+.3f usec "
 		"off this one's, drifting %+.3f ppm, to within +-%.3f usec%s\n"
 		"              (spikes smaller than that are not attributed across hosts; what "
-		"neither host explains is `path`)\n",
+		"neither host explains is `path`); paired by %s\n",
 		or_q(p->path), or_q(p->host), or_q(p->mode), or_q(p->cpus), p->events, p->lost,
 		p->pairs, p->offset_ns / 1e3, p->drift_ppm, US(p->uncertainty_ns),
-		p->consistent ? "" : " (no line fits every round trip: a clock stepped)");
+		p->consistent ? "" : " (no line fits every round trip: a clock stepped)",
+		or_q(p->paired_by));
 }
 
 /* What the calibration found each kind of event costs, against what the guest sees. */
