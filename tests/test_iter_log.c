@@ -144,12 +144,44 @@ static void test_place_refuses_another_runs_log(void **state)
 	assert_int_equal(iter_log_place(marked, 2, us, 1, 2, &s, &fit, &e), -EINVAL);
 }
 
+/*
+ * Another run of the same benchmark: the same pace on the whole, but its iterations
+ * vary otherwise, so the marks drift from its list by many iterations: refused. The
+ * same run with its clock 3 % off (perftest's own MHz estimate): placed.
+ */
+static void test_place_refuses_a_same_paced_wrong_log(void **state)
+{
+	enum { N = 400 };
+	struct tc_sample marked[N], *s;
+	double ours[N], theirs[N];
+	struct samples_csv_error e;
+	struct iter_log_fit fit;
+	uint64_t t = 1000000;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		/* 10 us one way, with long and short stretches in this run, not in the other */
+		uint64_t rtt = 20000 + (((i / 50) % 2) ? 8000 : 0);
+
+		marked[i] = (struct tc_sample){t, t + rtt, 0, 1};
+		ours[i] = (double)rtt / 1.03 / 2.0 / 1000.0;
+		theirs[i] = 12.0;
+		t += rtt;
+	}
+	assert_int_equal(iter_log_place(marked, N, theirs, N, 2, &s, &fit, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "more than one iteration: not this run's log"));
+	assert_int_equal(iter_log_place(marked, N, ours, N, 2, &s, &fit, &e), 0);
+	assert_true(fabs(fit.rate - 1.03) < 1e-6);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_perftest_list),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_place_corrects_the_rate),
+		cmocka_unit_test(test_place_refuses_a_same_paced_wrong_log),
 		cmocka_unit_test(test_place_leaves_a_displaced_mark_out),
 		cmocka_unit_test(test_place_refuses_another_runs_log),
 	};

@@ -298,6 +298,38 @@ if [ "${2:-}" = --in-guest ]; then
 		bad "record --iter-first 500 + report --iter-log"
 	fi
 	kill "$hog" 2>/dev/null || :; wait "$hog" 2>/dev/null || :
+	# perftest's two ends, each under record --iter perftest (two processes on rxe0, one
+	# clock), a hog on the server's CPU: the traces have no run id, so they are joined by
+	# their marked iterations (perftest's server posts first: the initiating end), and the
+	# server's hog is the peer's preemption.
+	pt_both() {
+		timeout 180 "$TC" record --no-progress -f -o "$T/pts2.tct" --iter perftest -- \
+			taskset -c 0 ib_write_lat -d rxe0 -n 3000 >"$T/pts2.out" 2>&1 &
+		pts=$!
+		for _ in $(seq 1 240); do
+			[ -n "$(ss -Hltn 'sport = :18515')" ] && break
+			sleep 0.25
+		done
+		run_rc 0 "$TC" record --no-progress -f -o "$T/ptc2.tct" --iter perftest -- \
+			taskset -c 1 ib_write_lat -d rxe0 -n 3000 127.0.0.1
+		rc=$?
+		wait "$pts" || rc=1
+		return $rc
+	}
+	nice -n -10 taskset -c 0 "$1/tests/tc-spin" tcsrvhog 120 300 5000 &
+	hog=$!
+	if ! pt_both && grep -q 'Correlation coefficient r^2' "$T/out" "$T/pts2.out"; then
+		echo "    (perftest could not estimate the CPU's MHz under TCG: its run made again)"
+		pt_both
+	fi
+	if [ -s "$T/ptc2.tct" ] && [ -s "$T/pts2.tct" ] &&
+		run_rc 0 "$TC" report "$T/ptc2.tct" --peer "$T/pts2.tct" &&
+		has 'paired by marked iterations' && has '^  peer:preemption:tcsrvhog  *[1-9]'; then
+		ok "perftest's two ends under record --iter, joined: the server's hog is the peer's"
+	else
+		cat "$T/pts2.out" >>"$T/out"; bad "perftest's two ends under record --iter, joined"
+	fi
+	kill "$hog" 2>/dev/null || :; wait "$hog" 2>/dev/null || :
 	if bpftool prog show 2>/dev/null | grep -qE 'name tc_(sched|irq|softirq)'; then
 		: >"$T/out"; bad "no BPF programs left behind"
 	else

@@ -27,9 +27,17 @@ static const char *meta_or(const struct tc_trace *t, const char *key, const char
 	return v ? v : dflt;
 }
 
+/* CLOCK_REALTIME of t's first iteration, from the pair of clocks the trace keeps. */
+static int64_t first_realtime(const struct tc_trace *t)
+{
+	return (int64_t)t->realtime_ns + (int64_t)(t->samples[0].t_start - t->mono_ns);
+}
+
 /*
- * Two traces of an unmodified benchmark (record --iter), server and client: they carry
- * no run id and no mode; the peer is taken as the server, and the pairing must hold up.
+ * Two traces of an unmodified benchmark (record --iter): they carry no run id and no
+ * mode. The end that started the exchange (sockperf's client, perftest's server) is
+ * the one whose first iteration began first on the hosts' real-time clocks; the
+ * pairing must then hold up.
  */
 static int check_marked(const struct tc_trace *local, const struct tc_trace *peer,
 			struct peer_join *j)
@@ -41,7 +49,7 @@ static int check_marked(const struct tc_trace *local, const struct tc_trace *pee
 	    local->samples[0].t_start == peer->samples[0].t_start &&
 	    local->samples[0].tid == peer->samples[0].tid)
 		return refuse(j, "the same trace twice: give the other end's");
-	j->local_is_client = 1;
+	j->local_is_client = first_realtime(local) <= first_realtime(peer);
 	j->unverified = 1;
 	return 0;
 }
@@ -180,11 +188,12 @@ static int store_facts(struct tc_trace *local, const struct tc_trace *peer,
 	const char *cpus = trace__meta(peer, "run.cpus");
 	int err = 0;
 
+	const char *mode = !j->unverified	? meta_or(peer, "run.mode", "?")
+			   : j->local_is_client ? "answering end"
+						: "initiating end";
+
 	err = err ?: trace__set_metaf(local, "peer.host", "%s", meta_or(peer, "host.name", "?"));
-	err = err
-		      ?: trace__set_metaf(
-				 local, "peer.mode", "%s",
-				 meta_or(peer, "run.mode", j->unverified ? "server" : "?"));
+	err = err ?: trace__set_metaf(local, "peer.mode", "%s", mode);
 	err = err ?: trace__set_metaf(local, "peer.cpus", "%s", cpus ? cpus : "?");
 	err = err ?: trace__set_metaf(local, "peer.offset_ns", "%.0f", off);
 	err = err ?: trace__set_metaf(local, "peer.drift_ppm", "%.3f", c->drift * 1e6);
@@ -194,11 +203,11 @@ static int store_facts(struct tc_trace *local, const struct tc_trace *peer,
 	err = err ?: trace__set_metaf(local, "peer.events", "%zu", j->n_events);
 	err = err ?: trace__set_metaf(local, "peer.lost", "%" PRIu64, trace__total_drops(peer));
 	err = err
-		      ?: trace__set_metaf(local, "peer.paired_by", "%s",
-					  j->unverified
-						  ? "marked iterations (no run id: the peer taken "
-						    "as the server)"
-						  : "run id");
+		      ?: trace__set_metaf(
+				 local, "peer.paired_by", "%s",
+				 j->unverified ? "marked iterations (no run id; the end that "
+						 "started taken from the hosts' real-time clocks)"
+					       : "run id");
 	return err;
 }
 

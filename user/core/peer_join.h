@@ -42,8 +42,9 @@ struct peer_join {
  * trace__sort()). 0; -EINVAL when they do not belong together (another run,
  * the same side twice, no round trips in common, no overlap in time): j->why
  * says which; -ENOMEM. Two traces of an unmodified benchmark's ends (record
- * --iter: no run id, their samples made from the marks) are joined with the
- * peer as the server, if their iterations pair up (a line fits them all).
+ * --iter: no run id, their samples made from the marks) are joined with the end
+ * whose first iteration began first on the real-time clocks as the one that
+ * started the exchange, if their iterations pair up (a line fits them all).
  */
 int peer_join(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j);
 
