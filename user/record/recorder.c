@@ -22,7 +22,6 @@
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "path_counters.h"
-#include "peer_trace.h"
 #include "privs.h"
 #include "recorder.h"
 #include "recorder_internal.h"
@@ -61,7 +60,7 @@ static void note_func(struct recorder *r, const struct tc_event *e)
 		log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
 }
 
-static void keep_event(struct recorder *r, const struct tc_event *e)
+void recorder_keep_event(struct recorder *r, const struct tc_event *e)
 {
 	note_func(r, e);
 	r->pending[r->n_pending++] = *e;
@@ -81,7 +80,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	 * command's trace. */
 	if (mark_calib_take(&r->mcal, data) || calib_tap_keep(&r->tap, data))
 		return 0;
-	keep_event(r, data);
+	recorder_keep_event(r, data);
 	/* --iter-first K: K iterations are K + 1 marks; then the markers' cost stops */
 	if (((const struct tc_event *)data)->kind == TC_EV_MARK &&
 	    ++r->marks_seen == r->o->iter_first + 1 && r->o->iter_first)
@@ -89,9 +88,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void emit_open(void *ctx, const struct tc_event *e)
+void recorder_emit(void *ctx, const struct tc_event *e)
 {
-	keep_event(ctx, e);
+	recorder_keep_event(ctx, e);
 }
 
 static void print_progress(struct recorder *r, int final)
@@ -145,7 +144,7 @@ static void note_drops(struct recorder *r)
 		/* The calibration reads it too (its gaps there measure nothing); the trace keeps
 		 * it whatever the tap does: the drop counters count it. */
 		calib_tap_keep(&r->tap, &e);
-		keep_event(r, &e);
+		recorder_keep_event(r, &e);
 		r->drops_seen[i] = r->drops_now[i];
 	}
 	r->last_drain_ns = now;
@@ -182,7 +181,7 @@ static void *drain_main(void *arg)
 			break;
 		}
 		note_drops(r);
-		path_counters__take(r->path, emit_open, r);
+		path_counters__take(r->path, recorder_emit, r);
 		if (r->o->progress && probe_now_ns() >= next_progress) {
 			print_progress(r, 0);
 			next_progress = probe_now_ns() + 1000000000ull;
@@ -308,9 +307,9 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 {
 	int err;
 
-	tracer__flush_open(r->tracer, end_ns, emit_open, r);
-	tracer__flush_faults(r->tracer, emit_open, r);
-	tracer__flush_signals(r->tracer, emit_open, r);
+	tracer__flush_open(r->tracer, end_ns, recorder_emit, r);
+	tracer__flush_faults(r->tracer, recorder_emit, r);
+	tracer__flush_signals(r->tracer, recorder_emit, r);
 	err = write_pending(r) ?: r->write_err;
 	if (err)
 		return err;
@@ -448,68 +447,6 @@ static int run_workload(struct recorder *r, struct tc_sample *samples, size_t *d
 	return r->o->probe->run(r->probe, samples, r->o->probe_opts.iterations, done);
 }
 
-/*
- * The path counters' sampler, on a CPU no probe thread uses where there is one (its
- * own preemptions of the probe are `self`), and what it reads in the trace.
- */
-static int start_path_counters(struct recorder *r)
-{
-	const struct probe_opts *po = &r->o->probe_opts;
-	size_t n = path_counters__n(r->path);
-	cpu_set_t allowed;
-	int cpu = -1, err;
-
-	if (!n)
-		return trace__set_metaf(
-			r->trace, "run.path_counters",
-			"none found (no RDMA port counters, no NIC pause statistics)");
-	if (!sched_getaffinity(0, sizeof(allowed), &allowed))
-		for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-			if (CPU_ISSET(c, &allowed) &&
-			    (r->o->command || (c != po->cpu[0] && c != po->cpu[1])))
-				cpu = c;
-	if (r->o->command)
-		cpu = -1; /* the command's CPUs are not known in advance */
-	err = path_counters__start(r->path, PATH_PERIOD_MS, cpu);
-	err = err
-		      ?: trace__add_thread(r->trace, path_counters__tid(r->path), TC_THREAD_SELF,
-					   cpu >= 0 ? (uint32_t)cpu : UINT32_MAX);
-	return err
-		       ?: trace__set_metaf(r->trace, "run.path_counters",
-					   "%zu sampled every %d ms%s", n, PATH_PERIOD_MS,
-					   cpu >= 0 ? "" : " (on the probe's CPUs: no other)");
-}
-
-/* The probe's own evidence of loss: each message it sent again, an instant of a counter. */
-static int store_resends(struct recorder *r)
-{
-	const struct recorder_opts *o = r->o;
-	uint32_t idx = (uint32_t)path_counters__n(r->path);
-	uint64_t at[RESENDS_MAX];
-	const char *what;
-	char key[32];
-	size_t n;
-	int err;
-
-	if (o->command || !o->probe->resends)
-		return 0;
-	n = o->probe->resends(r->probe, at, RESENDS_MAX, &what);
-	if (!n)
-		return 0;
-	snprintf(key, sizeof(key), "counter.%u", idx);
-	err = trace__set_meta(r->trace, key, what);
-	for (size_t i = 0; i < n && i < RESENDS_MAX && !err; i++)
-		keep_event(r, &(struct tc_event){.start_ns = at[i],
-						 .delta = 1,
-						 .arg = idx,
-						 .kind = TC_EV_COUNTER,
-						 .flags = TC_PATH_RETRANSMIT});
-	if (!err && n > RESENDS_MAX)
-		log_warn("%zu messages sent again: the first %d are placed in the trace", n,
-			 RESENDS_MAX);
-	return err;
-}
-
 static int record(struct recorder *r)
 {
 	const struct recorder_opts *o = r->o;
@@ -525,7 +462,7 @@ static int record(struct recorder *r)
 	}
 	err = start_drain(r);
 	err = err ?: follow_workload(r);
-	err = err ?: start_path_counters(r);
+	err = err ?: recorder_start_path_counters(r);
 	err = err ?: calibrate(r);
 	if (!err && o->iter)
 		err = mark_calib_measure(&r->mcal, r->tracer, wait_drained, r)
@@ -560,9 +497,9 @@ static int record(struct recorder *r)
 	end_ns = probe_now_ns();
 	tracer__stop(r->tracer);
 	path_counters__stop(r->path);
-	path_counters__take(r->path, emit_open, r);
+	path_counters__take(r->path, recorder_emit, r);
 	if (!err)
-		err = store_resends(r);
+		err = recorder_store_resends(r);
 	if (r->rb) {
 		ring_buffer__consume(r->rb);
 		note_drops(r);
@@ -578,20 +515,6 @@ static int record(struct recorder *r)
 static uint64_t ts_ns(const struct timespec *ts)
 {
 	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
-}
-
-/* Two hosts: the server sends its trace to a recording client over the run's link. */
-static void exchange_traces(struct recorder *r)
-{
-	const struct recorder_opts *o = r->o;
-	int fd = r->probe && o->probe->link ? o->probe->link(r->probe) : -1;
-
-	if (fd < 0 || r->peer_lost)
-		return;
-	if (o->probe_opts.mode == PROBE_SERVER)
-		peer_trace_serve(fd, o->out_path);
-	else if (o->peer_out && !peer_trace_fetch(fd, o->peer_out) && o->peer_got)
-		*o->peer_got = 1;
 }
 
 int recorder_run(const struct recorder_opts *o)
@@ -664,7 +587,7 @@ int recorder_run(const struct recorder_opts *o)
 	err = record(&r);
 	trace_writer__abort(r.writer); /* no-op after a successful finish */
 	if (!err)
-		exchange_traces(&r);
+		recorder_exchange_traces(&r);
 out_free:
 	target_abort(&r.target); /* no-op once the command was reaped */
 	ring_buffer__free(r.rb);

@@ -72,4 +72,17 @@ int recorder_attach_marks(struct recorder *r);
 /* The facts of the run (host, audit, probe or command, tracers) as meta; 0 or -ENOMEM. */
 int recorder_store_run_facts(struct recorder *r);
 
+/* recorder.c: keeps one event for the trace (drain thread, or after it ended). */
+void recorder_keep_event(struct recorder *r, const struct tc_event *e);
+/* The same, as a callback (ctx is the recorder). */
+void recorder_emit(void *ctx, const struct tc_event *e);
+
+/* recorder_path.c */
+/* Starts the path counters' sampler and says what it reads in the trace; 0 or -errno. */
+int recorder_start_path_counters(struct recorder *r);
+/* The probe's resends (a loss on the path) as counter events; 0 or -ENOMEM. */
+int recorder_store_resends(struct recorder *r);
+/* Two hosts: the server sends its trace to a recording client over the run's link. */
+void recorder_exchange_traces(struct recorder *r);
+
 #endif /* TAILCAUSE_RECORD_RECORDER_INTERNAL_H */
