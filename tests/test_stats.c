@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,9 +312,54 @@ static void test_stats_summarize_tail_percentiles(void **state)
 	free(v);
 }
 
+/* The histogram's statistics (lat --duration) against the exact ones: percentiles within
+ * 1/128, the moments and the extremes exact. */
+static void test_stats_acc_matches_exact(void **state)
+{
+	enum { N = 100000 };
+	uint64_t *v = malloc(N * sizeof(*v)), x = 88172645463325252ull;
+	struct lat_summary exact, binned;
+	struct stats_acc acc;
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(stats_acc__init(&acc), 0);
+	assert_int_equal(stats_acc_summary(&acc, &binned), -EINVAL); /* empty */
+	for (size_t i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* mostly ~2 us, a tail to 2 ms */
+		v[i] = 1500 + x % 1000 + (i % 997 == 0 ? x % 2000000 : 0);
+		stats_acc__add(&acc, v[i]);
+	}
+	assert_int_equal(stats_acc_summary(&acc, &binned), 0);
+	assert_int_equal(stats_summarize(v, N, &exact), 0);
+	assert_true(binned.binned && !exact.binned);
+	assert_int_equal(binned.n, N);
+	assert_int_equal(binned.min, exact.min);
+	assert_int_equal(binned.max, exact.max);
+	assert_true(fabs(binned.mean - exact.mean) < 1e-6 * exact.mean);
+	assert_true(fabs(binned.stdev - exact.stdev) < 1e-6 * exact.stdev);
+	{
+		const uint64_t want[] = {exact.p50, exact.p99, exact.p999, exact.p9999,
+					 exact.p99999};
+		const uint64_t got[] = {binned.p50, binned.p99, binned.p999, binned.p9999,
+					binned.p99999};
+
+		for (int k = 0; k < 5; k++) {
+			if (!(got[k] >= want[k] && got[k] - want[k] <= want[k] / 128 + 1))
+				fprintf(stderr, "k %d got %llu want %llu\n", k,
+					(unsigned long long)got[k], (unsigned long long)want[k]);
+			assert_true(got[k] >= want[k] && got[k] - want[k] <= want[k] / 128 + 1);
+		}
+	}
+	stats_acc__free(&acc);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_acc_matches_exact),
 		cmocka_unit_test(test_stats_summarize_odd_n),
 		cmocka_unit_test(test_stats_summarize_even_n),
 		cmocka_unit_test(test_stats_summarize_single_sample),

@@ -76,6 +76,33 @@ int cli_parse_size(const char *opt, const char *s, uint64_t min, uint64_t max, u
 	return parse_scaled(opt, s, 1024, min, max, out);
 }
 
+int cli_parse_duration(const char *opt, const char *s, uint64_t min_s, uint64_t max_s,
+		       uint64_t *out_ns)
+{
+	char num[32];
+	size_t len = strlen(s);
+	uint64_t unit = 1, v;
+
+	if (len && strchr("smh", s[len - 1])) {
+		unit = s[len - 1] == 'h' ? 3600 : s[len - 1] == 'm' ? 60 : 1;
+		len--;
+	}
+	if (!len || len >= sizeof(num)) {
+		log_err("%s: expected a duration such as 30, 90s, 30m or 2h, got '%s'", opt, s);
+		return -EINVAL;
+	}
+	snprintf(num, sizeof(num), "%.*s", (int)len, s);
+	if (parse_scaled(opt, num, 1, 0, UINT32_MAX, &v))
+		return -EINVAL;
+	if (v * unit < min_s || v * unit > max_s) {
+		log_err("%s: %s is outside %llu s .. %llu s", opt, s, (unsigned long long)min_s,
+			(unsigned long long)max_s);
+		return -EINVAL;
+	}
+	*out_ns = v * unit * 1000000000ull;
+	return 0;
+}
+
 int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2])
 {
 	const char *comma = strchr(s, ',');

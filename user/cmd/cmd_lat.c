@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* cmd_lat.c - `tailcause lat`: a latency probe alone, perftest-style statistics. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "core/histogram.h"
 #include "core/stats.h"
 #include "lib/log.h"
+#include "lib/stop.h"
 #include "report/report.h"
 #include "run_args.h"
 
@@ -27,7 +31,7 @@ static void lat_help(void)
 	       "this process (verbs: on one device; udp: on 127.0.0.1). Exit code 2 when the\n"
 	       "device, its port or the peer is missing or unusable.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_VERBS);
+	run_args_help(RA_PROBE | RA_VERBS | RA_DURATION);
 	printf("\n"
 	       "examples:\n"
 	       "  tailcause lat --probe shm -n 1M --cpu 0,1\n"
@@ -35,6 +39,7 @@ static void lat_help(void)
 	       "  tailcause lat --probe verbs -d mlx5_0                 # on host A: server\n"
 	       "  tailcause lat --probe verbs -d mlx5_0 hostA           # on host B: client\n"
 	       "  tailcause lat --probe udp --loopback --busy-poll -n 100k\n"
+	       "  tailcause lat --probe shm -D 30m                      # every percentile of 30 min\n"
 	       "  tailcause lat --probe udp --port 11111                # on host A: server\n"
 	       "  tailcause lat --probe udp --port 11111 hostA          # on host B: client\n");
 }
@@ -53,6 +58,69 @@ static void print_probe(const struct run_args *a, void *probe)
 	fflush(stdout);
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_request();
+}
+
+/*
+ * --duration: runs of -n round trips until the time is up (or Ctrl-C), each counted
+ * into acc; a progress line a second on a terminal. 0 or -errno (reported).
+ */
+static int run_for(const struct run_args *a, void *probe, struct tc_sample *s,
+		   struct stats_acc *acc)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	uint64_t start = probe_now_ns(), next = start + 1000000000ull, now = start;
+	int tty = isatty(STDERR_FILENO), err = 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!err && now - start < a->duration_ns && !stop_requested()) {
+		size_t done = 0;
+
+		err = a->probe->run(probe, s, a->probe_opts.iterations, &done);
+		for (size_t i = 0; i < done; i++)
+			stats_acc__add(acc, s[i].t_end - s[i].t_start);
+		now = probe_now_ns();
+		if (tty && now >= next) {
+			fprintf(stderr,
+				"\r  lat: %.0f of %.0f s, %llu round trips, p99.9 %.3f usec ",
+				(double)(now - start) / 1e9, (double)a->duration_ns / 1e9,
+				(unsigned long long)acc->h->total,
+				(double)hist_percentile(acc->h, 99.9) / 2e3);
+			next = now + 1000000000ull;
+		}
+	}
+	if (tty)
+		fprintf(stderr, "\n");
+	return err;
+}
+
+/* lat -D: the statistics of a run of any length, from a histogram. */
+static int lat_duration(const struct run_args *a, void *probe, struct tc_sample *s)
+{
+	struct lat_summary sum;
+	struct stats_acc acc;
+	int err = stats_acc__init(&acc);
+
+	if (err) {
+		log_err("lat: %s", strerror(-err));
+		return err;
+	}
+	err = run_for(a, probe, s, &acc);
+	if (!err && stats_acc_summary(&acc, &sum)) {
+		log_err("lat: no round trip completed");
+		err = -EIO;
+	}
+	if (!err)
+		report_stats_table(stdout, &sum, probe_message_bytes(a->probe, &a->probe_opts));
+	stats_acc__free(&acc);
+	return err;
+}
+
 int cmd_lat(int argc, char **argv)
 {
 	struct lat_summary sum;
@@ -63,11 +131,17 @@ int cmd_lat(int argc, char **argv)
 	size_t done = 0;
 	int err;
 
-	err = run_args_parse(argc, argv, RA_PROBE | RA_VERBS | RA_SERVER_DEFAULT, lat_help, &a);
+	err = run_args_parse(argc, argv, RA_PROBE | RA_VERBS | RA_SERVER_DEFAULT | RA_DURATION,
+			     lat_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest) {
 		log_err("lat: unexpected argument '%s'", a.rest[0]);
+		return -TC_ERRNO__USAGE;
+	}
+	if (a.duration_ns && a.probe_opts.mode != PROBE_LOOPBACK) {
+		log_err("lat: --duration runs both sides in this process (--loopback, or --probe "
+			"shm): the two-host exchange agrees on -n round trips");
 		return -TC_ERRNO__USAGE;
 	}
 	if (probe_resolve_cpus(&a.probe_opts))
@@ -84,6 +158,13 @@ int cmd_lat(int argc, char **argv)
 	err = a.probe->open(&a.probe_opts, &probe);
 	if (!err) {
 		print_probe(&a, probe);
+		if (a.duration_ns) {
+			err = lat_duration(&a, probe, s);
+			a.probe->close(probe);
+			free(s);
+			free(rtt);
+			return err;
+		}
 		err = a.probe->run(probe, s, a.probe_opts.iterations, &done);
 		if (!err && a.probe->clock)
 			printf(" clock: %s\n", a.probe->clock(probe));

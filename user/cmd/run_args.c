@@ -55,6 +55,12 @@ static const struct {
 	{{"iterations", required_argument, NULL, 'n'},
 	 RA_PROBE,
 	 "  -n, --iterations N   round trips to time, k/M suffixes allowed (default 100000)"},
+	{{"duration", required_argument, NULL, 'D'},
+	 RA_DURATION,
+	 "  -D, --duration TIME  run for TIME (30, 90s, 30m, 2h) instead of -n round trips, as\n"
+	 "                       perftest's -D, with every percentile: each round trip counted\n"
+	 "                       in a histogram (within 0.8 %), memory fixed; -n is the size of\n"
+	 "                       each run of the probe (shm, udp and verbs --loopback)"},
 	{{"ib-dev", required_argument, NULL, 'd'},
 	 RA_VERBS,
 	 "  -d, --ib-dev DEV     verbs: RDMA device (default: the first ibv_devinfo lists)"},
@@ -330,6 +336,8 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 			return -EINVAL;
 		a->probe_opts.iterations = v;
 		return 0;
+	case 'D':
+		return cli_parse_duration("--duration", arg, 1, 7 * 24 * 3600, &a->duration_ns);
 	case 'o':
 		if (!*arg) {
 			log_err("--output: empty file name");

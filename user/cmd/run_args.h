@@ -19,6 +19,7 @@
 #define RA_COMMAND	  0x80 /* -- CMD ARGS: trace a command instead of running a probe; --iter */
 #define RA_FORMAT	  0x100 /* report: --format -o --samples --interval */
 #define RA_HTML		  0x200 /* run: --html */
+#define RA_DURATION	  0x400 /* lat: -D/--duration */
 
 struct run_args {
 	const struct probe_ops *probe;
@@ -47,6 +48,7 @@ struct run_args {
 	const char *iter_log; /* RA_FORMAT: --iter-log FILE (perftest -U output) */
 	const char *peer;     /* RA_FORMAT: --peer FILE, the other host's trace */
 	uint64_t interval_ns; /* RA_FORMAT: --interval, 0: default */
+	uint64_t duration_ns; /* RA_DURATION: -D, 0: run -n round trips once */
 	char *const *rest;    /* positional arguments left over (HOST taken out) */
 	int n_rest;
 	char *const *command; /* RA_COMMAND: what followed "--", NULL-terminated; else NULL */

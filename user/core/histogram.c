@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "histogram.h"
+#include "stats.h"
 
 struct hist *hist__new(void)
 {
@@ -90,12 +91,10 @@ size_t hist_next(const struct hist *h, size_t b)
 uint64_t hist_percentile(const struct hist *h, double p)
 {
 	uint64_t rank, seen = 0, v;
-	double r;
 
 	if (!h->total)
 		return 0;
-	r = ceil(p / 100.0 * (double)h->total);
-	rank = r < 1 ? 1 : r >= (double)h->total ? h->total : (uint64_t)r;
+	rank = stats_rank(h->total, p);
 	for (size_t b = 0; b < HIST_BUCKETS; b++) {
 		seen += h->counts[b];
 		if (seen < rank)

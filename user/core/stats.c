@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "histogram.h"
 #include "radix.h"
 #include "stats.h"
 
@@ -75,15 +76,15 @@ static void sort_u64(uint64_t *v, size_t n)
 }
 
 /* The 0-based index of the nearest-rank p-th percentile among n > 0 sorted values. */
-static size_t percentile_index(size_t n, double p)
+uint64_t stats_rank(uint64_t n, double p)
 {
 	double x;
-	size_t rank;
+	uint64_t rank;
 
 	if (!(p > 0.0))
-		return 0;
+		return 1;
 	if (p >= 100.0)
-		return n - 1;
+		return n;
 	/*
 	 * rank = ceil(p / 100 * n). p is a decimal such as 99.9 that double
 	 * cannot hold exactly, so an exact product (999.0 for n = 1000) may come
@@ -92,10 +93,13 @@ static size_t percentile_index(size_t n, double p)
 	 */
 	x = p * (double)n / 100.0;
 	x = ceil(x - x * 1e-12);
-	rank = x < 1.0 ? 1 : (size_t)x;
-	if (rank > n)
-		rank = n;
-	return rank - 1;
+	rank = x < 1.0 ? 1 : (uint64_t)x;
+	return rank > n ? n : rank;
+}
+
+static size_t percentile_index(size_t n, double p)
+{
+	return (size_t)stats_rank(n, p) - 1;
 }
 
 uint64_t stats_percentile(const uint64_t *sorted, size_t n, double p)
@@ -301,4 +305,50 @@ int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 	out->mean = (double)mean;
 	out->stdev = (double)sqrtl(sq / (long double)n);
 	return 0;
+}
+
+int stats_acc__init(struct stats_acc *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->h = hist__new();
+	return a->h ? 0 : -ENOMEM;
+}
+
+void stats_acc__add(struct stats_acc *a, uint64_t v)
+{
+	hist__add(a->h, v, 1);
+	a->sum += (long double)v;
+	a->sumsq += (long double)v * (long double)v;
+}
+
+int stats_acc_summary(const struct stats_acc *a, struct lat_summary *out)
+{
+	const struct hist *h = a->h;
+	long double mean, var;
+
+	memset(out, 0, sizeof(*out));
+	if (!h || !h->total)
+		return -EINVAL;
+	mean = a->sum / (long double)h->total;
+	var = a->sumsq / (long double)h->total - mean * mean;
+	*out = (struct lat_summary){
+		.n = (size_t)h->total,
+		.min = h->min,
+		.max = h->max,
+		.p50 = hist_percentile(h, 50),
+		.p99 = hist_percentile(h, 99),
+		.p999 = hist_percentile(h, 99.9),
+		.p9999 = hist_percentile(h, 99.99),
+		.p99999 = hist_percentile(h, 99.999),
+		.mean = (double)mean,
+		.stdev = var > 0 ? (double)sqrtl(var) : 0.0,
+		.binned = 1,
+	};
+	return 0;
+}
+
+void stats_acc__free(struct stats_acc *a)
+{
+	hist__free(a->h);
+	a->h = NULL;
 }

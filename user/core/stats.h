@@ -25,7 +25,24 @@ struct lat_summary {
 	uint64_t p99999;
 	double mean;  /* t_avg */
 	double stdev; /* population standard deviation */
+	int binned;   /* the percentiles come from a histogram (stats_acc): within 1/128 */
 };
+
+/*
+ * Statistics of a run too long to keep (lat --duration): every value counted in an
+ * HDR-style histogram (core/histogram.h) and the moments, memory fixed.
+ */
+struct stats_acc {
+	struct hist *h;
+	long double sum, sumsq;
+};
+
+/* 0 or -ENOMEM. */
+int stats_acc__init(struct stats_acc *a);
+void stats_acc__add(struct stats_acc *a, uint64_t v);
+/* The summary so far: percentiles at the histogram's resolution; 0, or -EINVAL if empty. */
+int stats_acc_summary(const struct stats_acc *a, struct lat_summary *out);
+void stats_acc__free(struct stats_acc *a);
 
 /* Summarizes v[0..n); v is sorted in place. 0, or -EINVAL if n == 0. */
 int stats_summarize(uint64_t *v, size_t n, struct lat_summary *out);
@@ -51,6 +68,13 @@ struct lat_spans {
  */
 int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 			  struct lat_summary *out);
+
+/*
+ * The nearest rank of percentile p among n values (1-based, in [1, n]): ceil(p / 100 *
+ * n), with the product's rounding error shaved so that 99.9 % of 1000 is 999. The one
+ * rank rule of the exact percentiles and the histogram's.
+ */
+uint64_t stats_rank(uint64_t n, double p);
 
 /*
  * Nearest-rank percentile of an ascending array: the smallest value with at
