@@ -52,3 +52,16 @@ expect_exit 3 "$TC" report "$TMP/empty.tct"
 expect_exit 0 "$TC" lat -n 20000 --cpu "$(probe_cpus)"
 grep -q 't_typical\[usec\]' "$TMP/out" || fail "lat prints no statistics"
 grep -q '99.9% percentile' "$TMP/out" || fail "lat lacks the 99.9% column"
+
+# lat -D: runs of -n round trips for a time, every one counted in the histogram.
+expect_exit 1 "$TC" lat -D 2x
+grep -q "^tailcause: --duration: unexpected 'x'" "$TMP/out" || fail "a bad --duration accepted"
+expect_exit 1 "$TC" lat -D 0
+expect_exit 1 "$TC" lat --probe udp -D 5
+grep -q "^tailcause: lat: --duration runs both sides in this process" "$TMP/out" ||
+	fail "--duration with a two-host probe accepted"
+expect_exit 0 "$TC" lat --probe shm -D 2 -n 10k --cpu "$(probe_cpus)"
+grep -q "every round trip counted, percentiles from a histogram" "$TMP/out" ||
+	fail "lat -D does not say its percentiles are binned"
+[ "$(awk '/t_typical/ { getline; print $2; exit }' "$TMP/out")" -gt 10000 ] ||
+	fail "lat -D ran the probe once only"
