@@ -65,3 +65,10 @@ grep -q "every round trip counted, percentiles from a histogram" "$TMP/out" ||
 	fail "lat -D does not say its percentiles are binned"
 [ "$(awk '/t_typical/ { getline; print $2; exit }' "$TMP/out")" -gt 10000 ] ||
 	fail "lat -D ran the probe once only"
+
+# report --from/--to: a stretch of the run; one past its end is bad input, a reversed one usage.
+expect_exit 3 "$TC" report tests/fixtures/hog.tct --from 1h
+grep -q "no round trip from +3600.000 s after the first to the end" "$TMP/out" ||
+	fail "an empty stretch not explained"
+expect_exit 1 "$TC" report tests/fixtures/hog.tct --from 2s --to 1s
+expect_exit 1 "$TC" report tests/fixtures/hog.tct --from 1.5

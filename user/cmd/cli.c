@@ -79,27 +79,40 @@ int cli_parse_size(const char *opt, const char *s, uint64_t min, uint64_t max, u
 int cli_parse_duration(const char *opt, const char *s, uint64_t min_s, uint64_t max_s,
 		       uint64_t *out_ns)
 {
-	char num[32];
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = {{"ms", 1000000ull},
+		     {"s", 1000000000ull},
+		     {"m", 60000000000ull},
+		     {"h", 3600000000000ull}};
+	uint64_t unit = 1000000000ull, v;
 	size_t len = strlen(s);
-	uint64_t unit = 1, v;
+	char num[32];
 
-	if (len && strchr("smh", s[len - 1])) {
-		unit = s[len - 1] == 'h' ? 3600 : s[len - 1] == 'm' ? 60 : 1;
-		len--;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t n = strlen(units[i].suffix);
+
+		if (len > n && !strcmp(s + len - n, units[i].suffix)) {
+			unit = units[i].ns;
+			len -= n;
+			break;
+		}
 	}
 	if (!len || len >= sizeof(num)) {
-		log_err("%s: expected a duration such as 30, 90s, 30m or 2h, got '%s'", opt, s);
+		log_err("%s: expected a duration such as 30, 90s, 500ms, 30m or 2h, got '%s'", opt,
+			s);
 		return -EINVAL;
 	}
 	snprintf(num, sizeof(num), "%.*s", (int)len, s);
 	if (parse_scaled(opt, num, 1, 0, UINT32_MAX, &v))
 		return -EINVAL;
-	if (v * unit < min_s || v * unit > max_s) {
+	if (v * unit < min_s * 1000000000ull || v * unit > max_s * 1000000000ull) {
 		log_err("%s: %s is outside %llu s .. %llu s", opt, s, (unsigned long long)min_s,
 			(unsigned long long)max_s);
 		return -EINVAL;
 	}
-	*out_ns = v * unit * 1000000000ull;
+	*out_ns = v * unit;
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 int cli_parse_count(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A size in bytes: digits with an optional K/M/G suffix (x1024). */
 int cli_parse_size(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* A duration: digits with an optional s/m/h suffix (seconds by default), into ns. */
+/* A duration: digits with an optional ms/s/m/h suffix (seconds by default), into ns. */
 int cli_parse_duration(const char *opt, const char *s, uint64_t min_s, uint64_t max_s,
 		       uint64_t *out_ns);
 /* Two CPU numbers "A,B" (distinct, >= 0). */

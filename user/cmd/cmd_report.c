@@ -53,6 +53,7 @@ static void report_help(void)
 	       "  tailcause report run.tct --format html -o run.html\n"
 	       "  tailcause report run.tct --format openmetrics -o /var/lib/node_exporter/tc.prom\n"
 	       "  tailcause report client.tct --peer server.tct\n"
+	       "  tailcause report long.tct --from 10m --to 11m\n"
 	       "  tailcause report bench.tct --samples bench.csv\n"
 	       "  tailcause report cmd.tct --interval 10 --format json\n");
 }
@@ -77,6 +78,10 @@ int cmd_report(int argc, char **argv)
 			"traces of 'record -- CMD'");
 		return -TC_ERRNO__USAGE;
 	}
+	if (a.to_given && a.to_ns <= a.from_ns) {
+		log_err("report: --to must come after --from");
+		return -TC_ERRNO__USAGE;
+	}
 	if (a.samples && a.iter_log) {
 		log_err("report: --samples and --iter-log both give the iterations: one of them");
 		return -TC_ERRNO__USAGE;
@@ -91,6 +96,8 @@ int cmd_report(int argc, char **argv)
 		.samples_path = a.samples,
 		.iter_log_path = a.iter_log,
 		.peer_path = a.peer,
+		.from_ns = a.from_ns,
+		.to_ns = a.to_given ? a.to_ns : UINT64_MAX,
 		.interval_ns = a.interval_ns,
 	};
 	return report_file(a.rest[0], &ro, stdout);

@@ -34,6 +34,8 @@ enum {
 	OPT_SAMPLES,
 	OPT_ITER_LOG,
 	OPT_PEER,
+	OPT_FROM,
+	OPT_TO,
 	OPT_INTERVAL,
 };
 
@@ -188,6 +190,13 @@ static const struct {
 	 RA_FORMAT,
 	 "      --interval MS    a trace without samples (record -- CMD) is reported as host\n"
 	 "                       noise per thread and per interval of MS ms (default 100)"},
+	{{"from", required_argument, NULL, OPT_FROM},
+	 RA_FORMAT,
+	 "      --from TIME      report only the stretch of the run from TIME after its first\n"
+	 "                       round trip (90, 90s, 500ms, 5m) ..."},
+	{{"to", required_argument, NULL, OPT_TO},
+	 RA_FORMAT,
+	 "      --to TIME        ... to TIME after it (default: the end); the header says which"},
 	{{"html", required_argument, NULL, OPT_HTML},
 	 RA_HTML,
 	 "      --html FILE      also write the report as one self-contained HTML page"},
@@ -297,6 +306,14 @@ static int parse_report(int c, const char *arg, struct run_args *a)
 			return -EINVAL;
 		a->interval_ns = v * 1000000ull;
 		return 0;
+	case OPT_FROM:
+	case OPT_TO:
+		if (cli_parse_duration(c == OPT_FROM ? "--from" : "--to", arg, 0, 366u * 24 * 3600,
+				       c == OPT_FROM ? &a->from_ns : &a->to_ns))
+			return -EINVAL;
+		if (c == OPT_TO)
+			a->to_given = 1;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -402,6 +419,8 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_ITER_LOG:
 	case OPT_PEER:
 	case OPT_INTERVAL:
+	case OPT_FROM:
+	case OPT_TO:
 		return parse_report(c, arg, a);
 	}
 	return -EINVAL;

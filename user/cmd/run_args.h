@@ -17,7 +17,7 @@
 #define RA_AUTO_PROBE	  0x20 /* no --probe: verbs on an active RDMA port, else shm */
 #define RA_SERVER_DEFAULT 0x40 /* verbs, udp without HOST or --loopback wait as server */
 #define RA_COMMAND	  0x80 /* -- CMD ARGS: trace a command instead of running a probe; --iter */
-#define RA_FORMAT	  0x100 /* report: --format -o --samples --interval */
+#define RA_FORMAT	  0x100 /* report: --format -o --samples --interval --peer --from --to */
 #define RA_HTML		  0x200 /* run: --html */
 #define RA_DURATION	  0x400 /* lat: -D/--duration */
 
@@ -42,14 +42,16 @@ struct run_args {
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
 	unsigned int top;
-	int format;	      /* RA_FORMAT: enum report_format */
-	const char *html;     /* RA_HTML: also write the HTML report there */
-	const char *samples;  /* RA_FORMAT: --samples CSV */
-	const char *iter_log; /* RA_FORMAT: --iter-log FILE (perftest -U output) */
-	const char *peer;     /* RA_FORMAT: --peer FILE, the other host's trace */
-	uint64_t interval_ns; /* RA_FORMAT: --interval, 0: default */
-	uint64_t duration_ns; /* RA_DURATION: -D, 0: run -n round trips once */
-	char *const *rest;    /* positional arguments left over (HOST taken out) */
+	int format;		 /* RA_FORMAT: enum report_format */
+	const char *html;	 /* RA_HTML: also write the HTML report there */
+	const char *samples;	 /* RA_FORMAT: --samples CSV */
+	const char *iter_log;	 /* RA_FORMAT: --iter-log FILE (perftest -U output) */
+	const char *peer;	 /* RA_FORMAT: --peer FILE, the other host's trace */
+	uint64_t interval_ns;	 /* RA_FORMAT: --interval, 0: default */
+	uint64_t duration_ns;	 /* RA_DURATION: -D, 0: run -n round trips once */
+	uint64_t from_ns, to_ns; /* RA_FORMAT: --from/--to, from the first round trip */
+	int to_given;
+	char *const *rest; /* positional arguments left over (HOST taken out) */
 	int n_rest;
 	char *const *command; /* RA_COMMAND: what followed "--", NULL-terminated; else NULL */
 };

@@ -73,6 +73,7 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->round_trips = t->n_samples;
 	h->interrupted = is_yes(trace__meta(t, "run.interrupted"));
 	h->peer_lost = is_yes(trace__meta(t, "run.peer_lost"));
+	h->stretch = trace__meta(t, "report.stretch");
 	h->probe_detail = trace__meta(t, "run.probe_detail");
 	h->clock = trace__meta(t, "run.clock");
 	h->command_line = trace__meta(t, "run.command");

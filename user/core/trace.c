@@ -71,6 +71,26 @@ static int grow(void **arr, size_t *cap, size_t used, size_t more, size_t size)
 	return 0;
 }
 
+size_t trace__cut(struct tc_trace *t, uint64_t lo, uint64_t hi, uint64_t margin)
+{
+	uint64_t elo = lo > margin ? lo - margin : 0,
+		 ehi = hi + margin < hi ? UINT64_MAX : hi + margin;
+	size_t ns = 0, ne = 0;
+
+	for (size_t i = 0; i < t->n_samples; i++)
+		if (t->samples[i].t_start >= lo && t->samples[i].t_start < hi)
+			t->samples[ns++] = t->samples[i];
+	for (size_t i = 0; i < t->n_events; i++) {
+		const struct tc_event *e = &t->events[i];
+
+		if (e->start_ns < ehi && e->start_ns + e->dur_ns >= elo)
+			t->events[ne++] = *e;
+	}
+	t->n_samples = ns;
+	t->n_events = ne;
+	return ns;
+}
+
 int trace__set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
 {
 	char buf[512];

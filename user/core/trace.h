@@ -148,6 +148,12 @@ static inline int trace__is_peer(const struct tc_trace *t, const struct tc_event
 }
 /* Sum of drops over all CPUs. */
 uint64_t trace__total_drops(const struct tc_trace *t);
+/*
+ * Keeps only a stretch of the run: the samples that start in [lo, hi), and the events
+ * that reach within margin of it (context that began earlier: a long off-CPU interval,
+ * a steal reading). Returns how many samples were kept.
+ */
+size_t trace__cut(struct tc_trace *t, uint64_t lo, uint64_t hi, uint64_t margin);
 /* Sorts events by start time and samples by t_start (stable). */
 void trace__sort(struct tc_trace *t);
 

@@ -21,6 +21,9 @@
 #include "tracefile/trace_file.h"
 #include "report.h"
 
+/* --from/--to keep what began this long before the stretch: its context */
+#define STRETCH_MARGIN_NS 1000000000ull
+
 static const char *const format_names[] = {
 	[REPORT_TEXT] = "text",
 	[REPORT_JSON] = "json",
@@ -239,6 +242,41 @@ static int latency_report(const struct report_opts *o, const struct tc_trace *t,
 	return err;
 }
 
+/* --from/--to: the stretch of the run to report, from its first round trip. */
+static int cut_stretch(struct tc_trace *t, const char *path, const struct report_opts *o)
+{
+	uint64_t first, lo, hi;
+	size_t all = t->n_samples, kept;
+
+	if (!t->n_samples) {
+		log_err("report %s: --from/--to: the trace has no round trips to count from", path);
+		return -TC_ERRNO__INPUT;
+	}
+	first = t->samples[0].t_start;
+	for (size_t i = 1; i < t->n_samples; i++)
+		if (t->samples[i].t_start < first)
+			first = t->samples[i].t_start;
+	lo = first + o->from_ns;
+	hi = o->to_ns == UINT64_MAX || first + o->to_ns < first ? UINT64_MAX : first + o->to_ns;
+	kept = trace__cut(t, lo, hi, STRETCH_MARGIN_NS);
+	if (!kept) {
+		if (hi == UINT64_MAX)
+			log_err("report %s: no round trip from +%.3f s after the first to the end",
+				path, (double)o->from_ns / 1e9);
+		else
+			log_err("report %s: no round trip from +%.3f s to +%.3f s after the first",
+				path, (double)o->from_ns / 1e9, (double)o->to_ns / 1e9);
+		return -TC_ERRNO__INPUT;
+	}
+	if (hi == UINT64_MAX)
+		return trace__set_metaf(t, "report.stretch",
+					"+%.3f s to the end: %zu of the %zu round trips",
+					(double)o->from_ns / 1e9, kept, all);
+	return trace__set_metaf(t, "report.stretch",
+				"+%.3f s to +%.3f s: %zu of the %zu round trips",
+				(double)o->from_ns / 1e9, (double)o->to_ns / 1e9, kept, all);
+}
+
 /* --peer: the other host's trace, joined to t on t's clock. */
 static int join_peer(struct tc_trace *t, const char *path, const char *peer_path, int kept)
 {
@@ -298,6 +336,13 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 	}
 	if (o->peer_path) {
 		rc = join_peer(t, path, o->peer_path, o->trace_kept);
+		if (rc) {
+			trace__free(t);
+			return rc;
+		}
+	}
+	if (o->from_ns || (o->to_ns && o->to_ns != UINT64_MAX)) {
+		rc = cut_stretch(t, path, o);
 		if (rc) {
 			trace__free(t);
 			return rc;

@@ -28,6 +28,7 @@ struct report_opts {
 	const char *samples_path;  /* --samples: iterations timed by the user's benchmark (CSV) */
 	const char *iter_log_path; /* --iter-log: a --iter-first trace's benchmark log */
 	const char *peer_path;	   /* --peer: the other host's trace of the same run */
+	uint64_t from_ns, to_ns;   /* --from/--to after the first round trip; 0 and 0: all */
 	uint64_t interval_ns;	   /* the noise report's interval; 0: 100 ms */
 };
 

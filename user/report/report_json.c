@@ -141,6 +141,7 @@ static void write_run(struct json *j, const struct rm_header *h)
 	json_u64(j, "round_trips", h->round_trips);
 	json_bool(j, "interrupted", h->interrupted);
 	json_bool(j, "peer_lost", h->peer_lost);
+	json_str(j, "stretch", h->stretch);
 	json_str(j, "clock", h->clock);
 	json_str(j, "command_line", h->command_line);
 	json_str(j, "target", h->target);

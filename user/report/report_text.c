@@ -211,6 +211,8 @@ void report_text_header(FILE *out, const struct report_model *m)
 	print_hypervisor(out, h);
 	print_calibration(out, h);
 	print_workload(out, h);
+	if (h->stretch)
+		fprintf(out, "  stretch     %s (--from/--to)\n", h->stretch);
 	print_peer(out, h);
 	if (h->probe_detail)
 		fprintf(out, "  device      %s\n", h->probe_detail);
