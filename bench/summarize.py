@@ -62,72 +62,71 @@ def verdict(ok):
 
 
 # --- 1. probe disturbance ------------------------------------------------------------------
+BOOT = 4000  # bootstrap resamples
+
+
+def boot_ci(xs, stat=statistics.median, seed=1):
+    """A bootstrap 95 % interval of stat over xs (resampled with replacement), reproducible."""
+    import random
+    rnd = random.Random(seed)
+    if len(xs) < 2:
+        return (float("nan"), float("nan"))
+    vals = sorted(stat([rnd.choice(xs) for _ in xs]) for _ in range(BOOT))
+    return (vals[int(0.025 * BOOT)], vals[int(0.975 * BOOT) - 1])
+
+
 def disturbance(runs):
-    runs = sorted(runs, key=lambda r: r["seq"])
-    keys = ("p50_ns", "p99_ns", "p999_ns", "p9999_ns", "avg_ns")
-    pairs, tried = {}, {}
-    for i, r in enumerate(runs):
-        if r["config"] == "untraced" or i == 0 or i + 1 >= len(runs):
-            continue
-        b, a = runs[i - 1], runs[i + 1]
-        if b["config"] != "untraced" or a["config"] != "untraced":
-            continue
-        tried[r["config"]] = tried.get(r["config"], 0) + 1
-        if abs(b["p50_ns"] - a["p50_ns"]) > 5:
-            continue  # the host moved the vCPUs around this run
-        ratio = {k: r[k] / ((a[k] + b[k]) / 2) for k in keys if a[k] + b[k]}
-        pairs.setdefault(r["config"], []).append((r, ratio))
-        # the noise floor: the later bracket against the earlier one
-        pairs.setdefault("untraced", []).append(
-            (a, {k: a[k] / b[k] for k in keys if b[k]}))
-    order = [c for c in ["untraced", "tailcause", "perf", "bpftrace", "trace-cmd"] if c in pairs]
+    keys = (("p50_ns", "p50"), ("p99_ns", "p99"), ("p999_ns", "p99.9"), ("p9999_ns", "p99.99"),
+            ("avg_ns", "avg"))
+    by = {}
+    for r in runs:
+        by.setdefault(r["round"], {})[r["config"]] = r
+    order = [c for c in ["tailcause", "perf", "bpftrace", "trace-cmd"]
+             if any(c in rr for rr in by.values())]
+
+    def ratios(a, b, k):
+        """Per round: a's k over b's k, where the round has both."""
+        return [rr[a][k] / rr[b][k] for rr in by.values() if a in rr and b in rr and rr[b][k]]
+
     summary, rows = [], []
     for c in order:
-        ps = pairs[c]
-        ratios = {k: [x[1][k] for x in ps if k in x[1]] for k in keys}
-        s = {"config": c, "valid_pairs": len(ps), "runs": tried.get(c, len(ps))}
-        for k in keys:
-            s[k] = med([x[0][k] for x in ps])
-            s[k.replace("_ns", "_ratio")] = med(ratios[k])
-            s[k.replace("_ns", "_ratio_spread")] = list(spread(ratios[k]))
-        s["events"] = med([x[0]["events"] for x in ps])
+        s = {"config": c, "rounds": len(ratios(c, "untraced", "p50_ns"))}
+        row = [c, str(s["rounds"])]
+        for k, lab in keys:
+            xs = ratios(c, "untraced", k)
+            lo, hi = boot_ci(xs)
+            s[lab + "_ratio"] = med(xs)
+            s[lab + "_ci95"] = [lo, hi]
+            row.append(f"{med(xs):.3f} [{lo:.3f}, {hi:.3f}]")
+        s["events"] = med([rr[c]["events"] for rr in by.values() if c in rr])
+        row.append(f"{s['events']:.0f}")
         summary.append(s)
-        name = "untraced (noise)" if c == "untraced" else c
-        rows.append([name, f"{s['valid_pairs']}/{s['runs']}", f"{s['p50_ns']:.0f}",
-                     f"{s['p99_ns']:.0f}", f"{s['p999_ns']:.0f}",
-                     fmt_ratio(ratios["p50_ns"]), fmt_ratio(ratios["p99_ns"]),
-                     fmt_ratio(ratios["p999_ns"]), fmt_ratio(ratios["p9999_ns"]),
-                     fmt_ratio(ratios["avg_ns"]), f"{s['events']:.0f}"])
+        rows.append(row)
     n = runs[0]["n"] if runs else 0
-    print(f"1. probe disturbance: shm probe, {n} round trips, one way; each traced run against "
-          "the mean of the untraced runs just before and after it (pairs whose brackets agree); "
-          "median (min-max) over the pairs")
-    table(["config", "pairs", "p50[ns]", "p99[ns]", "p99.9[ns]", "p50 ratio", "p99 ratio",
-           "p99.9 ratio", "p99.99 ratio", "avg ratio", "events"], rows)
-    print("  untraced (noise): each later bracket against the earlier one - what two untraced "
-          "runs differ by")
-    tc = next((s for s in summary if s["config"] == "tailcause"), None)
+    print(f"1. probe disturbance: shm probe, {n} round trips, one way; per round every "
+          "configuration once (order rotated), each against the untraced run of its round; "
+          f"median ratio over the rounds [bootstrap 95 % interval, {BOOT} resamples]")
+    table(["config", "rounds"] + [lab + " ratio" for _, lab in keys] + ["events"], rows)
     targets = {}
+    tc = next((s for s in summary if s["config"] == "tailcause"), None)
     if tc:
-        others = [s for s in summary if s["config"] not in ("untraced", "tailcause")]
         targets["tailcause_p50_le_1.03"] = tc["p50_ratio"] <= 1.03
         targets["tailcause_p99_le_1.10"] = tc["p99_ratio"] <= 1.10
-        for o in others:
-            for k, lab in (("p99_ratio", "p99"), ("p999_ratio", "p99.9"),
-                           ("p9999_ratio", "p99.99"), ("avg_ratio", "avg")):
-                targets[f"{lab}_not_above_{o['config']}"] = tc[k] <= o[k]
         print(f"targets: tailcause p50 <= 1.03x: {verdict(targets['tailcause_p50_le_1.03'])} "
               f"({tc['p50_ratio']:.3f}); p99 <= 1.10x: "
               f"{verdict(targets['tailcause_p99_le_1.10'])} ({tc['p99_ratio']:.3f})")
-        for o in others:
-            print(f"  not more disturbance than {o['config']}: " + ", ".join(
-                f"{lab} {verdict(targets[lab + '_not_above_' + o['config']])} "
-                f"({tc[k]:.3f} vs {o[k]:.3f})"
-                for k, lab in (("p99_ratio", "p99"), ("p999_ratio", "p99.9"),
-                               ("p9999_ratio", "p99.99"), ("avg_ratio", "avg"))))
-    print("  (this VM's clock ticks in ~10 ns: RTT/2 percentiles move in ~5 ns steps, ~8 % of a "
-          "60 ns p50; avg = t_avg, which counts every stolen microsecond)")
-    return {"n": n}, summary, targets
+        for o in order[1:]:
+            words = []
+            for k, lab in keys[1:]:
+                xs = ratios("tailcause", o, k)
+                lo, hi = boot_ci(xs)
+                said = ("less" if hi < 1 else "more" if lo > 1 else "not distinguishable")
+                targets[f"{lab}_vs_{o}"] = {"ratio": med(xs), "ci95": [lo, hi], "verdict": said}
+                words.append(f"{lab} {said} ({med(xs):.3f} [{lo:.3f}, {hi:.3f}])")
+            print(f"  tailcause against {o}, per round: " + ", ".join(words))
+    print("  (\"less\"/\"more\" disturbance only where the whole interval is below/above 1; "
+          "avg = t_avg, which counts every stolen microsecond)")
+    return {"n": n, "bootstrap": BOOT}, summary, targets
 
 
 # --- 2. per-event cost ---------------------------------------------------------------------
