@@ -8,7 +8,8 @@
 #              program is attached, the storm's switches and wake-ups are filtered out
 # The storm runs on CPU A, tailcause (its drain thread) and everything else on CPU B.
 # Interleaved, the order rotated each round; ns added per traced event = (traced - untraced
-# ns per round trip) / records per round trip, paired by round; median and spread.
+# ns per round trip) / records per round trip, paired by round; the median with a
+# bootstrap 95 % interval over the rounds, the target judged only where it says so.
 # Usage: O=BUILD_DIR top=SRC sh bench/event_cost.sh   (run.sh calls it)
 set -eu
 . "$top/bench/lib.sh"
@@ -16,7 +17,7 @@ RAW=$WORK/event_cost.jsonl
 : >"$RAW"
 
 N=${STORM_N:-300000}
-ROUNDS=${STORM_ROUNDS:-7}
+ROUNDS=${STORM_ROUNDS:-12}
 if [ "$QUICK" = 1 ]; then
 	N=${STORM_N:-50000}
 	ROUNDS=${STORM_ROUNDS:-3}
