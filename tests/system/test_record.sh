@@ -55,4 +55,14 @@ grep -q 'CapEff:[[:space:]]*0000000000004006$' "$TMP/rec.caps" ||
 	fail "recorder still holds capabilities after attaching: $(cat "$TMP/rec.caps")"
 [ "$(sed 's/.*:[[:space:]]*//' "$TMP/cmd.caps")" = "$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)" ] ||
 	fail "the traced command lost the caller's capabilities: $(cat "$TMP/cmd.caps")"
+# record -D: runs of -n round trips for a time, each written to the file as it ends.
+expect_exit 1 "$TC" record -o "$TMP/d.tct" -D 2 -- true
+grep -q "^tailcause: --duration runs the probe with both sides on this host" "$TMP/out" ||
+	fail "--duration with a command accepted"
+expect_exit 1 "$TC" record -o "$TMP/d.tct" -D 2 --probe udp --server
+"$TC" record -o "$TMP/d.tct" --probe shm -D 2 -n 50k --cpu "$(probe_cpus)" --no-progress \
+	>"$TMP/d.log" 2>&1 || { cat "$TMP/d.log"; fail "record -D failed"; }
+"$TC" report "$TMP/d.tct" --top 0 >"$TMP/d.txt"
+n=$(sed -n 's/.*: \([0-9]*\) round trips recorded (-D 2 s requested).*/\1/p' "$TMP/d.txt")
+[ -n "$n" ] && [ "$n" -gt 50000 ] || { cat "$TMP/d.txt"; fail "record -D ran the probe once only"; }
 no_leftover_progs

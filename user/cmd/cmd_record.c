@@ -39,7 +39,7 @@ static void record_help(void)
 	       "beside its own (FILE-peer.tct) for 'tailcause report FILE --peer FILE-peer.tct'.\n"
 	       "A peer lost mid-run leaves a complete trace of the round trips until then.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_COMMAND);
+	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_COMMAND | RA_DURATION);
 	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause record -o run.tct\n"
@@ -48,7 +48,8 @@ static void record_help(void)
 	       "  sudo tailcause record -o sp.tct --iter sockperf -- sockperf ping-pong -i HOST\n"
 	       "  sudo tailcause record -o run.tct -n 2M --cpu 2,3 --ringbuf 64M\n"
 	       "  sudo tailcause record -o run.tct --probe verbs -d mlx5_0 --server\n"
-	       "  sudo tailcause record -o cli.tct --probe udp hostA       # + cli-peer.tct\n");
+	       "  sudo tailcause record -o cli.tct --probe udp hostA       # + cli-peer.tct\n"
+	       "  sudo tailcause record -o hour.tct --probe shm -D 1h      # memory stays flat\n");
 }
 
 static void run_help(void)
@@ -64,7 +65,8 @@ static void run_help(void)
 	       "run's link and the report is the two-host one: this host's causes, the peer's\n"
 	       "(peer:<cause>) and the path's.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_REPORT | RA_HTML);
+	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_REPORT | RA_HTML |
+		      RA_DURATION);
 	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause run\n"
@@ -150,6 +152,7 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		.command = a->command,
 		.peer_out = peer_out,
 		.peer_got = peer_got,
+		.duration_ns = a->duration_ns,
 	};
 	struct iter_spec iter;
 	char why[160];
@@ -159,6 +162,12 @@ static int record_to(const struct run_args *a, const char *path, int force,
 			return -TC_ERRNO__USAGE;
 		ro.iter = &iter;
 		ro.iter_first = a->iter_first;
+	}
+	if (a->duration_ns && (a->command || a->probe_opts.mode != PROBE_LOOPBACK)) {
+		log_err("--duration runs the probe with both sides on this host: not with a "
+			"command (it ends when it ends) or a two-host probe (the exchange agrees on "
+			"-n round trips)");
+		return -TC_ERRNO__USAGE;
 	}
 	if (!cli_can_trace(why, sizeof(why))) {
 		log_err("%s: %s", "load BPF programs", why);
@@ -177,9 +186,10 @@ int cmd_record(int argc, char **argv)
 	const char *peer;
 	int err, peer_got = 0;
 
-	err = run_args_parse(
-		argc, argv, RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE | RA_COMMAND,
-		record_help, &a);
+	err = run_args_parse(argc, argv,
+			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
+				     RA_COMMAND | RA_DURATION,
+			     record_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest) {
@@ -227,7 +237,7 @@ int cmd_run(int argc, char **argv)
 
 	err = run_args_parse(argc, argv,
 			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
-				     RA_REPORT | RA_HTML,
+				     RA_REPORT | RA_HTML | RA_DURATION,
 			     run_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;

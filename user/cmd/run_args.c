@@ -60,9 +60,10 @@ static const struct {
 	{{"duration", required_argument, NULL, 'D'},
 	 RA_DURATION,
 	 "  -D, --duration TIME  run for TIME (30, 90s, 30m, 2h) instead of -n round trips, as\n"
-	 "                       perftest's -D, with every percentile: each round trip counted\n"
-	 "                       in a histogram (within 0.8 %), memory fixed; -n is the size of\n"
-	 "                       each run of the probe (shm, udp and verbs --loopback)"},
+	 "                       perftest's -D, with every percentile; -n is the size of each\n"
+	 "                       run of the probe (shm, udp and verbs --loopback). lat counts\n"
+	 "                       each round trip in a histogram (within 0.8 %), record writes\n"
+	 "                       each run's round trips to the file at once: memory stays flat"},
 	{{"ib-dev", required_argument, NULL, 'd'},
 	 RA_VERBS,
 	 "  -d, --ib-dev DEV     verbs: RDMA device (default: the first ibv_devinfo lists)"},

@@ -110,6 +110,14 @@ static void print_progress(struct recorder *r, int final)
 		return;
 	}
 	done = r->o->probe->progress(r->probe);
+	if (r->o->duration_ns) {
+		fprintf(stderr, "\r  recording: %.0f of %.0f s, %zu round trips, %llu events%s",
+			(double)(probe_now_ns() - r->start_ns) / 1e9,
+			(double)r->o->duration_ns / 1e9, (size_t)atomic_load(&r->streamed) + done,
+			(unsigned long long)(trace_writer__n_events(r->writer) + r->n_pending),
+			final ? "\n" : "");
+		return;
+	}
 	fprintf(stderr, "\r  recording: %3zu%%  %zu/%zu round trips, %llu events%s",
 		total ? done * 100 / total : 100, done, total,
 		(unsigned long long)(trace_writer__n_events(r->writer) + r->n_pending),
@@ -325,7 +333,13 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
 	err = err ?: hostfacts_ksyms(r->trace, &r->funcs, r->kallsyms);
-	err = err ?: trace__set_metaf(r->trace, "run.completed", "%zu", done);
+	err = err
+		      ?: trace__set_metaf(r->trace, "run.completed", "%zu",
+					  (size_t)atomic_load(&r->streamed) + done);
+	if (r->o->duration_ns) /* the header's "requested": what -D asked */
+		err = err
+			      ?: trace__set_metaf(r->trace, "run.iterations", "-D %.0f s",
+						  (double)r->o->duration_ns / 1e9);
 	err = err
 		      ?: trace__set_metaf(r->trace, "run.interrupted", "%s",
 					  stop_requested() ? "yes" : "no");
@@ -444,6 +458,8 @@ static int run_workload(struct recorder *r, struct tc_sample *samples, size_t *d
 {
 	if (r->o->command)
 		return run_command(r);
+	if (r->o->duration_ns)
+		return recorder_run_for(r, samples, done);
 	return r->o->probe->run(r->probe, samples, r->o->probe_opts.iterations, done);
 }
 

@@ -37,6 +37,7 @@ struct recorder_opts {
 	 * *peer_got is set to 1 once it was written. */
 	const char *peer_out;
 	int *peer_got;
+	uint64_t duration_ns; /* --duration: runs of probe_opts.iterations until then (0: one) */
 };
 
 /*

@@ -38,6 +38,7 @@ struct recorder {
 	size_t bad_records;
 	int peer_lost; /* two hosts: the peer went away mid-run; the trace keeps what was measured
 			*/
+	_Atomic size_t streamed; /* --duration: round trips already written to the file */
 	int write_err;
 
 	struct u64map funcs; /* kernel functions the callbacks named, for their names */
@@ -76,6 +77,14 @@ int recorder_store_run_facts(struct recorder *r);
 void recorder_keep_event(struct recorder *r, const struct tc_event *e);
 /* The same, as a callback (ctx is the recorder). */
 void recorder_emit(void *ctx, const struct tc_event *e);
+
+/* recorder_duration.c */
+/*
+ * --duration: runs of -n round trips until the time is up or a stop, each run's samples
+ * written to the file at once (memory stays flat); *done = 0 (none left to write). 0 or
+ * -errno.
+ */
+int recorder_run_for(struct recorder *r, struct tc_sample *samples, size_t *done);
 
 /* recorder_path.c */
 /* Starts the path counters' sampler and says what it reads in the trace; 0 or -errno. */

@@ -19,6 +19,7 @@ struct trace_writer {
 	char *path;
 	char *partial;
 	uint64_t n_events;
+	uint64_t n_samples; /* streamed before finish (record --duration) */
 	struct tc_buf buf;
 };
 
@@ -123,6 +124,21 @@ int trace_writer__events(struct trace_writer *w, const struct tc_event *e, size_
 	return flush(w);
 }
 
+int trace_writer__samples(struct trace_writer *w, const struct tc_sample *s, size_t n)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	err = codec_encode_samples(&w->buf, s, n);
+	if (err) {
+		log_err("encode samples: %s", strerror(-err));
+		return err;
+	}
+	w->n_samples += n;
+	return flush(w);
+}
+
 uint64_t trace_writer__n_events(const struct trace_writer *w)
 {
 	return w->n_events;
@@ -141,7 +157,7 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 	if (!err)
 		err = codec_encode_meta(&w->buf, t); /* the facts only known at the end */
 	if (!err)
-		err = codec_encode_end(&w->buf, t->n_samples, w->n_events);
+		err = codec_encode_end(&w->buf, w->n_samples + t->n_samples, w->n_events);
 	if (err) {
 		log_err("encode trace: %s", strerror(-err));
 		goto out_abort;

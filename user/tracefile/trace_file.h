@@ -25,6 +25,8 @@ struct trace_writer *trace_writer__open(const char *path, int force, uint64_t mo
 int trace_writer__meta(struct trace_writer *w, const struct tc_trace *t);
 /* Appends events as EVENTS blocks; 0 or -errno (reported). */
 int trace_writer__events(struct trace_writer *w, const struct tc_event *e, size_t n);
+/* Appends samples as SAMPLES blocks before the end (a run too long to hold); 0 or -errno. */
+int trace_writer__samples(struct trace_writer *w, const struct tc_sample *s, size_t n);
 /*
  * Appends t's samples, IRQ names, drops, a final META (later keys win) and END, syncs,
  * and renames to the final path. 0 or -errno (reported). Frees w either way.
