@@ -22,14 +22,18 @@ int recorder_run_for(struct recorder *r, struct tc_sample *samples, size_t *done
 	while (!err && probe_now_ns() - r->start_ns < o->duration_ns && !stop_requested()) {
 		size_t n = 0;
 
+		int wrote = 0;
+
 		err = o->probe->run(r->probe, samples, o->probe_opts.iterations, &n);
 		if (n) {
 			/* the drain thread writes events to the same file */
 			pthread_mutex_lock(&r->lock);
-			err = trace_writer__samples(r->writer, samples, n) ?: err;
+			wrote = trace_writer__samples(r->writer, samples, n);
 			pthread_mutex_unlock(&r->lock);
 			atomic_fetch_add(&r->streamed, n);
 		}
+		if (!err)
+			err = wrote;
 	}
 	return err;
 }
