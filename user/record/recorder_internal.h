@@ -78,6 +78,10 @@ void recorder_keep_event(struct recorder *r, const struct tc_event *e);
 /* The same, as a callback (ctx is the recorder). */
 void recorder_emit(void *ctx, const struct tc_event *e);
 
+/* recorder_follow.c */
+/* The probe's threads and CPUs, or the command's first thread, and ours; 0 or -errno. */
+int recorder_follow_workload(struct recorder *r);
+
 /* recorder_duration.c */
 /*
  * --duration: runs of -n round trips until the time is up or a stop, each run's samples
