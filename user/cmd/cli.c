@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* cli.c - value parsers, privilege checks and exit-code mapping. */
 #include <errno.h>
+#include <signal.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "cli.h"
 #include "lib/log.h"
+#include "lib/stop.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -107,7 +109,7 @@ int cli_parse_duration(const char *opt, const char *s, uint64_t min_s, uint64_t 
 	snprintf(num, sizeof(num), "%.*s", (int)len, s);
 	if (parse_scaled(opt, num, 1, 0, UINT32_MAX, &v))
 		return -EINVAL;
-	if (v * unit < min_s * 1000000000ull || v * unit > max_s * 1000000000ull) {
+	if (v > max_s * 1000000000ull / unit || v * unit < min_s * 1000000000ull) {
 		log_err("%s: %s is outside %llu s .. %llu s", opt, s, (unsigned long long)min_s,
 			(unsigned long long)max_s);
 		return -EINVAL;
@@ -171,4 +173,19 @@ const char *cli_command_line(int argc, char **argv)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "",
 					argv[i]);
 	return buf;
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_request();
+}
+
+void cli_stop_on_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

@@ -27,6 +27,9 @@ int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2]);
  * CAP_PERFMON); when not, describes what is missing into why. */
 int cli_can_trace(char *why, size_t len);
 
+/* SIGINT and SIGTERM request a stop (lib/stop.h) instead of killing: the run ends cleanly. */
+void cli_stop_on_signals(void);
+
 /* The command line as one string, for the trace's meta data; static storage. */
 const char *cli_command_line(int argc, char **argv);
 

@@ -58,12 +58,6 @@ static void print_probe(const struct run_args *a, void *probe)
 	fflush(stdout);
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_request();
-}
-
 /*
  * --duration: runs of -n round trips until the time is up (or Ctrl-C), each counted
  * into acc; a progress line a second on a terminal. 0 or -errno (reported).
@@ -71,13 +65,10 @@ static void on_signal(int sig)
 static int run_for(const struct run_args *a, void *probe, struct tc_sample *s,
 		   struct stats_acc *acc)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
 	uint64_t start = probe_now_ns(), next = start + 1000000000ull, now = start;
 	int tty = isatty(STDERR_FILENO), err = 0;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_stop_on_signals();
 	while (!err && now - start < a->duration_ns && !stop_requested()) {
 		size_t done = 0;
 

@@ -76,21 +76,6 @@ static void run_help(void)
 	       "  sudo tailcause run -n 1M --cpu 0,1 -o run.tct --spike p99.9\n");
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_request();
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /*
  * The output's directory must exist and be writable, and the file must not
  * exist unless --force: usage errors, caught before anything is loaded.
@@ -175,7 +160,7 @@ static int record_to(const struct run_args *a, const char *path, int force,
 	}
 	if (!ro.command && probe_resolve_cpus(&ro.probe_opts))
 		return -TC_ERRNO__USAGE;
-	install_signals();
+	cli_stop_on_signals();
 	return recorder_run(&ro);
 }
 

@@ -152,8 +152,9 @@ int clock_sync_estimate(const struct clock_sync_pt *p, size_t n, struct clock_sy
 	memset(out, 0, sizeof(*out));
 	if (!p || n < 2)
 		return -EINVAL;
-	w = calloc(n, sizeof(*w));
-	scratch = calloc(n, sizeof(*scratch));
+	/* at most one window per MIN_WINDOW round trips */
+	w = calloc(n / MIN_WINDOW + 1, sizeof(*w));
+	scratch = calloc(n / MIN_WINDOW + 1, sizeof(*scratch));
 	if (!w || !scratch) {
 		err = -ENOMEM;
 		goto out;

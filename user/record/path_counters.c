@@ -23,7 +23,7 @@
 #include "probe/probe.h"
 
 #define MAX_COUNTERS 512
-#define MAX_EVENTS   (1u << 16) /* between two takes (a drain apart): then the oldest stay */
+#define MAX_EVENTS   (1u << 16) /* between two takes (a drain apart); more are counted, said */
 
 /* One counter: a sysfs file, or one statistic of a network interface. */
 struct counter {
@@ -60,6 +60,7 @@ struct path_counters {
 	pthread_mutex_t lock;
 	struct tc_event *ev;
 	size_t n_ev;
+	uint64_t n_dropped; /* rises not kept: MAX_EVENTS between two takes */
 };
 
 /* clang-format off */
@@ -330,7 +331,9 @@ static void sample(struct path_counters *pc)
 		}
 		if (c->seen && v > c->last) {
 			pthread_mutex_lock(&pc->lock);
-			if (pc->n_ev < MAX_EVENTS)
+			if (pc->n_ev == MAX_EVENTS)
+				pc->n_dropped++;
+			else
 				pc->ev[pc->n_ev++] = (struct tc_event){
 					.start_ns = c->last_t,
 					.dur_ns = now - c->last_t,
@@ -410,6 +413,9 @@ void path_counters__stop(struct path_counters *pc)
 	atomic_store(&pc->stop, 1);
 	pthread_join(pc->thr, NULL);
 	pc->started = 0;
+	if (pc->n_dropped)
+		log_warn("path counters: %llu rises not kept (more than %u between two drains)",
+			 (unsigned long long)pc->n_dropped, MAX_EVENTS);
 }
 
 void path_counters__free(struct path_counters *pc)
