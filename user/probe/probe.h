@@ -76,7 +76,7 @@ struct probe_ops {
 	/* Optional: two hosts, the TCP link to the peer (link.h) once the run is over; -1: none. */
 	int (*link)(void *state);
 	/*
-	 * Optional: when the last run sent a message again because its answer never came (a
+	 * Optional: when the runs since open sent a message again, its answer never come (a
 	 * loss on the path), into at[0..max); returns how many there were (may be > max).
 	 * what describes them ("a request sent again after 1000 ms without an answer").
 	 */

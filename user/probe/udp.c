@@ -61,7 +61,7 @@ struct udp {
 	size_t n;
 	_Atomic int abort; /* loopback: one side failed, the other stops */
 	_Atomic size_t done;
-	_Atomic uint64_t resent;
+	_Atomic uint64_t resent;	  /* since open: every run's, for the trace */
 	uint64_t resent_at[RESENDS_KEPT]; /* the initiator's, in order */
 	char detail[256];
 	char run_id[17];
@@ -483,7 +483,7 @@ static size_t udp_threads(void *state, struct probe_thread *out, size_t max)
 static int udp_run(void *state, struct tc_sample *s, size_t n, size_t *done)
 {
 	struct udp *p = state;
-	uint64_t resent;
+	uint64_t resent = atomic_load(&p->resent);
 	int err;
 
 	if (n != p->o.iterations && p->o.mode != PROBE_LOOPBACK) {
@@ -493,7 +493,6 @@ static int udp_run(void *state, struct tc_sample *s, size_t n, size_t *done)
 	}
 	atomic_store(&p->done, 0);
 	atomic_store(&p->abort, 0);
-	atomic_store(&p->resent, 0);
 	/* what a run before left queued: its stop datagrams, answers sent twice */
 	for (int side = 0; side < p->pair.sides; side++)
 		while (recv(p->fd[side], p->buf[side], p->size, MSG_DONTWAIT) >= 0)
@@ -502,7 +501,7 @@ static int udp_run(void *state, struct tc_sample *s, size_t n, size_t *done)
 	p->n = n;
 	err = pair__run(&p->pair);
 	*done = atomic_load(&p->done);
-	resent = atomic_load(&p->resent);
+	resent = atomic_load(&p->resent) - resent;
 	if (resent)
 		log_warn("udp probe: %llu requests sent again after %d ms without an answer (lost "
 			 "datagrams; those round trips keep the wait)",

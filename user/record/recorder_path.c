@@ -33,13 +33,11 @@ int recorder_start_path_counters(struct recorder *r)
 		return trace__set_metaf(
 			r->trace, "run.path_counters",
 			"none found (no RDMA port counters, no NIC pause statistics)");
-	if (!sched_getaffinity(0, sizeof(allowed), &allowed))
+	/* a command's CPUs are not known in advance: its sampler is not pinned */
+	if (!r->o->command && !sched_getaffinity(0, sizeof(allowed), &allowed))
 		for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-			if (CPU_ISSET(c, &allowed) &&
-			    (r->o->command || (c != po->cpu[0] && c != po->cpu[1])))
+			if (CPU_ISSET(c, &allowed) && c != po->cpu[0] && c != po->cpu[1])
 				cpu = c;
-	if (r->o->command)
-		cpu = -1; /* the command's CPUs are not known in advance */
 	err = path_counters__start(r->path, PATH_PERIOD_MS, cpu);
 	err = err
 		      ?: trace__add_thread(r->trace, path_counters__tid(r->path), TC_THREAD_SELF,
