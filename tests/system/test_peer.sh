@@ -19,6 +19,7 @@ teardown() {
 	cleanup
 }
 trap teardown EXIT
+trap 'exit 143' INT TERM # a timeout's SIGTERM still removes the namespaces
 
 # Usage errors need no privileges and no trace.
 expect_exit 1 "$TC" report x.tct --peer y.tct --samples z.csv
