@@ -98,4 +98,29 @@ int codec_decode_release(const uint8_t *data, size_t len, struct tc_trace *out,
 			 struct tc_codec_error *err, void (*consumed)(void *arg, size_t off),
 			 void *arg);
 
+/*
+ * A walk over the blocks of a file image too large to hold decoded
+ * (core/analyze_stream.h): after each block is decoded into out, block(arg, out,
+ * type, off) is called with the block's type and the offset of its header. It may
+ * take the block's samples and events out of out (set n_samples/n_events back);
+ * a non-zero return stops the walk and is returned. Nothing is sized ahead.
+ */
+struct codec_walk {
+	int (*block)(void *arg, struct tc_trace *out, uint32_t type, size_t off);
+	void *arg;
+};
+
+/* As codec_decode(), calling walk->block after each block; 0, -EBADMSG, -ENOMEM, or
+ * what walk->block returned. */
+int codec_walk(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_codec_error *err,
+	       const struct codec_walk *walk);
+
+/*
+ * Decodes the one block whose header is at data[off] (an offset codec_walk()
+ * reported) into out, after checking the file header at data[0]: 0, -EBADMSG
+ * with err filled, or -ENOMEM.
+ */
+int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_trace *out,
+		       struct tc_codec_error *err);
+
 #endif /* TAILCAUSE_CORE_TRACE_CODEC_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * decode_internal.h - private to the .tct decoder: its state, shared by the
+ * block walk (trace_decode.c) and the record decoders (trace_decode_records.c).
+ */
+#ifndef TAILCAUSE_CORE_DECODE_INTERNAL_H
+#define TAILCAUSE_CORE_DECODE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec_internal.h"
+
+/*
+ * Decoder state. Samples and events are written in place into the trace's
+ * arrays, sized once before the first block (presize()) unless the caller walks
+ * the blocks itself (codec_walk()), taking the records out as they come.
+ */
+struct dec {
+	struct tc_trace *out;
+	struct tc_codec_error *err;
+	void (*consumed)(void *arg, size_t off); /* see codec_decode_release() */
+	void *consumed_arg;
+	const struct codec_walk *walk; /* see codec_walk(); NULL: a whole decode */
+	size_t block_no, block_off;
+	uint64_t n_samples, n_events, n_meta;
+	struct libdeflate_decompressor *inflater;
+	int zlib_wrapped;	 /* a version 1 file: zlib streams, not raw deflate */
+	size_t in_used, out_len; /* of the last inflate_raw() */
+	uint8_t *raw;
+	size_t raw_cap;
+	char (*comms)[TC_COMM_LEN]; /* the block's comm table, NUL-padded */
+	size_t comm_cap;
+};
+
+/* A payload cursor. */
+struct rd {
+	const uint8_t *p, *end;
+};
+
+static inline int get_u64(struct rd *r, uint64_t *v)
+{
+	return varint_get(&r->p, r->end, v);
+}
+
+static inline int get_u32(struct rd *r, uint32_t *v)
+{
+	uint64_t x;
+
+	if (varint_get(&r->p, r->end, &x) || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static inline int get_u16(struct rd *r, uint16_t *v)
+{
+	uint64_t x;
+
+	if (varint_get(&r->p, r->end, &x) || x > UINT16_MAX)
+		return -1;
+	*v = (uint16_t)x;
+	return 0;
+}
+
+static inline size_t left(const struct rd *r)
+{
+	return (size_t)(r->end - r->p);
+}
+
+/* Records why the file is bad (at offset off) and returns -EBADMSG. */
+int codec_fail(struct tc_codec_error *e, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* As codec_fail(), for the current block: "block 3 at offset 4096: <why>". */
+int codec_bfail(struct dec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One block's records, appended to d->out: 0 or an error (codec_bfail(), -ENOMEM). */
+int dec_meta(struct dec *d, struct rd *r);
+int dec_threads(struct dec *d, struct rd *r);
+int dec_irq_names(struct dec *d, struct rd *r);
+int dec_drops(struct dec *d, struct rd *r);
+int dec_counters(struct dec *d, struct rd *r);
+int dec_samples(struct dec *d, struct rd *r);
+int dec_events(struct dec *d, struct rd *r);
+int dec_end(struct dec *d, struct rd *r);
+
+#endif /* TAILCAUSE_CORE_DECODE_INTERNAL_H */
