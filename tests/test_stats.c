@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/stats.h"
+#include "core/stats_exact.h"
 
 static void test_stats_summarize_odd_n(void **state)
 {
@@ -356,6 +357,80 @@ static void test_stats_acc_matches_exact(void **state)
 	free(v);
 }
 
+/* Two passes in bounded memory give what the in-place selection gives, value for value. */
+static void test_stats_exact_matches_spans(void **state)
+{
+	enum { N = 30011 };
+	static const uint64_t spreads[] = {0, 1, 7, 3000, 1u << 18, 1ull << 33, UINT64_MAX};
+	static const double ps[] = {0.001, 50.0, 98.5, 99.97, 100.0};
+	struct span_rec *r = malloc(N * sizeof(*r));
+	uint64_t x = 88172645463325252ull, pct, pct2, v;
+	struct lat_spans sp = {.base = r,
+			       .stride = sizeof(*r),
+			       .start_off = offsetof(struct span_rec, t_start),
+			       .end_off = offsetof(struct span_rec, t_end)};
+	struct lat_summary a, b;
+	struct stats_exact e;
+
+	(void)state;
+	assert_non_null(r);
+	for (size_t k = 0; k < sizeof(spreads) / sizeof(spreads[0]); k++) {
+		for (size_t n = 1; n <= N; n = n * 7 + 3) {
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				r[i].t_start = 1000 + i;
+				r[i].t_end = i % 97 == 5 ? 0
+							 : r[i].t_start + 2500 +
+								   (spreads[k] < UINT64_MAX - 5000
+									    ? x % (spreads[k] + 1)
+									    : x >> 1);
+			}
+			sp.n = n;
+			for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+				assert_int_equal(stats_summarize_spans(&sp, ps[j], &pct, &a), 0);
+				assert_int_equal(stats_exact__init(&e), 0);
+				for (size_t i = 0; i < n; i++) {
+					v = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start : 0;
+					stats_exact_count(&e, v);
+				}
+				assert_int_equal(stats_exact_begin(&e, ps[j]), 0);
+				for (size_t i = n; i-- > 0;) { /* any order */
+					v = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start : 0;
+					stats_exact_select(&e, v);
+				}
+				assert_int_equal(stats_exact_finish(&e, &b, &pct2), 0);
+				stats_exact__free(&e);
+				assert_int_equal(b.binned, 0);
+				assert_int_equal(pct2, pct);
+				assert_int_equal(a.n, b.n);
+				assert_int_equal(a.min, b.min);
+				assert_int_equal(a.max, b.max);
+				assert_int_equal(a.p50, b.p50);
+				assert_int_equal(a.p99, b.p99);
+				assert_int_equal(a.p999, b.p999);
+				assert_int_equal(a.p9999, b.p9999);
+				assert_int_equal(a.p99999, b.p99999);
+				assert_true(a.mean == b.mean);
+				assert_true(a.stdev == b.stdev);
+			}
+		}
+	}
+	free(r);
+}
+
+/* Nothing counted: the selection cannot begin. */
+static void test_stats_exact_empty_is_einval(void **state)
+{
+	struct stats_exact e;
+
+	(void)state;
+	assert_int_equal(stats_exact__init(&e), 0);
+	assert_int_equal(stats_exact_begin(&e, 99.0), -EINVAL);
+	stats_exact__free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +444,8 @@ int main(void)
 		cmocka_unit_test(test_stats_summarize_large_sort_matches_qsort),
 		cmocka_unit_test(test_stats_summarize_narrow_range_matches_qsort),
 		cmocka_unit_test(test_stats_summarize_spans_matches_sorting),
+		cmocka_unit_test(test_stats_exact_matches_spans),
+		cmocka_unit_test(test_stats_exact_empty_is_einval),
 		cmocka_unit_test(test_stats_summarize_large_values_no_overflow),
 		cmocka_unit_test(test_stats_percentile_nearest_rank),
 		cmocka_unit_test(test_stats_percentile_exact_rank_at_scale),
