@@ -392,12 +392,14 @@ static void test_stats_exact_matches_spans(void **state)
 				assert_int_equal(stats_summarize_spans(&sp, ps[j], &pct, &a), 0);
 				assert_int_equal(stats_exact__init(&e), 0);
 				for (size_t i = 0; i < n; i++) {
-					v = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start : 0;
+					v = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start
+								      : 0;
 					stats_exact_count(&e, v);
 				}
 				assert_int_equal(stats_exact_begin(&e, ps[j]), 0);
 				for (size_t i = n; i-- > 0;) { /* any order */
-					v = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start : 0;
+					v = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start
+								      : 0;
 					stats_exact_select(&e, v);
 				}
 				assert_int_equal(stats_exact_finish(&e, &b, &pct2), 0);

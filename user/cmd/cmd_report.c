@@ -54,6 +54,7 @@ static void report_help(void)
 	       "  tailcause report run.tct --format openmetrics -o /var/lib/node_exporter/tc.prom\n"
 	       "  tailcause report client.tct --peer server.tct\n"
 	       "  tailcause report long.tct --from 10m --to 11m\n"
+	       "  tailcause report hour.tct --format json -o hour.json   (streamed: 64 MiB+)\n"
 	       "  tailcause report bench.tct --samples bench.csv\n"
 	       "  tailcause report cmd.tct --interval 10 --format json\n");
 }
@@ -99,6 +100,8 @@ int cmd_report(int argc, char **argv)
 		.from_ns = a.from_ns,
 		.to_ns = a.to_given ? a.to_ns : UINT64_MAX,
 		.interval_ns = a.interval_ns,
+		.stream = a.stream,
+		.segment_samples = a.segment,
 	};
 	return report_file(a.rest[0], &ro, stdout);
 }

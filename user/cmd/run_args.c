@@ -37,6 +37,7 @@ enum {
 	OPT_FROM,
 	OPT_TO,
 	OPT_INTERVAL,
+	OPT_STREAM,
 };
 
 static const struct {
@@ -198,6 +199,12 @@ static const struct {
 	{{"to", required_argument, NULL, OPT_TO},
 	 RA_FORMAT,
 	 "      --to TIME        ... to TIME after it (default: the end); the header says which"},
+	{{"stream", optional_argument, NULL, OPT_STREAM},
+	 RA_FORMAT,
+	 "      --stream[=N]     read the trace a segment of N round trips at a time (default\n"
+	 "                       1048576), in memory that does not grow with its length; a\n"
+	 "                       trace file of 64 MiB or more is read so by itself (text, json\n"
+	 "                       and openmetrics of a probe's round trips; the header says so)"},
 	{{"html", required_argument, NULL, OPT_HTML},
 	 RA_HTML,
 	 "      --html FILE      also write the report as one self-contained HTML page"},
@@ -306,6 +313,12 @@ static int parse_report(int c, const char *arg, struct run_args *a)
 		if (cli_parse_count("--interval", arg, 1, 3600000, &v))
 			return -EINVAL;
 		a->interval_ns = v * 1000000ull;
+		return 0;
+	case OPT_STREAM:
+		a->stream = 1;
+		if (arg && cli_parse_count("--stream", arg, 1, 1u << 30, &v))
+			return -EINVAL;
+		a->segment = arg ? (size_t)v : 0;
 		return 0;
 	case OPT_FROM:
 	case OPT_TO:
@@ -422,6 +435,7 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_INTERVAL:
 	case OPT_FROM:
 	case OPT_TO:
+	case OPT_STREAM:
 		return parse_report(c, arg, a);
 	}
 	return -EINVAL;

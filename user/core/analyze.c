@@ -78,7 +78,8 @@ static void widen(const struct ctx *c, const struct tc_event *e, struct active *
 /* ---- statistics ------------------------------------------------------------------------ */
 
 /* Fills a->stats and a->threshold_ns (analyze_setup_filters() checked the samples' order). */
-static int compute_stats(struct tc_analysis *a, const struct tc_trace *t)
+static int compute_stats(struct tc_analysis *a, const struct tc_trace *t,
+			 const struct tc_analysis_opts *o)
 {
 	struct lat_spans rtt = {.base = t->samples,
 				.n = t->n_samples,
@@ -88,6 +89,11 @@ static int compute_stats(struct tc_analysis *a, const struct tc_trace *t)
 	uint64_t pct;
 	int err;
 
+	if (o && o->stats) {
+		a->stats = *o->stats;
+		a->threshold_ns = spike_rule_threshold(&a->rule, &a->stats, o->stats_pct);
+		return 0;
+	}
 	/* read in place: no copy of the RTTs, no sort */
 	err = stats_summarize_spans(&rtt, spike_rule_percentile(&a->rule), &pct, &a->stats);
 	if (err)
@@ -489,6 +495,7 @@ static int sweep(struct ctx *c)
 		sp = &a->spikes[a->n_spikes++];
 		memset(sp, 0, sizeof(*sp));
 		sp->sample = i;
+		sp->run_sample = i;
 		sp->rtt_ns = rtt;
 		sp->excess_ns = rtt > a->stats.p50 ? rtt - a->stats.p50 : 0;
 		err = attribute_spike(c, sp, s);
@@ -534,7 +541,7 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	err = -EINVAL;
 	if (!spike_rule_valid(&a->rule))
 		goto out_free_analysis;
-	err = compute_stats(a, t);
+	err = compute_stats(a, t, o);
 	if (err)
 		goto out_free_analysis;
 	err = analyze_setup_filters(&c);
@@ -546,6 +553,7 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	err = err ?: late_run(&c);
 	if (err)
 		goto out_free_ctx;
+	a->n_spikes_run = a->n_spikes;
 	ctx_free(&c);
 	*out = a;
 	return 0;

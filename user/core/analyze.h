@@ -92,6 +92,13 @@ void spike_rule_describe(const struct tc_spike_rule *r, char *buf, size_t len);
 struct tc_analysis_opts {
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern; /* NULL: TC_NIC_IRQ_PATTERN_DEFAULT */
+	/*
+	 * The whole run's statistics and the value at the rule's percentile
+	 * (spike_rule_percentile(); core/stats_exact.h), where t holds one stretch of
+	 * the run (core/analyze_stream.h); NULL: computed from t's samples.
+	 */
+	const struct lat_summary *stats;
+	uint64_t stats_pct;
 };
 
 #define TC_CAUSE_NAME_LEN 96
@@ -128,7 +135,8 @@ enum tc_unexplained {
 };
 
 struct tc_spike {
-	size_t sample; /* index into tc_trace.samples */
+	size_t sample;	   /* index into tc_trace.samples */
+	size_t run_sample; /* its number in the run: sample, unless the report was streamed */
 	uint64_t rtt_ns;
 	uint64_t excess_ns;   /* rtt_ns - median RTT */
 	uint64_t hw_noise_ns; /* the part credited to hw-noise (no event of its own) */
@@ -151,6 +159,9 @@ struct tc_analysis {
 
 	struct tc_spike *spikes; /* in sample order */
 	size_t n_spikes;
+	/* the spikes of the run: n_spikes, or more where a streamed report kept only the
+	 * largest (core/analyze_stream.h) */
+	uint64_t n_spikes_run;
 
 	struct tc_cause *causes; /* [0] is always `unattributed` */
 	size_t n_causes;

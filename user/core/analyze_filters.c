@@ -85,6 +85,9 @@ int analyze_setup_filters(struct ctx *c)
 			return -EINVAL;
 		mark_cpu(c, t->samples[i].cpu, CPU_SAMPLE);
 	}
+	/* one stretch of a streamed run: the CPUs of all its samples count */
+	for (size_t i = 0; i < t->streamed.n_sample_cpus; i++)
+		mark_cpu(c, t->streamed.sample_cpus[i], CPU_SAMPLE);
 	for (size_t i = 0; i < t->n_threads; i++) {
 		if (t->threads[i].role != TC_THREAD_PROBE)
 			continue;

@@ -70,10 +70,11 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->cpus = trace__meta(t, "run.cpus");
 	h->iterations = trace__meta(t, "run.iterations");
 	h->has_message_bytes = meta_u64(t, "run.message_bytes", &h->message_bytes);
-	h->round_trips = t->n_samples;
+	h->round_trips = t->streamed.on ? t->streamed.n_samples : t->n_samples;
 	h->interrupted = is_yes(trace__meta(t, "run.interrupted"));
 	h->peer_lost = is_yes(trace__meta(t, "run.peer_lost"));
 	h->stretch = trace__meta(t, "report.stretch");
+	h->streamed = trace__meta(t, "report.streamed");
 	h->probe_detail = trace__meta(t, "run.probe_detail");
 	h->clock = trace__meta(t, "run.clock");
 	h->command_line = trace__meta(t, "run.command");
@@ -98,13 +99,18 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->first_sample_ns = t->n_samples ? t->samples[0].t_start : 0;
 	h->truncated = t->truncated;
 	h->n_events = t->n_events - t->n_derived; /* as recorded */
+	if (t->streamed.on) {
+		h->first_sample_ns = t->streamed.first_sample_ns;
+		h->n_events = t->streamed.n_events;
+		h->stolen_ns = t->streamed.stolen_ns;
+	}
 	h->lost = trace__total_drops(t);
 	h->hypervisor = trace__meta(t, "host.hypervisor");
 	h->steal = trace__meta(t, "run.steal");
 	h->steal_traced = h->steal && !strncmp(h->steal, "traced", 6);
 	h->calib_status = trace__meta(t, "calib.status");
 	h->calibrated = calibrate_load(t, &h->cal);
-	for (size_t i = 0; i < t->n_events; i++)
+	for (size_t i = 0; i < t->n_events && !t->streamed.on; i++)
 		if (t->events[i].kind == TC_EV_STEAL && !trace__is_peer(t, &t->events[i]))
 			h->stolen_ns += t->events[i].stolen_ns;
 	h->has_bad_records = meta_u64(t, "run.bad_records", &h->bad_records);
@@ -188,6 +194,9 @@ static void build_probe_cpus(struct report_model *m)
 	for (size_t i = 0; i < t->n_samples; i++)
 		if (t->samples[i].cpu < TC_MAX_CPUS)
 			m->probe_cpu[t->samples[i].cpu] = 1;
+	for (size_t i = 0; i < t->streamed.n_sample_cpus; i++)
+		if (t->streamed.sample_cpus[i] < TC_MAX_CPUS)
+			m->probe_cpu[t->streamed.sample_cpus[i]] = 1;
 }
 
 static int build_irqs(struct report_model *m)

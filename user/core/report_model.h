@@ -52,11 +52,15 @@ struct rm_header {
 	const char *kernel;
 	const char *host_cpus;
 	const char *cpu_model;
-	const char *probe;	/* "shm", "verbs", "command" */
-	int command;		/* record -- CMD: no probe of ours ran */
-	int nic_probe;		/* the probe ran over a NIC (verbs; udp between two hosts) */
-	int peer_lost;		/* two hosts: the peer went away mid-run (run.peer_lost) */
-	const char *stretch;	/* report --from/--to: which part of the run, or NULL */
+	const char *probe; /* "shm", "verbs", "command" */
+	int command;	   /* record -- CMD: no probe of ours ran */
+	int nic_probe;	   /* the probe ran over a NIC (verbs; udp between two hosts) */
+	int peer_lost;	   /* two hosts: the peer went away mid-run (run.peer_lost) */
+	const char *stretch;
+	const char *streamed;
+	/* report.streamed: how a trace too long to hold was read */ /* report --from/--to:
+									which part of the
+									run, or NULL */
 	const char *mode;	/* run.mode: loopback, server, client; NULL: older traces */
 	const char *cpus;	/* the probe's CPUs, or the command's */
 	const char *iterations; /* round trips requested */

@@ -44,6 +44,31 @@ void trace__free(struct tc_trace *t)
 	free(t);
 }
 
+struct tc_trace *trace__view(const struct tc_trace *base)
+{
+	struct tc_trace *v = malloc(sizeof(*v));
+
+	if (!v)
+		return NULL;
+	*v = *base;
+	v->samples = NULL;
+	v->events = NULL;
+	v->n_samples = v->n_events = v->n_derived = 0;
+	v->cap_samples = v->cap_events = 0;
+	/* the shared tables are not the view's to grow */
+	v->cap_meta = v->cap_threads = v->cap_irq_names = v->cap_counters = 0;
+	return v;
+}
+
+void trace__free_view(struct tc_trace *v)
+{
+	if (!v)
+		return;
+	free(v->samples);
+	free(v->events);
+	free(v);
+}
+
 /* Makes room for `more` elements of `size` bytes after `used`; doubles the capacity. */
 static int grow(void **arr, size_t *cap, size_t used, size_t more, size_t size)
 {

@@ -98,6 +98,19 @@ struct tc_trace {
 		uint64_t to_median_ns, back_median_ns;
 	} peer;
 
+	/*
+	 * A streamed report's trace (core/analyze_stream.h) holds only the samples and
+	 * events of the spikes it kept: what the whole run held. on = 0: it is whole.
+	 */
+	struct {
+		int on;
+		uint64_t n_samples, n_events; /* as recorded (no derived events) */
+		uint64_t first_sample_ns;
+		uint64_t stolen_ns;	  /* of the steal intervals (TC_EV_STEAL) */
+		uint32_t sample_cpus[64]; /* the CPUs samples were timed on */
+		size_t n_sample_cpus;
+	} streamed;
+
 	/* growth capacities; private to trace.c */
 	size_t cap_meta, cap_threads, cap_samples, cap_events, cap_irq_names, cap_counters;
 };
@@ -106,6 +119,15 @@ struct tc_trace {
 struct tc_trace *trace__new(void);
 /* Frees a trace and everything it owns; NULL is a no-op. */
 void trace__free(struct tc_trace *t);
+
+/*
+ * A trace sharing base's tables (meta, threads, IRQ names, counters, drops, peer)
+ * with samples and events of its own, none yet: one stretch of a run too long to
+ * hold (core/analyze_stream.h). base must outlive it; free it with
+ * trace__free_view(). NULL on failure.
+ */
+struct tc_trace *trace__view(const struct tc_trace *base);
+void trace__free_view(struct tc_trace *v);
 
 /* Each append copies its input; returns 0 or -ENOMEM. */
 int trace__set_meta(struct tc_trace *t, const char *key, const char *val);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/plot.h"
 #include "core/iter_samples.h"
@@ -165,7 +166,7 @@ static int emit(const struct report_model *m, enum report_format f, const char *
 }
 
 /* The model of t and a, or of t and n, in every format asked for. */
-static int render(const struct report_opts *o, const struct tc_trace *t,
+int report_render(const struct report_opts *o, const struct tc_trace *t,
 		  const struct tc_analysis *a, const struct hist *h, const struct tc_noise *n,
 		  FILE *out)
 {
@@ -212,7 +213,7 @@ static int noise_report(const struct report_opts *o, const struct tc_trace *t, c
 			log_err("noise report %s: %s", path, strerror(-err));
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	}
-	err = render(o, t, NULL, NULL, n, out);
+	err = report_render(o, t, NULL, NULL, n, out);
 	noise__free(n);
 	return err;
 }
@@ -236,7 +237,7 @@ static int latency_report(const struct report_opts *o, const struct tc_trace *t,
 		analysis__free(a);
 		return -ENOMEM;
 	}
-	err = render(o, t, a, h, NULL, out);
+	err = report_render(o, t, a, h, NULL, out);
 	hist__free(h);
 	analysis__free(a);
 	return err;
@@ -313,8 +314,15 @@ static int join_peer(struct tc_trace *t, const char *path, const char *peer_path
 int report_file(const char *path, struct report_opts *o, FILE *out)
 {
 	struct tc_trace *t = NULL;
+	struct stat st;
 	int err, rc;
 
+	/* a long trace a segment at a time, where the report allows it */
+	if (o->stream || (!stat(path, &st) && (uint64_t)st.st_size >= REPORT_STREAM_FILE_MIN)) {
+		rc = report_stream(path, o, out);
+		if (rc != 1)
+			return rc;
+	}
 	err = trace_file_read(path, &t);
 	if (err)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;

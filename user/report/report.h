@@ -30,7 +30,13 @@ struct report_opts {
 	const char *peer_path;	   /* --peer: the other host's trace of the same run */
 	uint64_t from_ns, to_ns;   /* --from/--to after the first round trip; 0 and 0: all */
 	uint64_t interval_ns;	   /* the noise report's interval; 0: 100 ms */
+	int stream;		   /* --stream: read a segment at a time whatever the size */
+	size_t segment_samples;	   /* round trips per segment (0: the default) */
 };
+
+/* A trace file this large is read a segment at a time (report_stream.c) where the
+ * report allows it: text, JSON or OpenMetrics of a probe's round trips. */
+#define REPORT_STREAM_FILE_MIN ((uint64_t)64 << 20)
 
 /* Parses a --format name into *out; 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
@@ -42,6 +48,17 @@ const char *report_format_names(void);
  * trace or the samples), or a negative errno (reported).
  */
 int report_file(const char *path, struct report_opts *o, FILE *out);
+
+/*
+ * The report of a trace read a segment at a time (core/analyze_stream.h): 0, 1 when
+ * path cannot be (it is not a probe's plain round trips: the caller reads it whole),
+ * -TC_ERRNO__INPUT, -TC_ERRNO__USAGE, or a negative errno (reported).
+ */
+int report_stream(const char *path, struct report_opts *o, FILE *out);
+/* Builds the report model of t and a (and h, n) and writes it as o says: report.c. */
+int report_render(const struct report_opts *o, const struct tc_trace *t,
+		  const struct tc_analysis *a, const struct hist *h, const struct tc_noise *n,
+		  FILE *out);
 
 /* The renderers, each in report/report_<format>.c: formatting the model only. */
 

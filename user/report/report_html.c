@@ -7,6 +7,7 @@
  * draw. Formatting only.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,8 +282,8 @@ static void stats(struct html *h)
 			      h->out);
 		fputs("</p>\n", h->out);
 	}
-	fprintf(h->out, "<p>%zu spikes: samples above %.3f us %s (%s).</p>\n", a->n_spikes,
-		rm_lat_us(m, a->threshold_ns), rm_lat_what(m), m->rule);
+	fprintf(h->out, "<p>%" PRIu64 " spikes: samples above %.3f us %s (%s).</p>\n",
+		a->n_spikes_run, rm_lat_us(m, a->threshold_ns), rm_lat_what(m), m->rule);
 }
 
 static void recommendations(struct html *h)

@@ -142,6 +142,7 @@ static void write_run(struct json *j, const struct rm_header *h)
 	json_bool(j, "interrupted", h->interrupted);
 	json_bool(j, "peer_lost", h->peer_lost);
 	json_str(j, "stretch", h->stretch);
+	json_str(j, "streamed", h->streamed);
 	json_str(j, "clock", h->clock);
 	json_str(j, "command_line", h->command_line);
 	json_str(j, "target", h->target);
@@ -222,7 +223,7 @@ static void write_causes(struct json *j, const struct report_model *m)
 	json_str(j, "mode", m->rule_mode);
 	json_num(j, "value", a->rule.value, 6);
 	json_num(j, "threshold_us", rm_lat_us(m, a->threshold_ns), 3);
-	json_u64(j, "count", a->n_spikes);
+	json_u64(j, "count", a->n_spikes_run);
 	json_num(j, "total_excess_us", rm_lat_us(m, a->total_excess_ns), 3);
 	json_end(j);
 	json_arr(j, "causes");
@@ -314,7 +315,7 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 
 	json_obj(j, NULL);
 	json_u64(j, "rank", rank);
-	json_u64(j, "sample", sp->sample);
+	json_u64(j, "sample", sp->run_sample);
 	json_num(j, "at_s", (double)(s->t_start - m->h.first_sample_ns) / 1e9, 6);
 	json_u64(j, "t_start_ns", s->t_start);
 	json_u64(j, "t_end_ns", s->t_end);

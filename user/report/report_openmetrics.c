@@ -103,7 +103,7 @@ static void latency(FILE *out, const struct report_model *m)
 	gauge(out, "tailcause_spike_threshold_seconds", "Latency above which a sample is a spike.",
 	      rm_lat_s(m, a->threshold_ns));
 	gauge(out, "tailcause_spikes_all", "Samples above the spike threshold.",
-	      (double)a->n_spikes);
+	      (double)a->n_spikes_run);
 }
 
 /* cause and class; a two-host report adds where: local, peer or path. */

@@ -213,6 +213,8 @@ void report_text_header(FILE *out, const struct report_model *m)
 	print_workload(out, h);
 	if (h->stretch)
 		fprintf(out, "  stretch     %s (--from/--to)\n", h->stretch);
+	if (h->streamed)
+		fprintf(out, "  streamed    %s\n", h->streamed);
 	print_peer(out, h);
 	if (h->probe_detail)
 		fprintf(out, "  device      %s\n", h->probe_detail);
@@ -238,9 +240,9 @@ static void print_causes(FILE *out, const struct report_model *m)
 	uint64_t rest_spikes = 0, rest_excess = 0;
 	size_t rest = 0;
 
-	fprintf(out, "\nspikes: %zu of %zu %s above %.3f usec %s (%s)\n", a->n_spikes, a->stats.n,
-		m->div == 2 ? "round trips" : "iterations", rm_lat_us(m, a->threshold_ns),
-		rm_lat_what(m), m->rule);
+	fprintf(out, "\nspikes: %" PRIu64 " of %zu %s above %.3f usec %s (%s)\n", a->n_spikes_run,
+		a->stats.n, m->div == 2 ? "round trips" : "iterations",
+		rm_lat_us(m, a->threshold_ns), rm_lat_what(m), m->rule);
 	if (!a->n_spikes)
 		return;
 	fprintf(out, "  %-48s %8s %16s %7s\n", "cause", "spikes", "excess[usec]", "share");

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * analyze_stream.h - the analysis of a trace too long to hold: its blocks are read
+ * one at a time, in time order, and analyzed a stretch (a segment) at a time, in
+ * memory that does not grow with the trace.
+ *
+ * The caller has read the trace once (the I/O layer: user/tracefile/trace_stream.h)
+ * for its small tables (the skeleton: meta, threads, names, counters, drops), the
+ * place and first start of each SAMPLES and EVENTS block, and the run's exact
+ * statistics (core/stats_exact.h). analysis_stream_run() then:
+ *   - merges the blocks' samples in start order and cuts them into segments of
+ *     segment_samples round trips;
+ *   - gives each segment the events that can overlap its spike windows: those
+ *     starting before its last round trip's end plus STREAM_AHEAD_NS (the events a
+ *     window looks ahead to), and those still running from earlier segments (kept
+ *     by their end; a timer or work callback with the interval it ran inside);
+ *   - splits wake-ups (core/wakeups.h), sorts, and runs analysis__run() on it with
+ *     the whole run's statistics, so that each spike is decided as in one pass;
+ *   - merges the segments' analyses: causes by name, totals, and the `keep`
+ *     largest spikes (ranked as analysis_top_spikes() ranks) with their intervals.
+ *
+ * A steal interval (TC_EV_STEAL) that spans two segments is credited in each with
+ * what the earlier left of it; within one segment the largest unexplained spike is
+ * served first, as in one pass, but across the cut the earlier segment's spikes
+ * come first. That is the one way a streamed analysis can differ from a whole one.
+ *
+ * The result is a trace holding only the kept spikes' samples and events, with
+ * tc_trace.streamed saying what the whole run held, and an analysis whose
+ * n_spikes_run counts every spike; reports read both as they read a whole trace's.
+ */
+#ifndef TAILCAUSE_CORE_ANALYZE_STREAM_H
+#define TAILCAUSE_CORE_ANALYZE_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze.h"
+#include "trace.h"
+
+/* How far past a segment's last round trip its events reach: what a window looks
+ * ahead to (a timer callback that begins after the window, inside its interrupt). */
+#define STREAM_AHEAD_NS 10000000ull
+/* Round trips per segment, by default: 16 B each, with the events of their time. */
+#define STREAM_SEGMENT_SAMPLES (1u << 20)
+
+/* One SAMPLES or EVENTS block of the trace. */
+struct stream_block {
+	uint32_t type;	    /* TC_BLOCK_SAMPLES or TC_BLOCK_EVENTS (core/trace_codec.h) */
+	size_t where;	    /* the source's handle (the block's file offset) */
+	uint64_t n;	    /* records */
+	uint64_t min_start; /* the earliest start among them */
+};
+
+/* Where the blocks come from. */
+struct stream_source {
+	const struct stream_block *blocks; /* in any order */
+	size_t n_blocks;
+	/* Appends block b's records to t's samples or events; 0 or a negative errno. */
+	int (*read)(void *arg, const struct stream_block *b, struct tc_trace *t);
+	void *arg;
+};
+
+struct stream_params {
+	const struct tc_analysis_opts *opts; /* the spike rule, the NIC IRQ pattern */
+	struct lat_summary stats;	     /* the whole run's (stats_exact.h) */
+	uint64_t stats_pct;		     /* at the rule's percentile */
+	size_t segment_samples;		     /* 0: STREAM_SEGMENT_SAMPLES */
+	size_t keep;			     /* spikes kept with their intervals */
+	/* Called after each segment with the round trips analyzed so far (progress); may be
+	 * NULL. */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+};
+
+/*
+ * Analyzes the trace whose small tables are skel and whose blocks src reads.
+ * Returns 0 with *rt (the kept spikes' trace, tables copied from skel) and *ra,
+ * -EINVAL when there are no samples or the rule is invalid, -ENOMEM, or what
+ * src->read returned.
+ */
+int analysis_stream_run(const struct tc_trace *skel, const struct stream_source *src,
+			const struct stream_params *p, struct tc_trace **rt,
+			struct tc_analysis **ra);
+
+#endif /* TAILCAUSE_CORE_ANALYZE_STREAM_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * stream_pool.h - private to user/core: the records of a trace's blocks, read one
+ * block at a time and merged in start order, for the streamed analysis
+ * (analyze_stream.c).
+ */
+#ifndef TAILCAUSE_CORE_STREAM_POOL_H
+#define TAILCAUSE_CORE_STREAM_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze_stream.h"
+
+/*
+ * One kind of record (samples or events; both start with their u64 start time).
+ * Blocks are opened in the order of their first start; the records of the open
+ * blocks wait in rec[head, n), sorted. Those starting before the next unopened
+ * block's first start are in their final order.
+ */
+struct pool {
+	uint32_t type;
+	size_t size;
+	const struct stream_block **pending; /* by min_start */
+	size_t n_pending, next;
+	uint8_t *rec;
+	size_t head, n, cap;
+};
+
+/* The blocks of one type (TC_BLOCK_SAMPLES or TC_BLOCK_EVENTS) of src; 0 or -ENOMEM. */
+int pool_init(struct pool *p, const struct stream_source *src, uint32_t type);
+void pool_free(struct pool *p);
+/* The start of waiting record i. */
+uint64_t key_at(const struct pool *p, size_t i);
+/* The next unopened block's first start: records before it are in their final order. */
+uint64_t pool_limit(const struct pool *p);
+/* The first waiting record starting at or after k. */
+size_t pool_lower(const struct pool *p, uint64_t k);
+/* Opens the next block (read into scratch, a view); 0 or a negative errno. */
+int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *scratch);
+/* Appends to t the next (up to) n samples in start order; how many, or a negative errno. */
+long take_samples(struct pool *p, const struct stream_source *src, struct tc_trace *scratch,
+		  size_t n, struct tc_trace *t);
+/* The next sample's start, UINT64_MAX when there is none (opens blocks as needed). */
+int peek_sample(struct pool *p, const struct stream_source *src, struct tc_trace *scratch,
+		uint64_t *start);
+
+#endif /* TAILCAUSE_CORE_STREAM_POOL_H */

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * report_stream.c - the report of a trace too long to hold: read block by block
+ * (tracefile/trace_stream.h), analyzed a segment at a time (core/analyze_stream.h),
+ * rendered from the kept spikes and the whole run's totals like any report.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/analyze_stream.h"
+#include "core/report_model.h"
+#include "core/spike_rule.h"
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "report.h"
+#include "tracefile/trace_stream.h"
+
+/* What a streamed report cannot do (yet), by the options (skel NULL) or the trace: 0, or
+ * why. */
+static const char *not_streamable(const struct report_opts *o, const struct tc_trace *skel)
+{
+	if (skel && trace__meta(skel, "iter.spec"))
+		return "a benchmark's own iterations are placed on the whole trace";
+	if (skel && !skel->streamed.n_samples)
+		return "a trace without round trips is a noise report";
+	if (o->format == REPORT_HTML || o->format == REPORT_PERFETTO || o->html_path)
+		return "the HTML and Perfetto reports draw every round trip";
+	if (o->samples_path || o->iter_log_path)
+		return "a benchmark's own iterations are placed on the whole trace";
+	if (o->peer_path)
+		return "a two-host join aligns the whole run's clocks";
+	if (o->from_ns || (o->to_ns && o->to_ns != UINT64_MAX))
+		return "--from/--to cut the whole trace";
+	return NULL;
+}
+
+struct progress {
+	int on;
+	const char *path;
+};
+
+static void show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	const struct progress *p = arg;
+
+	if (p->on)
+		fprintf(stderr,
+			"\rtailcause: report %s: %" PRIu64 " of %" PRIu64 " round trips (%.0f %%)",
+			p->path, done, total, total ? 100.0 * (double)done / (double)total : 100.0);
+}
+
+static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, const char *path)
+{
+	const struct tc_trace *skel = trace_stream_skeleton(ts);
+	struct tc_analysis_opts ao = {.spike = o->spike, .nic_irq_pattern = o->nic_irq_pattern};
+	struct progress pr = {isatty(STDERR_FILENO), path};
+	struct stream_params sp = {
+		.opts = &ao,
+		.segment_samples = o->segment_samples,
+		.keep = o->top > RM_RANKED_MAX ? o->top : RM_RANKED_MAX,
+		.progress = show_progress,
+		.progress_arg = &pr,
+	};
+	size_t seg = o->segment_samples ? o->segment_samples : STREAM_SEGMENT_SAMPLES;
+	struct stream_source src;
+	struct tc_analysis *a = NULL;
+	struct tc_trace *t = NULL;
+	int err;
+
+	err = trace_stream_stats(ts, &sp.stats, &sp.stats_pct);
+	if (err)
+		return -TC_ERRNO__INPUT;
+	trace_stream_source(ts, &src);
+	err = analysis_stream_run(skel, &src, &sp, &t, &a);
+	if (pr.on)
+		fputc('\n', stderr);
+	if (err) {
+		if (err != -EBADMSG)
+			log_err("analyze %s: %s", path, strerror(-err));
+		return err == -EINVAL || err == -EBADMSG ? -TC_ERRNO__INPUT : err;
+	}
+	err = trace__set_metaf(t, "report.streamed",
+			       "%" PRIu64 " round trips in %" PRIu64
+			       " segments; the %zu largest of %" PRIu64
+			       " spikes kept with their intervals",
+			       skel->streamed.n_samples, (skel->streamed.n_samples + seg - 1) / seg,
+			       a->n_spikes, a->n_spikes_run);
+	if (!err)
+		err = report_render(o, t, a, trace_stream_hist(ts), NULL, out);
+	else
+		log_err("report %s: %s", path, strerror(-err));
+	analysis__free(a);
+	trace__free(t);
+	return err;
+}
+
+int report_stream(const char *path, struct report_opts *o, FILE *out)
+{
+	struct trace_stream *ts = NULL;
+	const char *why;
+	int err;
+
+	why = not_streamable(o, NULL);
+	if (why && !o->stream)
+		return 1;
+	if (why) {
+		log_err("report %s: --stream: %s; report it without --stream", path, why);
+		return -TC_ERRNO__USAGE;
+	}
+	o->path = path;
+	err = trace_stream_open(path, spike_rule_percentile(&o->spike), &ts);
+	if (err)
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	why = not_streamable(o, trace_stream_skeleton(ts));
+	if (why) {
+		trace_stream_close(ts);
+		if (!o->stream)
+			return 1;
+		log_err("report %s: --stream: %s; report it without --stream", path, why);
+		return -TC_ERRNO__USAGE;
+	}
+	err = analyze(ts, o, out, path);
+	trace_stream_close(ts);
+	return err;
+}

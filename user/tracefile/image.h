@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * image.h - private to user/tracefile: a trace file's bytes in memory, mapped
+ * where it is a regular file, for the whole-trace reader (trace_file.c) and the
+ * streamed one (trace_stream.c).
+ */
+#ifndef TAILCAUSE_TRACEFILE_IMAGE_H
+#define TAILCAUSE_TRACEFILE_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct image {
+	uint8_t *data;
+	size_t len;
+	int mapped;
+	size_t released; /* mapped pages before this offset are dropped */
+};
+
+/* Maps path (or reads it, when it is not a regular file); 0 or -errno. */
+int image_open(const char *path, struct image *img);
+/* The caller is done with data[0, off): its mapped pages are dropped. */
+void image_consumed(void *arg, size_t off);
+/* Drops the mapped pages of data[from, to) (a block read out of order). */
+void image_drop(struct image *img, size_t from, size_t to);
+void image_close(struct image *img);
+
+#endif /* TAILCAUSE_TRACEFILE_IMAGE_H */
