@@ -46,7 +46,7 @@ same() { # trace, format, segment
 }
 
 for f in probe-2k probe-2k-v2 hog lost; do
-	for seg in 7 500 1048576; do
+	for seg in 7 500 65536; do
 		same "tests/fixtures/$f.tct" text "$seg"
 	done
 	same "tests/fixtures/$f.tct" json 333
@@ -90,6 +90,10 @@ refused stretch tests/fixtures/hog.tct --from 1ms
 refused noise tests/fixtures/command.tct
 refused iterations tests/fixtures/perftest-first.tct
 refused samples tests/fixtures/bench.tct --samples tests/fixtures/bench.csv
+# --no-stream reads it whole (as a small trace is by default).
+n=$((n + 1))
+"$TC" report tests/fixtures/hog.tct --no-stream >"$TMP/out"
+grep -q '^  streamed' "$TMP/out" && fail "--no-stream streamed"
 n=$((n + 1))
 rc=0
 "$TC" report tests/fixtures/hog.tct --stream=0 >/dev/null 2>"$TMP/err" || rc=$?

@@ -38,6 +38,7 @@ enum {
 	OPT_TO,
 	OPT_INTERVAL,
 	OPT_STREAM,
+	OPT_NO_STREAM,
 };
 
 static const struct {
@@ -202,9 +203,12 @@ static const struct {
 	{{"stream", optional_argument, NULL, OPT_STREAM},
 	 RA_FORMAT,
 	 "      --stream[=N]     read the trace a segment of N round trips at a time (default\n"
-	 "                       1048576), in memory that does not grow with its length; a\n"
+	 "                       65536), in memory that does not grow with its length; a\n"
 	 "                       trace file of 64 MiB or more is read so by itself (text, json\n"
 	 "                       and openmetrics of a probe's round trips; the header says so)"},
+	{{"no-stream", no_argument, NULL, OPT_NO_STREAM},
+	 RA_FORMAT,
+	 "      --no-stream      read the whole trace into memory, whatever its size"},
 	{{"html", required_argument, NULL, OPT_HTML},
 	 RA_HTML,
 	 "      --html FILE      also write the report as one self-contained HTML page"},
@@ -313,6 +317,9 @@ static int parse_report(int c, const char *arg, struct run_args *a)
 		if (cli_parse_count("--interval", arg, 1, 3600000, &v))
 			return -EINVAL;
 		a->interval_ns = v * 1000000ull;
+		return 0;
+	case OPT_NO_STREAM:
+		a->stream = -1;
 		return 0;
 	case OPT_STREAM:
 		a->stream = 1;
@@ -436,6 +443,7 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_FROM:
 	case OPT_TO:
 	case OPT_STREAM:
+	case OPT_NO_STREAM:
 		return parse_report(c, arg, a);
 	}
 	return -EINVAL;

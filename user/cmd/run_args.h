@@ -48,7 +48,7 @@ struct run_args {
 	const char *iter_log;	 /* RA_FORMAT: --iter-log FILE (perftest -U output) */
 	const char *peer;	 /* RA_FORMAT: --peer FILE, the other host's trace */
 	uint64_t interval_ns;	 /* RA_FORMAT: --interval, 0: default */
-	int stream;		 /* RA_FORMAT: --stream[=N] */
+	int stream;		 /* RA_FORMAT: --stream[=N] 1, --no-stream -1, else 0 */
 	size_t segment;		 /* its N, 0: the default */
 	uint64_t duration_ns;	 /* RA_DURATION: -D, 0: run -n round trips once */
 	uint64_t from_ns, to_ns; /* RA_FORMAT: --from/--to, from the first round trip */

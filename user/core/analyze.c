@@ -525,7 +525,7 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 {
 	struct ctx c = {.t = t};
 	struct tc_analysis *a;
-	uint32_t unattributed;
+	uint32_t unattributed, seeded;
 	int err;
 
 	if (!t || !out || !t->n_samples || (t->n_events && !t->events))
@@ -548,6 +548,9 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	if (!err)
 		err = cause_table_index(&c.causes, causes_info(TC_CAUSE_UNATTRIBUTED)->prefix,
 					TC_CAUSE_UNATTRIBUTED, &unattributed);
+	for (size_t i = 0; !err && o && i < o->n_seed_causes; i++)
+		err = cause_table_index(&c.causes, o->seed_causes[i].name, o->seed_causes[i].cls,
+					&seeded);
 	err = err ?: late_setup(&c);
 	err = err ?: sweep(&c);
 	err = err ?: late_run(&c);

@@ -99,6 +99,13 @@ struct tc_analysis_opts {
 	 */
 	const struct lat_summary *stats;
 	uint64_t stats_pct;
+	/*
+	 * The causes the run's earlier stretches named, numbered first in the same order
+	 * (their counts not copied): a tie between two causes of a spike keeps the lower
+	 * number, so each stretch decides as the whole run would. NULL: none.
+	 */
+	const struct tc_cause *seed_causes;
+	size_t n_seed_causes;
 };
 
 #define TC_CAUSE_NAME_LEN 96

@@ -522,6 +522,8 @@ static int segment(struct run *r)
 	trace__sort(r->seg);
 	o.stats = &r->p->stats;
 	o.stats_pct = r->p->stats_pct;
+	o.seed_causes = r->m.a->causes;
+	o.n_seed_causes = r->m.a->n_causes;
 	err = analysis__run(r->seg, &o, &sa);
 	err = err ?: merge(&r->m, r->seg, sa, r->done);
 	err = err ?: note_credits(r, sa);

@@ -40,8 +40,9 @@
 /* How far past a segment's last round trip its events reach: what a window looks
  * ahead to (a timer callback that begins after the window, inside its interrupt). */
 #define STREAM_AHEAD_NS 10000000ull
-/* Round trips per segment, by default: 16 B each, with the events of their time. */
-#define STREAM_SEGMENT_SAMPLES (1u << 20)
+/* Round trips per segment, by default: larger ones cost more time in page faults and
+ * copies than they save in setup (bench/README.md, analyzer). */
+#define STREAM_SEGMENT_SAMPLES 65536
 
 /* One SAMPLES or EVENTS block of the trace. */
 struct stream_block {

@@ -318,7 +318,8 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 	int err, rc;
 
 	/* a long trace a segment at a time, where the report allows it */
-	if (o->stream || (!stat(path, &st) && (uint64_t)st.st_size >= REPORT_STREAM_FILE_MIN)) {
+	if (o->stream > 0 ||
+	    (!o->stream && !stat(path, &st) && (uint64_t)st.st_size >= REPORT_STREAM_FILE_MIN)) {
 		rc = report_stream(path, o, out);
 		if (rc != 1)
 			return rc;

@@ -30,8 +30,8 @@ struct report_opts {
 	const char *peer_path;	   /* --peer: the other host's trace of the same run */
 	uint64_t from_ns, to_ns;   /* --from/--to after the first round trip; 0 and 0: all */
 	uint64_t interval_ns;	   /* the noise report's interval; 0: 100 ms */
-	int stream;		   /* --stream: read a segment at a time whatever the size */
-	size_t segment_samples;	   /* round trips per segment (0: the default) */
+	int stream; /* 1 --stream: a segment at a time whatever the size; -1 --no-stream: whole */
+	size_t segment_samples; /* round trips per segment (0: the default) */
 };
 
 /* A trace file this large is read a segment at a time (report_stream.c) where the

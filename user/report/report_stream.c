@@ -104,7 +104,7 @@ int report_stream(const char *path, struct report_opts *o, FILE *out)
 	int err;
 
 	why = not_streamable(o, NULL);
-	if (why && !o->stream)
+	if (why && o->stream <= 0)
 		return 1;
 	if (why) {
 		log_err("report %s: --stream: %s; report it without --stream", path, why);
@@ -117,7 +117,7 @@ int report_stream(const char *path, struct report_opts *o, FILE *out)
 	why = not_streamable(o, trace_stream_skeleton(ts));
 	if (why) {
 		trace_stream_close(ts);
-		if (!o->stream)
+		if (o->stream <= 0)
 			return 1;
 		log_err("report %s: --stream: %s; report it without --stream", path, why);
 		return -TC_ERRNO__USAGE;
