@@ -3,8 +3,9 @@
  * gen_trace.c - writes a large synthetic .tct trace for the analyzer benchmark.
  *
  * Built on the core codec (build/libtccore.a), written the way the recorder
- * writes (header, meta, threads, EVENTS blocks of TC_BLOCK_RECORDS, then the
- * samples, counters and END), so `tailcause report` reads it like a recording:
+ * writes with --duration (header, meta, threads, EVENTS and SAMPLES blocks of
+ * TC_BLOCK_RECORDS as they fill, then counters and END), so `tailcause report`
+ * reads it like a recording, and a billion samples take no more memory than ten:
  *   - a verbs-like probe on CPUs 2,3 of a 4-CPU host: round trips of
  *     2.3-2.6 us back to back, timed by tid 4001 on CPU 2 (tid 4002 on CPU 3);
  *   - ~1 % of the round trips are spikes (3-200 us longer), each with the
@@ -366,7 +367,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_trace: at most 32 events per sample\n");
 		return 1;
 	}
-	s = malloc(n_samples * sizeof(*s));
+	s = malloc(TC_BLOCK_RECORDS * sizeof(*s));
 	g.blk = malloc(TC_BLOCK_RECORDS * sizeof(*g.blk));
 	tr = trace__new();
 	if (!s || !g.blk || !tr)
@@ -383,6 +384,7 @@ int main(int argc, char **argv)
 	flush_buf(&g);
 
 	uint64_t left = n_events;
+	size_t n_s = 0;
 	for (uint64_t i = 0; i < n_samples; i++) {
 		uint64_t rtt = RTT_BASE + rnd() % RTT_JITTER, bg;
 		uint64_t left_samples = n_samples - i;
@@ -402,12 +404,19 @@ int main(int argc, char **argv)
 		for (uint64_t k = 0; k < bg; k++)
 			background(&g, t + rnd() % rtt);
 		left -= bg;
-		s[i] = (struct tc_sample){t, t + rtt, PROBE_CPU0, TID0};
+		s[n_s++] = (struct tc_sample){t, t + rtt, PROBE_CPU0, TID0};
 		t += rtt + GAP_NS;
 		win_flush(&g);
+		if (n_s == TC_BLOCK_RECORDS) {
+			err = codec_encode_samples(&g.buf, s, n_s);
+			if (err)
+				die("encode samples", err);
+			flush_buf(&g);
+			n_s = 0;
+		}
 	}
 	flush_events(&g);
-	err = codec_encode_samples(&g.buf, s, n_samples);
+	err = codec_encode_samples(&g.buf, s, n_s);
 	err = err ?: codec_encode_irq_names(&g.buf, tr);
 	err = err ?: codec_encode_counters(&g.buf, tr);
 	err = err ?: codec_encode_end(&g.buf, n_samples, g.n_events);

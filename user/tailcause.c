@@ -20,6 +20,7 @@ static const struct {
 	{"run", cmd_run, "record a probe run under tracing and print the attribution report"},
 	{"record", cmd_record, "record a probe run under tracing into a trace file (.tct)"},
 	{"report", cmd_report, "attribute the tail spikes of a trace file to host causes"},
+	{"top", cmd_top, "the live view of a recording: the tail and its causes, every second"},
 	{"lat", cmd_lat, "run a latency probe alone and print perftest-style statistics"},
 	{"diff", cmd_diff,
 	 "compare two runs: did the tail move, which causes went, what the audit changed"},

@@ -41,6 +41,7 @@ int cmd_lat(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_probes(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -101,13 +101,17 @@ int codec_decode_release(const uint8_t *data, size_t len, struct tc_trace *out,
 /*
  * A walk over the blocks of a file image too large to hold decoded
  * (core/analyze_stream.h): after each block is decoded into out, block(arg, out,
- * type, off) is called with the block's type and the offset of its header. It may
+ * type, off, end) is called with the block's type, the offset of its header and the
+ * offset after it. It may
  * take the block's samples and events out of out (set n_samples/n_events back);
  * a non-zero return stops the walk and is returned. Nothing is sized ahead.
  */
 struct codec_walk {
-	int (*block)(void *arg, struct tc_trace *out, uint32_t type, size_t off);
+	int (*block)(void *arg, struct tc_trace *out, uint32_t type, size_t off, size_t end);
 	void *arg;
+	/* data is a file's header followed by the blocks after some earlier ones (a file
+	 * read as it grows): END's totals cannot be checked */
+	int tail;
 };
 
 /* As codec_decode(), calling walk->block after each block; 0, -EBADMSG, -ENOMEM, or

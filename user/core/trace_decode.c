@@ -191,7 +191,7 @@ static int dec_blocks(struct dec *d, const uint8_t *data, size_t len, size_t off
 		if (err == 1)
 			break;
 		if (!err && d->walk && d->walk->block)
-			err = d->walk->block(d->walk->arg, d->out, type, off);
+			err = d->walk->block(d->walk->arg, d->out, type, off, next);
 		if (err)
 			return err;
 		off = next;

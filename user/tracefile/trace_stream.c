@@ -41,11 +41,12 @@ static void note_cpu(struct tc_trace *t, uint32_t cpu)
 }
 
 /* The first pass, after each block: records counted and taken out, the block noted. */
-static int first_pass(void *arg, struct tc_trace *t, uint32_t type, size_t off)
+static int first_pass(void *arg, struct tc_trace *t, uint32_t type, size_t off, size_t end)
 {
 	struct trace_stream *s = arg;
 	struct stream_block b = {.type = type, .where = off, .min_start = UINT64_MAX};
 
+	(void)end;
 	image_consumed(&s->img, off);
 	if (type == TC_BLOCK_SAMPLES) {
 		for (size_t i = 0; i < t->n_samples; i++) {

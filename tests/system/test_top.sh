@@ -1,0 +1,54 @@
+#!/bin/sh
+# tailcause top against a real recording (root, real BPF): while `record -D` writes the
+# trace, top's plain output (stdout is not a terminal) prints a block per interval with
+# the last interval's and the whole run's round trips and the last interval's causes,
+# and ends when the recording does with the whole run counted, as `report` counts it.
+# Also: a finished trace gives one block; a file that is not a trace is exit 3; bad
+# options exit 1; Ctrl-C while it waits for a recording to start ends it with 0.
+set -eu
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+cpus=$(probe_cpus)
+
+"$TC" record -o "$TMP/live.tct" -D 4s -n 200k --cpu "$cpus" --no-progress >"$TMP/rec.out" 2>&1 &
+rec=$!
+"$TC" top "$TMP/live.tct" --every 500ms >"$TMP/top.out" 2>"$TMP/top.err" ||
+	{ cat "$TMP/top.err"; fail "top exited non-zero"; }
+wait "$rec" || { cat "$TMP/rec.out"; fail "record failed"; }
+frames=$(grep -c '^tailcause top ' "$TMP/top.out")
+[ "$frames" -ge 2 ] || { cat "$TMP/top.out"; fail "top printed $frames blocks, not one per interval"; }
+grep -q '^tailcause top .*  recording, ' "$TMP/top.out" ||
+	fail "no block was printed while the recording ran"
+tail -n 20 "$TMP/top.out" | grep -q 'recording ended' || fail "the last block does not say the recording ended"
+grep -q '^  whole run ' "$TMP/top.out" || fail "no whole-run row"
+grep -q '^  last interval: [0-9]* spikes' "$TMP/top.out" || fail "no cause list of the last interval"
+last=$(awk '/^tailcause top /{n=$0} END{print n}' "$TMP/top.out" |
+	sed 's/.*: \([0-9]*\) round trips.*/\1/')
+expect_exit 0 "$TC" report "$TMP/live.tct"
+want=$(sed -n 's/.*: \([0-9]*\) round trips recorded.*/\1/p' "$TMP/out")
+[ -n "$want" ] && [ "$last" = "$want" ] ||
+	fail "top counted $last round trips at the end, the report $want"
+rows=$(awk '/^  whole run /{print $3}' "$TMP/top.out" | tail -1)
+[ "$rows" = "$want" ] || fail "the last whole-run row has $rows round trips, not $want"
+
+# A finished trace: one block, exit 0.
+expect_exit 0 "$TC" top "$TMP/live.tct"
+[ "$(grep -c '^tailcause top ' "$TMP/out")" = 1 ] || fail "a finished trace gave more than one block"
+
+# Not a trace: exit 3, one line.
+echo "not a trace, but long enough to hold a header" >"$TMP/bad.tct"
+expect_exit 3 "$TC" top "$TMP/bad.tct"
+grep -q 'not a valid tailcause trace' "$TMP/out" || fail "no reason for a bad file"
+expect_exit 1 "$TC" top "$TMP/live.tct" --every 10ms
+expect_exit 1 "$TC" top
+
+# Waiting for a recording that has not started: Ctrl-C ends it cleanly.
+"$TC" top "$TMP/none.tct" >"$TMP/wait.out" 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 0 ] || fail "Ctrl-C while waiting: exit $rc"
+grep -q 'waiting for' "$TMP/wait.out" || fail "top did not say it was waiting"
+no_leftover_progs

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* cmd_top.c - `tailcause top FILE`: the live view of a recording. Needs no privileges. */
+#include <getopt.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/spike_rule.h"
+#include "lib/log.h"
+#include "report/report_top.h"
+
+static void top_help(void)
+{
+	printf("usage: tailcause top FILE [--every TIME] [--causes N] [--spike RULE]\n"
+	       "\n"
+	       "The live view of a recording to FILE (rtla's top, with causes): while\n"
+	       "'tailcause record -o FILE' (or 'run') writes it, reads what was written every\n"
+	       "TIME and shows the last interval's and the whole run's round trips, p50,\n"
+	       "p99, p99.9 and max (one way, as the report), and the top causes of the last\n"
+	       "interval's spikes, attributed as 'report' does against the run's threshold so\n"
+	       "far (above p99 and above 2x median by default). It ends when the recording\n"
+	       "does, or on Ctrl-C; a recording still starting is waited for. On a terminal\n"
+	       "it redraws in place; otherwise (a pipe, a file) it prints one block per\n"
+	       "interval. A recording of -n round trips writes them when they end: give\n"
+	       "'record' a --duration to see them as they come. Needs no privileges.\n"
+	       "\n"
+	       "options:\n"
+	       "      --every TIME     between refreshes (1s; 500ms, 2s)\n"
+	       "      --causes N       the last interval's causes shown (default 5, at most %d)\n"
+	       "      --spike RULE     what counts as a spike, as for 'report'\n"
+	       "      --nic-irq PAT    IRQ names that belong to the NIC (default mlx5_*)\n"
+	       "      --plain          one block per interval even on a terminal\n"
+	       "  -h, --help           this text\n"
+	       "\n"
+	       "examples:\n"
+	       "  sudo tailcause record -o long.tct -D 30m &  tailcause top long.tct\n"
+	       "  tailcause top long.tct --every 5s --plain >> top.log\n",
+	       TOP_CAUSES_MAX);
+}
+
+enum { OPT_EVERY = 256, OPT_CAUSES, OPT_SPIKE, OPT_NIC_IRQ, OPT_PLAIN };
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"every", required_argument, NULL, OPT_EVERY},
+		{"causes", required_argument, NULL, OPT_CAUSES},
+		{"spike", required_argument, NULL, OPT_SPIKE},
+		{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
+		{"plain", no_argument, NULL, OPT_PLAIN},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct tc_spike_rule rule = {TC_SPIKE_DEFAULT, 0};
+	struct top_opts o = {.interval_ns = 1000000000ull,
+			     .plain = !isatty(STDOUT_FILENO),
+			     .causes = 5,
+			     .spike = &rule};
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_EVERY:
+			if (cli_parse_duration("--every", optarg, 0, 3600, &o.interval_ns))
+				return -TC_ERRNO__USAGE;
+			if (o.interval_ns < 100000000ull) {
+				log_err("--every: at least 100ms");
+				return -TC_ERRNO__USAGE;
+			}
+			break;
+		case OPT_CAUSES:
+			if (cli_parse_count("--causes", optarg, 1, TOP_CAUSES_MAX, &v))
+				return -TC_ERRNO__USAGE;
+			o.causes = (unsigned int)v;
+			break;
+		case OPT_SPIKE:
+			if (spike_rule_parse(optarg, &rule)) {
+				log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)",
+					optarg);
+				return -TC_ERRNO__USAGE;
+			}
+			break;
+		case OPT_NIC_IRQ:
+			o.nic_irq_pattern = optarg;
+			break;
+		case OPT_PLAIN:
+			o.plain = 1;
+			break;
+		case 'h':
+			top_help();
+			return 0;
+		default:
+			log_err("top: see tailcause top --help");
+			return -TC_ERRNO__USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		log_err("top: expected one trace file (see tailcause top --help)");
+		return -TC_ERRNO__USAGE;
+	}
+	cli_stop_on_signals();
+	return report_top(argv[optind], &o, stdout);
+}
