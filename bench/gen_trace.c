@@ -4,7 +4,7 @@
  *
  * Built on the core codec (build/libtccore.a), written the way the recorder
  * writes with --duration (header, meta, threads, EVENTS and SAMPLES blocks of
- * TC_BLOCK_RECORDS as they fill, then counters and END), so `tailcause report`
+ * TC_BLOCK_RECORDS as they fill, then counters, INDEX and END), so `tailcause report`
  * reads it like a recording, and a billion samples take no more memory than ten:
  *   - a verbs-like probe on CPUs 2,3 of a 4-CPU host: round trips of
  *     2.3-2.6 us back to back, timed by tid 4001 on CPU 2 (tid 4002 on CPU 3);
@@ -84,6 +84,9 @@ struct gen {
 	uint64_t n_events;
 	struct tc_event win[64]; /* events starting in the current round trip */
 	size_t n_win;
+	uint64_t off;		  /* bytes written before buf */
+	struct tc_block_ref *idx; /* for the INDEX block, as the recorder writes it */
+	size_t n_idx, cap_idx;
 };
 
 static void die(const char *what, int err)
@@ -105,15 +108,54 @@ static void flush_buf(struct gen *g)
 		p += w;
 		n -= (size_t)w;
 	}
+	g->off += g->buf.len;
 	g->buf.len = 0;
+}
+
+/* Notes the block about to be encoded into g->buf for the index. */
+static void note_block(struct gen *g, uint32_t type, uint64_t n, uint64_t lo, uint64_t hi)
+{
+	if (g->n_idx == g->cap_idx) {
+		g->cap_idx = g->cap_idx ? 2 * g->cap_idx : 1024;
+		g->idx = realloc(g->idx, g->cap_idx * sizeof(*g->idx));
+		if (!g->idx)
+			die("allocate", ENOMEM);
+	}
+	g->idx[g->n_idx++] = (struct tc_block_ref){type, g->off + g->buf.len, n, lo, hi};
+}
+
+static void encode_samples(struct gen *g, const struct tc_sample *s, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int err;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		lo = s[i].t_start < lo ? s[i].t_start : lo;
+		hi = s[i].t_end > hi ? s[i].t_end : hi;
+	}
+	note_block(g, TC_BLOCK_SAMPLES, n, lo, hi);
+	err = codec_encode_samples(&g->buf, s, n);
+	if (err)
+		die("encode samples", err);
 }
 
 static void flush_events(struct gen *g)
 {
 	int err;
 
+	uint64_t lo = UINT64_MAX, hi = 0;
+
 	if (!g->n_blk)
 		return;
+	for (size_t i = 0; i < g->n_blk; i++) {
+		lo = g->blk[i].start_ns < lo ? g->blk[i].start_ns : lo;
+		hi = g->blk[i].start_ns + g->blk[i].dur_ns > hi
+			     ? g->blk[i].start_ns + g->blk[i].dur_ns
+			     : hi;
+	}
+	note_block(g, TC_BLOCK_EVENTS, g->n_blk, lo, hi);
 	err = codec_encode_events(&g->buf, g->blk, g->n_blk);
 	if (err)
 		die("encode events", err);
@@ -408,17 +450,16 @@ int main(int argc, char **argv)
 		t += rtt + GAP_NS;
 		win_flush(&g);
 		if (n_s == TC_BLOCK_RECORDS) {
-			err = codec_encode_samples(&g.buf, s, n_s);
-			if (err)
-				die("encode samples", err);
+			encode_samples(&g, s, n_s);
 			flush_buf(&g);
 			n_s = 0;
 		}
 	}
 	flush_events(&g);
-	err = codec_encode_samples(&g.buf, s, n_s);
-	err = err ?: codec_encode_irq_names(&g.buf, tr);
+	encode_samples(&g, s, n_s);
+	err = codec_encode_irq_names(&g.buf, tr);
 	err = err ?: codec_encode_counters(&g.buf, tr);
+	err = err ?: codec_encode_index(&g.buf, g.idx, g.n_idx);
 	err = err ?: codec_encode_end(&g.buf, n_samples, g.n_events);
 	if (err)
 		die("encode samples", err);
@@ -432,6 +473,7 @@ int main(int argc, char **argv)
 	tc_buf_free(&g.buf);
 	free(s);
 	free(g.blk);
+	free(g.idx);
 	return 0;
 
 usage:

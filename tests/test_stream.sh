@@ -52,6 +52,26 @@ for f in probe-2k probe-2k-v2 hog lost; do
 	same "tests/fixtures/$f.tct" json 333
 	same "tests/fixtures/$f.tct" openmetrics 333
 done
+# A stretch (--from/--to), with its events a second either side: the same.
+for args in "--from 2ms --to 5ms --top 2" "--from 1ms" "--to 3ms --format json"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # the options' words
+	"$TC" report tests/fixtures/hog.tct $args >"$TMP/whole"
+	# shellcheck disable=SC2086
+	"$TC" report tests/fixtures/hog.tct $args --stream=100 >"$TMP/streamed"
+	strip "$TMP/whole" "$TMP/w"
+	strip "$TMP/streamed" "$TMP/s"
+	cmp -s "$TMP/w" "$TMP/s" || {
+		fail "hog $args --stream=100 differs:"
+		diff -u "$TMP/w" "$TMP/s" | head -20
+	}
+done
+n=$((n + 1))
+rc=0
+"$TC" report tests/fixtures/hog.tct --from 1h --stream >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" = 3 ] && grep -q 'no round trip from +3600.000 s' "$TMP/err" ||
+	fail "an empty stretch: exit $rc, $(cat "$TMP/err")"
+
 # The rule's own percentile and fewer spikes shown: still the same.
 n=$((n + 1))
 "$TC" report tests/fixtures/hog.tct --spike p99.9 --top 1 >"$TMP/whole"
@@ -86,7 +106,6 @@ refused() { # what, then the report's arguments
 }
 refused html tests/fixtures/hog.tct --format html
 refused perfetto tests/fixtures/hog.tct --format perfetto
-refused stretch tests/fixtures/hog.tct --from 1ms
 refused noise tests/fixtures/command.tct
 refused iterations tests/fixtures/perftest-first.tct
 refused samples tests/fixtures/bench.tct --samples tests/fixtures/bench.csv

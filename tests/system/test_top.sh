@@ -3,7 +3,8 @@
 # trace, top's plain output (stdout is not a terminal) prints a block per interval with
 # the last interval's and the whole run's round trips and the last interval's causes,
 # and ends when the recording does with the whole run counted, as `report` counts it.
-# Also: a finished trace gives one block; a file that is not a trace is exit 3; bad
+# The recorder's INDEX block: a streamed report by it equals the whole one. Also: a
+# finished trace gives one block; a file that is not a trace is exit 3; bad
 # options exit 1; Ctrl-C while it waits for a recording to start ends it with 0.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +31,25 @@ want=$(sed -n 's/.*: \([0-9]*\) round trips recorded.*/\1/p' "$TMP/out")
 	fail "top counted $last round trips at the end, the report $want"
 rows=$(awk '/^  whole run /{print $3}' "$TMP/top.out" | tail -1)
 [ "$rows" = "$want" ] || fail "the last whole-run row has $rows round trips, not $want"
+
+# The recorder's trace carries an INDEX block: streamed by it, whole and in a stretch, the
+# report is the whole read's but for the line that says so.
+strip() { grep -v '^  streamed    ' "$1" >"$2"; }
+for args in "" "--from 1s --to 2s"; do
+	# shellcheck disable=SC2086 # the options' words
+	"$TC" report "$TMP/live.tct" $args --no-stream >"$TMP/whole" || fail "report $args failed"
+	# shellcheck disable=SC2086
+	"$TC" report "$TMP/live.tct" $args --stream=3000 >"$TMP/streamed" ||
+		fail "report $args --stream failed"
+	grep -q '^  streamed ' "$TMP/streamed" || fail "report $args --stream did not stream"
+	strip "$TMP/whole" "$TMP/w"
+	strip "$TMP/streamed" "$TMP/s"
+	cmp -s "$TMP/w" "$TMP/s" || {
+		diff -u "$TMP/w" "$TMP/s" | head -20
+		fail "the streamed report $args differs from the whole one"
+	}
+done
+"$TC" dump "$TMP/live.tct" >/dev/null || fail "dump does not read a trace with an index"
 
 # A finished trace: one block, exit 0.
 expect_exit 0 "$TC" top "$TMP/live.tct"

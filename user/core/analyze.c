@@ -536,8 +536,11 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	c.a = a;
 	c.causes.a = a;
 	c.pattern = o && o->nic_irq_pattern ? o->nic_irq_pattern : TC_NIC_IRQ_PATTERN_DEFAULT;
-	if (o)
+	if (o) {
 		a->rule = o->spike;
+		c.spent = o->steal_spent;
+		c.n_spent = o->n_steal_spent;
+	}
 	err = -EINVAL;
 	if (!spike_rule_valid(&a->rule))
 		goto out_free_analysis;

@@ -89,6 +89,15 @@ int spike_rule_parse(const char *s, struct tc_spike_rule *out);
 /* Describes the rule in words ("above p99 and above 2x median") into buf. */
 void spike_rule_describe(const struct tc_spike_rule *r, char *buf, size_t len);
 
+/* What earlier stretches of a streamed run already gave of a steal interval
+ * (TC_EV_STEAL, known by its start and CPU): its amount less that is what is left. */
+struct tc_steal_spent {
+	uint64_t start_ns;
+	uint32_t cpu;
+	uint64_t end_ns;
+	uint64_t ns;
+};
+
 struct tc_analysis_opts {
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern; /* NULL: TC_NIC_IRQ_PATTERN_DEFAULT */
@@ -106,6 +115,9 @@ struct tc_analysis_opts {
 	 */
 	const struct tc_cause *seed_causes;
 	size_t n_seed_causes;
+	/* sorted by start_ns, then cpu; NULL: none spent */
+	const struct tc_steal_spent *steal_spent;
+	size_t n_steal_spent;
 };
 
 #define TC_CAUSE_NAME_LEN 96
@@ -182,6 +194,9 @@ struct tc_analysis {
 	char coverage_missing[128];
 	int calibrated; /* the trace held a calibration and intervals were widened by it */
 };
+
+/* Orders struct tc_steal_spent by start_ns, then cpu (for qsort and bsearch). */
+int analyze_cmp_spent(const void *x, const void *y);
 
 /*
  * Analyzes t (whose events and samples must be sorted: trace__sort()).

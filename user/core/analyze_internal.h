@@ -47,11 +47,13 @@ struct ctx {
 	struct tc_calibration cal; /* hidden costs per kind, where the trace has them */
 	uint64_t max_pre, max_post;
 
-	struct active_set act;		/* the intervals that may still overlap a window */
-	struct spike_window win;	/* the current spike's intervals */
-	struct spike_context sc;	/* and what the context rules consult */
-	struct context_parents parents; /* where a callback's parent ends */
-	size_t next;			/* the first event the sweep has not passed */
+	struct active_set act;		    /* the intervals that may still overlap a window */
+	struct spike_window win;	    /* the current spike's intervals */
+	struct spike_context sc;	    /* and what the context rules consult */
+	struct context_parents parents;	    /* where a callback's parent ends */
+	size_t next;			    /* the first event the sweep has not passed */
+	const struct tc_steal_spent *spent; /* tc_analysis_opts.steal_spent */
+	size_t n_spent;
 	int peer_off; /* two hosts: this spike is below the clock uncertainty, the peer stays out */
 
 	struct cause_table causes;

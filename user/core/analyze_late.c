@@ -175,11 +175,31 @@ static int cmp_claim(const void *x, const void *y)
 	return p->link->spike < q->link->spike ? -1 : p->link->spike > q->link->spike;
 }
 
+int analyze_cmp_spent(const void *x, const void *y)
+{
+	const struct tc_steal_spent *p = x, *q = y;
+
+	if (p->start_ns != q->start_ns)
+		return p->start_ns < q->start_ns ? -1 : 1;
+	return p->cpu < q->cpu ? -1 : p->cpu > q->cpu;
+}
+
+/* What is left of steal event e: its amount less what earlier stretches gave of it. */
+static uint64_t steal_left(const struct ctx *c, const struct tc_event *e)
+{
+	struct tc_steal_spent key = {.start_ns = e->start_ns, .cpu = e->cpu};
+	const struct tc_steal_spent *s = c->n_spent ? bsearch(&key, c->spent, c->n_spent,
+							      sizeof(*c->spent), analyze_cmp_spent)
+						    : NULL;
+
+	return s ? (e->stolen_ns > s->ns ? e->stolen_ns - s->ns : 0) : e->stolen_ns;
+}
+
 /* Hands steal event ev's stolen time to the spikes of links[0..n). */
 static void share_steal(struct ctx *c, struct late_link *links, size_t n, struct claim *cl)
 {
 	struct tc_analysis *a = c->a;
-	uint64_t left = c->t->events[links[0].ev].stolen_ns;
+	uint64_t left = steal_left(c, &c->t->events[links[0].ev]);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t u = unexplained_ns(a, &a->spikes[links[i].spike]);

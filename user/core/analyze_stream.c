@@ -32,22 +32,6 @@ static int evvec_add(struct evvec *x, const struct tc_event *e, size_t n)
 	return 0;
 }
 
-/* A steal interval's amount credited so far, by its start and CPU. */
-struct credit {
-	uint64_t start;
-	uint32_t cpu;
-	uint64_t ns;
-};
-
-static int cmp_credit(const void *x, const void *y)
-{
-	const struct credit *a = x, *b = y;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
-}
-
 /* Per CPU, the earliest start of a kept interval a callback may run inside. */
 struct parent_start {
 	uint32_t cpu;
@@ -66,16 +50,15 @@ static uint64_t end_of(const struct tc_event *e)
 
 /*
  * Keeps of x the events that may still matter from `from` on: those ending after it
- * (less STREAM_AHEAD_NS of slack), the callbacks that ran inside a kept interval on
- * their CPU, and steal intervals less what was credited of them. 0 or -ENOMEM.
+ * (less STREAM_AHEAD_NS of slack), and the callbacks that ran inside a kept interval
+ * on their CPU. 0 or -ENOMEM.
  */
-static int carry_filter(struct evvec *x, uint64_t from, struct credit *cr, size_t n_cr)
+static int carry_filter(struct evvec *x, uint64_t from)
 {
 	uint64_t edge = from > STREAM_AHEAD_NS ? from - STREAM_AHEAD_NS : 0;
 	struct parent_start *ps = NULL;
 	size_t n_ps = 0, cap_ps = 0, o = 0;
 
-	qsort(cr, n_cr, sizeof(*cr), cmp_credit);
 	for (size_t i = 0; i < x->n; i++) {
 		const struct tc_event *e = &x->v[i];
 		size_t k;
@@ -101,16 +84,8 @@ static int carry_filter(struct evvec *x, uint64_t from, struct credit *cr, size_
 		if (!keep && context_is_callback(e.kind))
 			for (size_t k = 0; k < n_ps && !keep; k++)
 				keep = ps[k].cpu == e.cpu && ps[k].start <= e.start_ns;
-		if (!keep)
-			continue;
-		if (e.kind == TC_EV_STEAL && n_cr) {
-			struct credit key = {e.start_ns, e.cpu, 0}, *c;
-
-			c = bsearch(&key, cr, n_cr, sizeof(*cr), cmp_credit);
-			if (c)
-				e.stolen_ns = e.stolen_ns > c->ns ? e.stolen_ns - c->ns : 0;
-		}
-		x->v[o++] = e;
+		if (keep)
+			x->v[o++] = e;
 	}
 	x->n = o;
 	free(ps);
@@ -418,9 +393,11 @@ struct run {
 	const struct stream_params *p;
 	struct pool samples, events;
 	struct tc_trace *scratch, *seg;
-	struct evvec carry; /* raw events taken, that later segments may need */
-	struct credit *cr;  /* what the last segment credited of steal intervals */
-	size_t n_cr, cap_cr;
+	struct evvec carry;	/* raw events taken, that later segments may need */
+	struct tc_sample *back; /* round trips put back for the next segment */
+	size_t n_back, cap_back;
+	struct tc_steal_spent *spent; /* what segments gave of the steal intervals carried */
+	size_t n_spent, cap_spent;
 	struct merger m;
 	uint64_t done;
 };
@@ -469,29 +446,106 @@ static int drain_events(struct run *r)
 	return err;
 }
 
-/* What segment analysis sa credited of each steal interval, for the next segment. */
-static int note_credits(struct run *r, const struct tc_analysis *sa)
+/*
+ * How many of seg's round trips can be decided now: all but those from the first a
+ * steal interval may overlap that runs on past next (the next round trip's start).
+ * A steal interval's amount goes to its largest spikes first, so all the spikes it
+ * overlaps are weighed in one segment: those round trips wait for the next.
+ */
+static size_t decidable(const struct run *r, const struct tc_trace *seg, uint64_t next)
 {
-	r->n_cr = 0;
+	uint64_t last_end = 0, reach = next;
+	size_t i, keep = seg->n_samples;
+
+	for (i = 0; i < seg->n_samples; i++)
+		last_end = seg->samples[i].t_end > last_end ? seg->samples[i].t_end : last_end;
+	/*
+	 * The round trips that wait reach back to `reach`; a steal interval that overlaps
+	 * them and starts earlier makes more of them wait, and so on.
+	 */
+	for (;;) {
+		uint64_t from = UINT64_MAX;
+
+		for (i = 0; i < r->carry.n; i++) {
+			const struct tc_event *e = &r->carry.v[i];
+
+			if (e->kind == TC_EV_STEAL && e->start_ns < last_end && end_of(e) > reach &&
+			    e->start_ns < from)
+				from = e->start_ns;
+		}
+		if (from == UINT64_MAX)
+			return keep;
+		for (i = 0; i < keep && seg->samples[i].t_end <= from; i++)
+			;
+		if (i == keep)
+			return keep;
+		keep = i;
+		if (!keep)
+			return 0;
+		reach = seg->samples[keep].t_start;
+	}
+}
+
+/* Adds what segment analysis sa gave of each steal interval to what was given before,
+ * and forgets the intervals no later segment holds (ended before edge). */
+static int note_spent(struct run *r, const struct tc_analysis *sa, uint64_t edge)
+{
+	size_t o = 0;
+
 	for (size_t i = 0; i < sa->n_contribs; i++) {
 		const struct tc_contrib *c = &sa->contribs[i];
 		const struct tc_event *e = &r->seg->events[c->event];
 
 		if (e->kind != TC_EV_STEAL || !c->attributed_ns)
 			continue;
-		if (grow(&r->cr, &r->cap_cr, r->n_cr + 1, sizeof(*r->cr)))
+		if (grow(&r->spent, &r->cap_spent, r->n_spent + 1, sizeof(*r->spent)))
 			return -ENOMEM;
-		r->cr[r->n_cr++] = (struct credit){e->start_ns, e->cpu, c->attributed_ns};
+		r->spent[r->n_spent++] =
+			(struct tc_steal_spent){e->start_ns, e->cpu, end_of(e), c->attributed_ns};
 	}
-	/* one interval credited in several spikes: add them up */
-	qsort(r->cr, r->n_cr, sizeof(*r->cr), cmp_credit);
-	for (size_t i = 0, o = 0; i < r->n_cr; i++) {
-		if (o && !cmp_credit(&r->cr[o - 1], &r->cr[i]))
-			r->cr[o - 1].ns += r->cr[i].ns;
+	qsort(r->spent, r->n_spent, sizeof(*r->spent), analyze_cmp_spent);
+	for (size_t i = 0; i < r->n_spent; i++) {
+		if (r->spent[i].end_ns < edge)
+			continue;
+		if (o && !analyze_cmp_spent(&r->spent[o - 1], &r->spent[i]))
+			r->spent[o - 1].ns += r->spent[i].ns;
 		else
-			r->cr[o++] = r->cr[i];
-		if (i + 1 == r->n_cr)
-			r->n_cr = o;
+			r->spent[o++] = r->spent[i];
+	}
+	r->n_spent = o;
+	return 0;
+}
+
+/* seg's round trips: those put back, then the next ones, and their events; how many
+ * can be decided (*keep), the next round trip's start (*next). */
+static int fill(struct run *r, size_t want, size_t *keep, uint64_t *next)
+{
+	struct tc_trace *seg = r->seg;
+	uint64_t last_end = 0;
+	long got;
+	int err;
+
+	err = trace__add_samples(seg, r->back, r->n_back);
+	r->n_back = 0;
+	for (;;) {
+		got = err ? 0 : take_samples(&r->samples, r->src, r->scratch, want, seg);
+		if (got < 0)
+			return (int)got;
+		for (size_t i = 0; i < seg->n_samples; i++)
+			if (seg->samples[i].t_end > last_end)
+				last_end = seg->samples[i].t_end;
+		err = err ?: take_events(r, sat_add(last_end, STREAM_AHEAD_NS));
+		err = err ?: peek_sample(&r->samples, r->src, r->scratch, next);
+		if (err)
+			return err;
+		*keep = decidable(r, seg, *next);
+		/* a steal interval longer than the segment: a longer segment, up to a bound */
+		if (*keep || *next == UINT64_MAX || seg->n_samples >= STREAM_GROW * want)
+			break;
+	}
+	if (!*keep && seg->n_samples) {
+		*keep = seg->n_samples; /* the bound: its spikes are weighed apart */
+		r->p->out->steal_cuts++;
 	}
 	return 0;
 }
@@ -502,19 +556,23 @@ static int segment(struct run *r)
 	struct tc_analysis_opts o = *r->p->opts;
 	struct tc_analysis *sa = NULL;
 	size_t want = r->p->segment_samples ? r->p->segment_samples : STREAM_SEGMENT_SAMPLES;
-	uint64_t last_end = 0, next;
-	long got;
+	size_t keep = 0;
+	uint64_t next = UINT64_MAX;
 	int err;
 
 	r->seg->n_samples = r->seg->n_events = r->seg->n_derived = 0;
-	got = take_samples(&r->samples, r->src, r->scratch, want, r->seg);
-	if (got <= 0)
-		return got < 0 ? (int)got : 1;
-	for (size_t i = 0; i < r->seg->n_samples; i++)
-		if (r->seg->samples[i].t_end > last_end)
-			last_end = r->seg->samples[i].t_end;
-	err = take_events(r, sat_add(last_end, STREAM_AHEAD_NS));
-	err = err ?: trace__add_events(r->seg, r->carry.v, r->carry.n);
+	err = fill(r, want, &keep, &next);
+	if (err || !r->seg->n_samples)
+		return err ?: 1;
+	/* the round trips that wait go back, first of the next segment */
+	if (grow(&r->back, &r->cap_back, r->seg->n_samples - keep, sizeof(*r->back)))
+		return -ENOMEM;
+	r->n_back = r->seg->n_samples - keep;
+	memcpy(r->back, r->seg->samples + keep, r->n_back * sizeof(*r->back));
+	r->seg->n_samples = keep;
+	if (r->n_back)
+		next = r->back[0].t_start;
+	err = trace__add_events(r->seg, r->carry.v, r->carry.n);
 	if (!err && trace__split_wakeups(r->seg) < 0)
 		err = -ENOMEM;
 	if (err)
@@ -524,13 +582,15 @@ static int segment(struct run *r)
 	o.stats_pct = r->p->stats_pct;
 	o.seed_causes = r->m.a->causes;
 	o.n_seed_causes = r->m.a->n_causes;
+	o.steal_spent = r->spent;
+	o.n_steal_spent = r->n_spent;
 	err = analysis__run(r->seg, &o, &sa);
 	err = err ?: merge(&r->m, r->seg, sa, r->done);
-	err = err ?: note_credits(r, sa);
+	err = err ?: note_spent(r, sa, next > STREAM_AHEAD_NS ? next - STREAM_AHEAD_NS : 0);
 	analysis__free(sa);
-	r->done += r->seg->n_samples;
-	err = err ?: peek_sample(&r->samples, r->src, r->scratch, &next);
-	err = err ?: carry_filter(&r->carry, next, r->cr, r->n_cr);
+	r->done += keep;
+	r->p->out->segments++;
+	err = err ?: carry_filter(&r->carry, next);
 	if (!err && r->p->progress)
 		r->p->progress(r->p->progress_arg, r->done, r->seg->streamed.n_samples);
 	return err;
@@ -543,8 +603,9 @@ int analysis_stream_run(const struct tc_trace *skel, const struct stream_source 
 	struct run r = {.src = src, .p = p};
 	int err;
 
-	if (!skel || !src || !p || !p->opts || !rt || !ra || !p->stats.n)
+	if (!skel || !src || !p || !p->opts || !p->out || !rt || !ra || !p->stats.n)
 		return -EINVAL;
+	memset(p->out, 0, sizeof(*p->out));
 	r.m.keep = p->keep;
 	r.m.a = calloc(1, sizeof(*r.m.a));
 	r.m.heap = malloc((p->keep ? p->keep : 1) * sizeof(*r.m.heap));
@@ -569,6 +630,7 @@ int analysis_stream_run(const struct tc_trace *skel, const struct stream_source 
 	trace__free_view(r.scratch);
 	trace__free_view(r.seg);
 	free(r.carry.v);
-	free(r.cr);
+	free(r.back);
+	free(r.spent);
 	return err;
 }

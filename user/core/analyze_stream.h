@@ -19,10 +19,16 @@
  *   - merges the segments' analyses: causes by name, totals, and the `keep`
  *     largest spikes (ranked as analysis_top_spikes() ranks) with their intervals.
  *
- * A steal interval (TC_EV_STEAL) that spans two segments is credited in each with
- * what the earlier left of it; within one segment the largest unexplained spike is
- * served first, as in one pass, but across the cut the earlier segment's spikes
- * come first. That is the one way a streamed analysis can differ from a whole one.
+ * A steal interval's amount (TC_EV_STEAL) goes to the largest of the spikes it
+ * overlaps first, so they are all weighed in one segment where they can be: a
+ * segment's last round trips wait for the next one while a steal interval they may
+ * overlap runs on past its end (and the intervals overlapping those round trips, in
+ * turn), and a segment grows (up to STREAM_GROW times) while they span it whole.
+ * Past that bound the segment is cut inside them (stream_out.steal_cuts counts it):
+ * the next segment gives only what is left of each (tc_analysis_opts.steal_spent),
+ * so steal is never credited beyond its amount, but its spikes on either side are
+ * served apart. That, and a tie between two causes first named after the sweep,
+ * are the ways a streamed analysis can differ from a whole one.
  *
  * The result is a trace holding only the kept spikes' samples and events, with
  * tc_trace.streamed saying what the whole run held, and an analysis whose
@@ -40,6 +46,8 @@
 /* How far past a segment's last round trip its events reach: what a window looks
  * ahead to (a timer callback that begins after the window, inside its interrupt). */
 #define STREAM_AHEAD_NS 10000000ull
+/* A segment spanned whole by steal intervals grows up to this many times its size. */
+#define STREAM_GROW 8
 /* Round trips per segment, by default: larger ones cost more time in page faults and
  * copies than they save in setup (bench/README.md, analyzer). */
 #define STREAM_SEGMENT_SAMPLES 65536
@@ -61,6 +69,12 @@ struct stream_source {
 	void *arg;
 };
 
+/* What the run says of itself. */
+struct stream_out {
+	uint64_t segments;
+	uint64_t steal_cuts; /* segments cut inside steal intervals (at STREAM_GROW) */
+};
+
 struct stream_params {
 	const struct tc_analysis_opts *opts; /* the spike rule, the NIC IRQ pattern */
 	struct lat_summary stats;	     /* the whole run's (stats_exact.h) */
@@ -71,6 +85,7 @@ struct stream_params {
 	 * NULL. */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	struct stream_out *out; /* filled in; required */
 };
 
 /*

@@ -18,6 +18,9 @@
  *   END        v n_samples, v n_events: totals of the file, checked by the reader
  *   COUNTERS   v count, count * {v kind, v key, v cpu, v value} (at most
  *              COUNTERS_MAX in a file)
+ *   INDEX      v count, count * {v type, v offset - the previous entry's (file
+ *              order), v records, z min_start - the previous entry's, v max_end -
+ *              min_start}: one entry per SAMPLES and EVENTS block before it
  * Every block starts its deltas afresh, so each decodes on its own. A payload
  * must be consumed exactly; trailing bytes are an error, and so are bytes after
  * the END block. Unknown block types are CRC-checked and skipped. Event kinds
@@ -50,6 +53,8 @@
 #define META_MAX      8192
 #define IRQ_NAMES_MAX (1u << 20)
 #define COUNTERS_MAX  (1u << 22)
+#define INDEX_MAX     (1u << 22) /* 2^38 records of blocks listed */
+#define INDEX_MAX_LEN (5 * VARINT_MAX_LEN)
 #define DROPS_MAX_CPU (1u << 16)
 #define COMM_MAX      (TC_COMM_LEN - 1)
 #define IRQ_NAME_MAX  63

@@ -47,6 +47,18 @@ enum tc_block_type {
 	TC_BLOCK_DROPS = 6,    /* per-CPU ring-buffer drop counters */
 	TC_BLOCK_END = 7,      /* record totals: its absence marks a truncated file */
 	TC_BLOCK_COUNTERS = 8, /* struct tc_counter records (IRQ placement, ...) */
+	TC_BLOCK_INDEX = 9,    /* where each SAMPLES and EVENTS block is, and its time span:
+				* read by a streamed report (codec_decode_index()); a whole
+				* read skips it, as readers before it do */
+};
+
+/* One SAMPLES or EVENTS block, as the INDEX block lists it. */
+struct tc_block_ref {
+	uint32_t type;
+	uint64_t off;	    /* of its header in the file */
+	uint64_t n;	    /* records */
+	uint64_t min_start; /* the earliest start among them */
+	uint64_t max_end;   /* the latest end (start + duration) */
 };
 
 /* A growable byte buffer. */
@@ -72,6 +84,8 @@ int codec_encode_events(struct tc_buf *out, const struct tc_event *e, size_t n);
 int codec_encode_irq_names(struct tc_buf *out, const struct tc_trace *t);
 int codec_encode_drops(struct tc_buf *out, const struct tc_trace *t);
 int codec_encode_counters(struct tc_buf *out, const struct tc_trace *t);
+/* Appends an INDEX block of the n refs (none: nothing); 0, -ENOMEM or -E2BIG. */
+int codec_encode_index(struct tc_buf *out, const struct tc_block_ref *refs, size_t n);
 /* Appends the END block; n_samples/n_events are the totals written before it. */
 int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events);
 /* Header, every block of t, END; 0 or a negative errno. */
@@ -118,6 +132,22 @@ struct codec_walk {
  * what walk->block returned. */
 int codec_walk(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_codec_error *err,
 	       const struct codec_walk *walk);
+
+/*
+ * The blocks of a file image by their headers alone (nothing inflated, no CRC
+ * checked), from the first to END or to where the image is cut: block(arg, type,
+ * off) for each; a non-zero return stops the scan and is returned. 0, or -EBADMSG
+ * for a bad file header.
+ */
+int codec_scan(const uint8_t *data, size_t len, int (*block)(void *arg, uint32_t type, size_t off),
+	       void *arg, struct tc_codec_error *err);
+/* The clock pair of the file header into out (mono_ns, realtime_ns); 0 or -EBADMSG. */
+int codec_decode_header(const uint8_t *data, size_t len, struct tc_trace *out,
+			struct tc_codec_error *err);
+
+/* Decodes the INDEX block at data[off] into a new array *refs of *n; 0, -EBADMSG, -ENOMEM. */
+int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_block_ref **refs,
+		       size_t *n, struct tc_codec_error *err);
 
 /*
  * Decodes the one block whose header is at data[off] (an offset codec_walk()

@@ -322,3 +322,110 @@ int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_tr
 	dec_free(d);
 	return ret;
 }
+
+int codec_scan(const uint8_t *data, size_t len, int (*block)(void *arg, uint32_t type, size_t off),
+	       void *arg, struct tc_codec_error *err)
+{
+	unsigned int version, header_len;
+	size_t off;
+	int ret;
+
+	if (!data || !block)
+		return -EINVAL;
+	ret = check_header(data, len, err, &version, &header_len);
+	for (off = header_len; !ret && len - off >= TC_BLOCK_HEADER_LEN;) {
+		uint32_t type = (uint32_t)get_le(data + off, 4);
+		uint32_t comp_len = (uint32_t)get_le(data + off + 8, 4);
+
+		if (comp_len > len - off - TC_BLOCK_HEADER_LEN)
+			break; /* cut: a decode says the rest */
+		ret = block(arg, type, off);
+		if (type == TC_BLOCK_END)
+			break;
+		off += TC_BLOCK_HEADER_LEN + comp_len;
+	}
+	return ret;
+}
+
+/* The INDEX block's entries, from the raw payload in d->raw. */
+static int dec_index(struct dec *d, struct tc_block_ref **refs, size_t *n)
+{
+	struct rd r = {d->raw, d->raw + d->out_len};
+	uint64_t count, off = 0, start = 0, v[5];
+	struct tc_block_ref *x;
+
+	if (get_u64(&r, &count) || count > INDEX_MAX || count > left(&r) / 5)
+		return codec_bfail(d, "index: malformed count");
+	x = malloc((count ? count : 1) * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		for (int k = 0; k < 5; k++)
+			if (get_u64(&r, &v[k])) {
+				free(x);
+				return codec_bfail(d, "index: entry %zu malformed", i);
+			}
+		off += v[1];
+		start += (uint64_t)varint_unzigzag(v[3]);
+		x[i] = (struct tc_block_ref){(uint32_t)v[0], off, v[2], start, start + v[4]};
+	}
+	if (r.p != r.end) {
+		free(x);
+		return codec_bfail(d, "index: %zu bytes after the entries", left(&r));
+	}
+	*refs = x;
+	*n = (size_t)count;
+	return 0;
+}
+
+int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_block_ref **refs,
+		       size_t *n, struct tc_codec_error *err)
+{
+	unsigned int version, header_len;
+	uint32_t raw_len, comp_len, crc;
+	struct dec *d;
+	int ret;
+
+	if (!data || !refs || !n)
+		return -EINVAL;
+	ret = check_header(data, len, err, &version, &header_len);
+	if (ret)
+		return ret;
+	if (off < header_len || off > len || len - off < TC_BLOCK_HEADER_LEN ||
+	    get_le(data + off, 4) != TC_BLOCK_INDEX)
+		return codec_fail(err, off, "no index block at offset %zu", off);
+	raw_len = (uint32_t)get_le(data + off + 4, 4);
+	comp_len = (uint32_t)get_le(data + off + 8, 4);
+	crc = (uint32_t)get_le(data + off + 12, 4);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->err = err;
+	d->block_off = off;
+	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
+	if (raw_len > TC_BLOCK_MAX_RAW || comp_len > len - off - TC_BLOCK_HEADER_LEN)
+		ret = codec_bfail(d, "index: lengths out of bounds");
+	else if (libdeflate_crc32(0, data + off + TC_BLOCK_HEADER_LEN, comp_len) != crc)
+		ret = codec_bfail(d, "crc32 mismatch");
+	else
+		ret = inflate_block(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len);
+	ret = ret ?: dec_index(d, refs, n);
+	dec_free(d);
+	return ret;
+}
+
+int codec_decode_header(const uint8_t *data, size_t len, struct tc_trace *out,
+			struct tc_codec_error *err)
+{
+	unsigned int version, header_len;
+	int ret;
+
+	if (!data || !out)
+		return -EINVAL;
+	ret = check_header(data, len, err, &version, &header_len);
+	if (ret)
+		return ret;
+	out->mono_ns = get_le(data + 16, 8);
+	out->realtime_ns = get_le(data + 24, 8);
+	return 0;
+}

@@ -405,6 +405,36 @@ out_free:
 	return err;
 }
 
+int codec_encode_index(struct tc_buf *out, const struct tc_block_ref *refs, size_t n)
+{
+	uint8_t *raw, *p;
+	uint64_t off = 0, start = 0;
+	int err;
+
+	if (!n)
+		return 0;
+	if (n > INDEX_MAX)
+		return -E2BIG;
+	raw = malloc(VARINT_MAX_LEN + n * INDEX_MAX_LEN);
+	if (!raw)
+		return -ENOMEM;
+	p = raw + varint_put(raw, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_block_ref *r = &refs[i];
+
+		p += varint_put(p, r->type);
+		p += varint_put(p, r->off - off); /* blocks are listed in file order */
+		p += varint_put(p, r->n);
+		p += varint_put(p, varint_zigzag((int64_t)(r->min_start - start)));
+		p += varint_put(p, r->max_end > r->min_start ? r->max_end - r->min_start : 0);
+		off = r->off;
+		start = r->min_start;
+	}
+	err = put_block(out, TC_BLOCK_INDEX, raw, (size_t)(p - raw));
+	free(raw);
+	return err;
+}
+
 int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events)
 {
 	uint8_t raw[2 * VARINT_MAX_LEN], *p = raw;

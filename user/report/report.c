@@ -23,7 +23,6 @@
 #include "report.h"
 
 /* --from/--to keep what began this long before the stretch: its context */
-#define STRETCH_MARGIN_NS 1000000000ull
 
 static const char *const format_names[] = {
 	[REPORT_TEXT] = "text",
@@ -243,6 +242,16 @@ static int latency_report(const struct report_opts *o, const struct tc_trace *t,
 	return err;
 }
 
+void report_no_stretch(const char *path, const struct report_opts *o)
+{
+	if (!o->to_ns || o->to_ns == UINT64_MAX)
+		log_err("report %s: no round trip from +%.3f s after the first to the end", path,
+			(double)o->from_ns / 1e9);
+	else
+		log_err("report %s: no round trip from +%.3f s to +%.3f s after the first", path,
+			(double)o->from_ns / 1e9, (double)o->to_ns / 1e9);
+}
+
 /* --from/--to: the stretch of the run to report, from its first round trip. */
 static int cut_stretch(struct tc_trace *t, const char *path, const struct report_opts *o)
 {
@@ -259,14 +268,9 @@ static int cut_stretch(struct tc_trace *t, const char *path, const struct report
 			first = t->samples[i].t_start;
 	lo = first + o->from_ns;
 	hi = o->to_ns == UINT64_MAX || first + o->to_ns < first ? UINT64_MAX : first + o->to_ns;
-	kept = trace__cut(t, lo, hi, STRETCH_MARGIN_NS);
+	kept = trace__cut(t, lo, hi, REPORT_STRETCH_MARGIN_NS);
 	if (!kept) {
-		if (hi == UINT64_MAX)
-			log_err("report %s: no round trip from +%.3f s after the first to the end",
-				path, (double)o->from_ns / 1e9);
-		else
-			log_err("report %s: no round trip from +%.3f s to +%.3f s after the first",
-				path, (double)o->from_ns / 1e9, (double)o->to_ns / 1e9);
+		report_no_stretch(path, o);
 		return -TC_ERRNO__INPUT;
 	}
 	if (hi == UINT64_MAX)

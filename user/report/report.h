@@ -37,6 +37,8 @@ struct report_opts {
 /* A trace file this large is read a segment at a time (report_stream.c) where the
  * report allows it: text, JSON or OpenMetrics of a probe's round trips. */
 #define REPORT_STREAM_FILE_MIN ((uint64_t)64 << 20)
+/* --from/--to keep the events this far either side of the stretch. */
+#define REPORT_STRETCH_MARGIN_NS 1000000000ull
 
 /* Parses a --format name into *out; 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
@@ -55,6 +57,8 @@ int report_file(const char *path, struct report_opts *o, FILE *out);
  * -TC_ERRNO__INPUT, -TC_ERRNO__USAGE, or a negative errno (reported).
  */
 int report_stream(const char *path, struct report_opts *o, FILE *out);
+/* Says that --from/--to held no round trip (one line). */
+void report_no_stretch(const char *path, const struct report_opts *o);
 /* Builds the report model of t and a (and h, n) and writes it as o says: report.c. */
 int report_render(const struct report_opts *o, const struct tc_trace *t,
 		  const struct tc_analysis *a, const struct hist *h, const struct tc_noise *n,

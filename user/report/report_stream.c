@@ -32,8 +32,6 @@ static const char *not_streamable(const struct report_opts *o, const struct tc_t
 		return "a benchmark's own iterations are placed on the whole trace";
 	if (o->peer_path)
 		return "a two-host join aligns the whole run's clocks";
-	if (o->from_ns || (o->to_ns && o->to_ns != UINT64_MAX))
-		return "--from/--to cut the whole trace";
 	return NULL;
 }
 
@@ -52,19 +50,51 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 			p->path, done, total, total ? 100.0 * (double)done / (double)total : 100.0);
 }
 
+/* --from/--to: which stretch, as report.c says it of a whole trace. */
+static int stretch_meta(struct tc_trace *t, const struct trace_stream *ts,
+			const struct report_opts *o)
+{
+	uint64_t kept = trace_stream_skeleton(ts)->streamed.n_samples,
+		 all = trace_stream_run_samples(ts);
+
+	if (!o->from_ns && (!o->to_ns || o->to_ns == UINT64_MAX))
+		return 0;
+	if (!o->to_ns || o->to_ns == UINT64_MAX)
+		return trace__set_metaf(t, "report.stretch",
+					"+%.3f s to the end: %" PRIu64 " of the %" PRIu64
+					" round trips",
+					(double)o->from_ns / 1e9, kept, all);
+	return trace__set_metaf(t, "report.stretch",
+				"+%.3f s to +%.3f s: %" PRIu64 " of the %" PRIu64 " round trips",
+				(double)o->from_ns / 1e9, (double)o->to_ns / 1e9, kept, all);
+}
+
+static const char *cuts(const struct stream_out *so)
+{
+	static char buf[128];
+
+	if (!so->steal_cuts)
+		return "";
+	snprintf(buf, sizeof(buf),
+		 "; %" PRIu64 " cuts inside a steal interval (its spikes weighed apart)",
+		 so->steal_cuts);
+	return buf;
+}
+
 static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, const char *path)
 {
 	const struct tc_trace *skel = trace_stream_skeleton(ts);
 	struct tc_analysis_opts ao = {.spike = o->spike, .nic_irq_pattern = o->nic_irq_pattern};
 	struct progress pr = {isatty(STDERR_FILENO), path};
+	struct stream_out so = {0};
 	struct stream_params sp = {
+		.out = &so,
 		.opts = &ao,
 		.segment_samples = o->segment_samples,
 		.keep = o->top > RM_RANKED_MAX ? o->top : RM_RANKED_MAX,
 		.progress = show_progress,
 		.progress_arg = &pr,
 	};
-	size_t seg = o->segment_samples ? o->segment_samples : STREAM_SEGMENT_SAMPLES;
 	struct stream_source src;
 	struct tc_analysis *a = NULL;
 	struct tc_trace *t = NULL;
@@ -82,12 +112,14 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 			log_err("analyze %s: %s", path, strerror(-err));
 		return err == -EINVAL || err == -EBADMSG ? -TC_ERRNO__INPUT : err;
 	}
-	err = trace__set_metaf(t, "report.streamed",
-			       "%" PRIu64 " round trips in %" PRIu64
-			       " segments; the %zu largest of %" PRIu64
-			       " spikes kept with their intervals",
-			       skel->streamed.n_samples, (skel->streamed.n_samples + seg - 1) / seg,
-			       a->n_spikes, a->n_spikes_run);
+	err = stretch_meta(t, ts, o);
+	err = err
+		      ?: trace__set_metaf(t, "report.streamed",
+					  "%" PRIu64 " round trips in %" PRIu64
+					  " segments; the %zu largest of %" PRIu64
+					  " spikes kept with their intervals%s",
+					  skel->streamed.n_samples, so.segments, a->n_spikes,
+					  a->n_spikes_run, cuts(&so));
 	if (!err)
 		err = report_render(o, t, a, trace_stream_hist(ts), NULL, out);
 	else
@@ -99,6 +131,12 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 
 int report_stream(const char *path, struct report_opts *o, FILE *out)
 {
+	struct trace_stream_opts so = {
+		.pct = spike_rule_percentile(&o->spike),
+		.from_ns = o->from_ns,
+		.to_ns = o->to_ns ? o->to_ns : UINT64_MAX,
+		.margin_ns = REPORT_STRETCH_MARGIN_NS,
+	};
 	struct trace_stream *ts = NULL;
 	const char *why;
 	int err;
@@ -111,7 +149,9 @@ int report_stream(const char *path, struct report_opts *o, FILE *out)
 		return -TC_ERRNO__USAGE;
 	}
 	o->path = path;
-	err = trace_stream_open(path, spike_rule_percentile(&o->spike), &ts);
+	err = trace_stream_open(path, &so, &ts);
+	if (err == -ERANGE)
+		report_no_stretch(path, o);
 	if (err)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	why = not_streamable(o, trace_stream_skeleton(ts));

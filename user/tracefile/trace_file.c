@@ -11,6 +11,7 @@
 
 #include "bigmem.h"
 #include "image.h"
+#include "core/grow.h"
 #include "core/trace_codec.h"
 #include "lib/log.h"
 #include "trace_file.h"
@@ -22,6 +23,9 @@ struct trace_writer {
 	uint64_t n_events;
 	uint64_t n_samples; /* streamed before finish (record --duration) */
 	struct tc_buf buf;
+	uint64_t off;		  /* bytes written before buf */
+	struct tc_block_ref *idx; /* the SAMPLES and EVENTS blocks, for the INDEX block */
+	size_t n_idx, cap_idx;
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -45,6 +49,7 @@ static int flush(struct trace_writer *w)
 {
 	int err = write_all(w->fd, w->buf.data, w->buf.len);
 
+	w->off += w->buf.len;
 	w->buf.len = 0;
 	if (err)
 		log_err("write %s: %s", w->partial, strerror(-err));
@@ -110,13 +115,63 @@ int trace_writer__meta(struct trace_writer *w, const struct tc_trace *t)
 	return err;
 }
 
+/* Notes where the block about to be encoded goes, and its records' span. */
+static int note_block(struct trace_writer *w, uint32_t type, uint64_t n, uint64_t min_start,
+		      uint64_t max_end)
+{
+	if (grow(&w->idx, &w->cap_idx, w->n_idx + 1, sizeof(*w->idx)))
+		return -ENOMEM;
+	w->idx[w->n_idx++] =
+		(struct tc_block_ref){type, w->off + w->buf.len, n, min_start, max_end};
+	return 0;
+}
+
+/* Encodes records a block at a time (TC_BLOCK_RECORDS), each one noted for the index. */
+static int encode_events(struct trace_writer *w, const struct tc_event *e, size_t n)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i += TC_BLOCK_RECORDS) {
+		size_t k = n - i < TC_BLOCK_RECORDS ? n - i : TC_BLOCK_RECORDS;
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		for (size_t j = i; j < i + k; j++) {
+			lo = e[j].start_ns < lo ? e[j].start_ns : lo;
+			hi = sat_add(e[j].start_ns, e[j].dur_ns) > hi
+				     ? sat_add(e[j].start_ns, e[j].dur_ns)
+				     : hi;
+		}
+		err = note_block(w, TC_BLOCK_EVENTS, k, lo, hi);
+		err = err ?: codec_encode_events(&w->buf, e + i, k);
+	}
+	return err;
+}
+
+static int encode_samples(struct trace_writer *w, const struct tc_sample *s, size_t n)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i += TC_BLOCK_RECORDS) {
+		size_t k = n - i < TC_BLOCK_RECORDS ? n - i : TC_BLOCK_RECORDS;
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		for (size_t j = i; j < i + k; j++) {
+			lo = s[j].t_start < lo ? s[j].t_start : lo;
+			hi = s[j].t_end > hi ? s[j].t_end : hi;
+		}
+		err = note_block(w, TC_BLOCK_SAMPLES, k, lo, hi);
+		err = err ?: codec_encode_samples(&w->buf, s + i, k);
+	}
+	return err;
+}
+
 int trace_writer__events(struct trace_writer *w, const struct tc_event *e, size_t n)
 {
 	int err;
 
 	if (!n)
 		return 0;
-	err = codec_encode_events(&w->buf, e, n);
+	err = encode_events(w, e, n);
 	if (err) {
 		log_err("encode events: %s", strerror(-err));
 		return err;
@@ -131,7 +186,7 @@ int trace_writer__samples(struct trace_writer *w, const struct tc_sample *s, siz
 
 	if (!n)
 		return 0;
-	err = codec_encode_samples(&w->buf, s, n);
+	err = encode_samples(w, s, n);
 	if (err) {
 		log_err("encode samples: %s", strerror(-err));
 		return err;
@@ -147,7 +202,7 @@ uint64_t trace_writer__n_events(const struct trace_writer *w)
 
 int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 {
-	int err = codec_encode_samples(&w->buf, t->samples, t->n_samples);
+	int err = encode_samples(w, t->samples, t->n_samples);
 
 	if (!err)
 		err = codec_encode_irq_names(&w->buf, t);
@@ -157,6 +212,8 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 		err = codec_encode_counters(&w->buf, t);
 	if (!err)
 		err = codec_encode_meta(&w->buf, t); /* the facts only known at the end */
+	if (!err)
+		err = codec_encode_index(&w->buf, w->idx, w->n_idx);
 	if (!err)
 		err = codec_encode_end(&w->buf, w->n_samples + t->n_samples, w->n_events);
 	if (err) {
@@ -179,6 +236,7 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 		goto out_abort;
 	}
 	tc_buf_free(&w->buf);
+	free(w->idx);
 	free(w->path);
 	free(w->partial);
 	free(w);
@@ -198,6 +256,7 @@ void trace_writer__abort(struct trace_writer *w)
 	if (w->partial)
 		unlink(w->partial);
 	tc_buf_free(&w->buf);
+	free(w->idx);
 	free(w->path);
 	free(w->partial);
 	free(w);

@@ -15,18 +15,170 @@ struct trace_stream {
 	const char *path;
 	struct image img;
 	struct tc_trace *skel;
-	struct stream_block *blocks;
-	size_t n_blocks, cap_blocks;
+	struct stream_block *blocks; /* every SAMPLES and EVENTS block, in file order */
+	uint64_t *max_end;	     /* and the latest end of its records */
+	size_t n_blocks, cap_blocks, cap_ends;
+	struct stream_block *used; /* those the stretch needs, for the analysis */
+	size_t n_used;
+	size_t index_off; /* of the INDEX block, 0: none */
+	int reached_end;
+	uint64_t lo, hi, elo, ehi; /* the stretch's round trips, and its events */
+	uint64_t run_samples;
 	struct stats_exact st;
 	struct lat_summary sum;
 	uint64_t pct;
-	int have_stats;
 	uint64_t whole_bytes;
 };
 
 static uint64_t rtt(const struct tc_sample *s)
 {
 	return s->t_end > s->t_start ? s->t_end - s->t_start : 0;
+}
+
+static void report_err(const struct trace_stream *s, int err, const struct tc_codec_error *ce)
+{
+	if (err == -EBADMSG)
+		log_err("read %s: not a valid tailcause trace: %s", s->path, ce->msg);
+	else if (err)
+		log_err("read %s: %s", s->path, strerror(-err));
+}
+
+static int add_block(struct trace_stream *s, uint32_t type, size_t off)
+{
+	if (grow(&s->blocks, &s->cap_blocks, s->n_blocks + 1, sizeof(*s->blocks)) ||
+	    grow(&s->max_end, &s->cap_ends, s->n_blocks + 1, sizeof(*s->max_end)))
+		return -ENOMEM;
+	s->blocks[s->n_blocks] = (struct stream_block){type, off, 0, UINT64_MAX};
+	s->max_end[s->n_blocks++] = 0;
+	return 0;
+}
+
+/* The scan: the records' blocks noted, the tables decoded, the index found. */
+static int scanned(void *arg, uint32_t type, size_t off)
+{
+	struct trace_stream *s = arg;
+	struct tc_codec_error ce = {0};
+	int err;
+
+	/* a page fault maps the pages around it too: drop what the scan passed */
+	image_consumed(&s->img, off);
+	if (type == TC_BLOCK_SAMPLES || type == TC_BLOCK_EVENTS)
+		return add_block(s, type, off);
+	if (type == TC_BLOCK_INDEX) {
+		s->index_off = off;
+		return 0;
+	}
+	if (type == TC_BLOCK_END) {
+		s->reached_end = 1;
+		return 0;
+	}
+	err = codec_decode_block(s->img.data, s->img.len, off, s->skel, &ce);
+	report_err(s, err, &ce);
+	return err;
+}
+
+/* Each block's records and span: from the index where it lists every block, else read. */
+static int place_blocks(struct trace_stream *s)
+{
+	struct tc_codec_error ce = {0};
+	struct tc_block_ref *refs = NULL;
+	struct tc_trace *t;
+	size_t n = 0;
+	int err = 0;
+
+	if (s->index_off) {
+		err = codec_decode_index(s->img.data, s->img.len, s->index_off, &refs, &n, &ce);
+		report_err(s, err, &ce);
+		if (err)
+			return err;
+		if (n == s->n_blocks) {
+			for (size_t i = 0; i < n; i++)
+				if (refs[i].off != s->blocks[i].where ||
+				    refs[i].type != s->blocks[i].type)
+					n = 0;
+		} else {
+			n = 0; /* it does not list these blocks: not trusted */
+		}
+		for (size_t i = 0; i < n; i++) {
+			s->blocks[i].n = refs[i].n;
+			s->blocks[i].min_start = refs[i].min_start;
+			s->max_end[i] = refs[i].max_end;
+		}
+		free(refs);
+		if (n)
+			return 0;
+	}
+	t = trace__view(s->skel);
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; !err && i < s->n_blocks; i++) {
+		struct stream_block *b = &s->blocks[i];
+
+		t->n_samples = t->n_events = 0;
+		err = codec_decode_block(s->img.data, s->img.len, b->where, t, &ce);
+		report_err(s, err, &ce);
+		for (size_t j = 0; !err && j < t->n_samples; j++) {
+			b->min_start = t->samples[j].t_start < b->min_start ? t->samples[j].t_start
+									    : b->min_start;
+			s->max_end[i] = t->samples[j].t_end > s->max_end[i] ? t->samples[j].t_end
+									    : s->max_end[i];
+		}
+		for (size_t j = 0; !err && j < t->n_events; j++) {
+			uint64_t end = sat_add(t->events[j].start_ns, t->events[j].dur_ns);
+
+			b->min_start = t->events[j].start_ns < b->min_start ? t->events[j].start_ns
+									    : b->min_start;
+			s->max_end[i] = end > s->max_end[i] ? end : s->max_end[i];
+		}
+		b->n = t->n_samples + t->n_events;
+		image_consumed(&s->img, b->where);
+	}
+	trace__free_view(t);
+	return err;
+}
+
+/* The payload length in the block header at off (codec_scan() found it whole). */
+static size_t comp_len(const struct trace_stream *s, size_t off)
+{
+	const uint8_t *h = s->img.data + off + 8;
+
+	return (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 | (size_t)h[3] << 24;
+}
+
+static int in_stretch(const struct trace_stream *s, const struct tc_sample *x)
+{
+	return x->t_start >= s->lo && x->t_start < s->hi;
+}
+
+/* Reads block b into t: the stretch's samples, its events (counted as they are read). */
+static int read_block(void *arg, const struct stream_block *b, struct tc_trace *t)
+{
+	struct trace_stream *s = arg;
+	struct tc_codec_error ce = {0};
+	size_t ns = t->n_samples, ne = t->n_events, o;
+	int err = codec_decode_block(s->img.data, s->img.len, b->where, t, &ce);
+
+	report_err(s, err, &ce);
+	/* the block's pages, read out of order, are not needed again */
+	image_drop(&s->img, b->where, b->where + TC_BLOCK_HEADER_LEN + comp_len(s, b->where));
+	if (err)
+		return err;
+	for (o = ns; ns < t->n_samples; ns++)
+		if (in_stretch(s, &t->samples[ns]))
+			t->samples[o++] = t->samples[ns];
+	t->n_samples = o;
+	for (o = ne; ne < t->n_events; ne++) {
+		const struct tc_event *e = &t->events[ne];
+
+		if (e->start_ns >= s->ehi || sat_add(e->start_ns, e->dur_ns) < s->elo)
+			continue;
+		s->skel->streamed.n_events++;
+		if (e->kind == TC_EV_STEAL)
+			s->skel->streamed.stolen_ns += e->stolen_ns;
+		t->events[o++] = *e;
+	}
+	t->n_events = o;
+	return 0;
 }
 
 static void note_cpu(struct tc_trace *t, uint32_t cpu)
@@ -40,93 +192,86 @@ static void note_cpu(struct tc_trace *t, uint32_t cpu)
 		t->streamed.sample_cpus[t->streamed.n_sample_cpus++] = cpu;
 }
 
-/* The first pass, after each block: records counted and taken out, the block noted. */
-static int first_pass(void *arg, struct tc_trace *t, uint32_t type, size_t off, size_t end)
+/* The stretch's samples, twice: counted, then selected (stats_exact.h). */
+static int sample_passes(struct trace_stream *s, double pct)
 {
-	struct trace_stream *s = arg;
-	struct stream_block b = {.type = type, .where = off, .min_start = UINT64_MAX};
+	struct tc_trace *t = trace__view(s->skel);
+	struct tc_trace *k = s->skel;
+	int err = t ? 0 : -ENOMEM;
 
-	(void)end;
-	image_consumed(&s->img, off);
-	if (type == TC_BLOCK_SAMPLES) {
-		for (size_t i = 0; i < t->n_samples; i++) {
-			const struct tc_sample *x = &t->samples[i];
+	for (int pass = 0; !err && pass < 2; pass++) {
+		if (pass && !k->streamed.n_samples)
+			err = -ERANGE; /* the stretch holds no round trip */
+		else if (pass)
+			err = stats_exact_begin(&s->st, pct);
+		for (size_t i = 0; !err && i < s->n_used; i++) {
+			if (s->used[i].type != TC_BLOCK_SAMPLES)
+				continue;
+			t->n_samples = t->n_events = 0;
+			err = read_block(s, &s->used[i], t);
+			for (size_t j = 0; !err && j < t->n_samples; j++) {
+				const struct tc_sample *x = &t->samples[j];
 
-			stats_exact_count(&s->st, rtt(x));
-			if (x->t_start < b.min_start)
-				b.min_start = x->t_start;
-			note_cpu(t, x->cpu);
+				if (pass) {
+					stats_exact_select(&s->st, rtt(x));
+					continue;
+				}
+				stats_exact_count(&s->st, rtt(x));
+				note_cpu(k, x->cpu);
+				if (!k->streamed.n_samples++ ||
+				    x->t_start < k->streamed.first_sample_ns)
+					k->streamed.first_sample_ns = x->t_start;
+			}
 		}
-		b.n = t->n_samples;
-		t->streamed.n_samples += b.n;
-		if (b.n &&
-		    (t->streamed.n_samples == b.n || b.min_start < t->streamed.first_sample_ns))
-			t->streamed.first_sample_ns = b.min_start;
-		t->n_samples = 0;
-	} else if (type == TC_BLOCK_EVENTS) {
-		for (size_t i = 0; i < t->n_events; i++) {
-			if (t->events[i].start_ns < b.min_start)
-				b.min_start = t->events[i].start_ns;
-			if (t->events[i].kind == TC_EV_STEAL)
-				t->streamed.stolen_ns += t->events[i].stolen_ns;
-		}
-		b.n = t->n_events;
-		t->streamed.n_events += b.n;
-		t->n_events = 0;
-	} else {
-		return 0;
 	}
-	s->whole_bytes += b.n * (type == TC_BLOCK_SAMPLES ? sizeof(struct tc_sample)
-							  : sizeof(struct tc_event));
-	if (grow(&s->blocks, &s->cap_blocks, s->n_blocks + 1, sizeof(*s->blocks)))
+	trace__free_view(t);
+	return err ?: stats_exact_finish(&s->st, &s->sum, &s->pct);
+}
+
+/* The stretch from the first round trip, and the blocks it needs. */
+static int choose(struct trace_stream *s, const struct trace_stream_opts *o)
+{
+	uint64_t first = UINT64_MAX;
+
+	for (size_t i = 0; i < s->n_blocks; i++) {
+		const struct stream_block *b = &s->blocks[i];
+
+		if (b->type == TC_BLOCK_SAMPLES && b->n) {
+			s->run_samples += b->n;
+			first = b->min_start < first ? b->min_start : first;
+		}
+		s->whole_bytes += b->n * (b->type == TC_BLOCK_SAMPLES ? sizeof(struct tc_sample)
+								      : sizeof(struct tc_event));
+	}
+	if (first == UINT64_MAX)
+		first = 0;
+	s->hi = s->ehi = UINT64_MAX; /* the whole run: everything */
+	if (o->from_ns || o->to_ns != UINT64_MAX) {
+		s->lo = first + o->from_ns;
+		if (o->to_ns != UINT64_MAX && first + o->to_ns >= first)
+			s->hi = first + o->to_ns;
+		s->elo = s->lo > o->margin_ns ? s->lo - o->margin_ns : 0;
+		s->ehi = sat_add(s->hi, o->margin_ns);
+	}
+	s->used = malloc((s->n_blocks ? s->n_blocks : 1) * sizeof(*s->used));
+	if (!s->used)
 		return -ENOMEM;
-	s->blocks[s->n_blocks++] = b;
+	for (size_t i = 0; i < s->n_blocks; i++) {
+		const struct stream_block *b = &s->blocks[i];
+		int samples = b->type == TC_BLOCK_SAMPLES;
+
+		if (b->n && b->min_start < (samples ? s->hi : s->ehi) &&
+		    s->max_end[i] >= (samples ? s->lo : s->elo))
+			s->used[s->n_used++] = *b;
+	}
 	return 0;
 }
 
-static int read_block(void *arg, const struct stream_block *b, struct tc_trace *t)
+int trace_stream_open(const char *path, const struct trace_stream_opts *o,
+		      struct trace_stream **out)
 {
-	struct trace_stream *s = arg;
-	struct tc_codec_error cerr = {0};
-	int err = codec_decode_block(s->img.data, s->img.len, b->where, t, &cerr);
-
-	if (err == -EBADMSG)
-		log_err("read %s: not a valid tailcause trace: %s", s->path, cerr.msg);
-	else if (err)
-		log_err("read %s: %s", s->path, strerror(-err));
-	/* the block's pages, read out of order, are not needed again */
-	image_drop(&s->img, b->where, b == s->blocks + s->n_blocks - 1 ? s->img.len : b[1].where);
-	return err;
-}
-
-/* The second pass: the samples again, for the exact percentiles. */
-static int select_pass(struct trace_stream *s, double pct)
-{
-	struct tc_trace *t = trace__view(s->skel);
-	int err;
-
-	if (!t)
-		return -ENOMEM;
-	err = stats_exact_begin(&s->st, pct);
-	for (size_t i = 0; !err && i < s->n_blocks; i++) {
-		if (s->blocks[i].type != TC_BLOCK_SAMPLES)
-			continue;
-		t->n_samples = 0;
-		err = read_block(s, &s->blocks[i], t);
-		for (size_t j = 0; !err && j < t->n_samples; j++)
-			stats_exact_select(&s->st, rtt(&t->samples[j]));
-	}
-	trace__free_view(t);
-	if (!err)
-		err = stats_exact_finish(&s->st, &s->sum, &s->pct);
-	return err;
-}
-
-int trace_stream_open(const char *path, double pct, struct trace_stream **out)
-{
-	struct tc_codec_error cerr = {0};
+	struct tc_codec_error ce = {0};
 	struct trace_stream *s = calloc(1, sizeof(*s));
-	struct codec_walk walk = {first_pass, s};
 	int err;
 
 	if (!s)
@@ -140,15 +285,19 @@ int trace_stream_open(const char *path, double pct, struct trace_stream **out)
 	}
 	s->skel = trace__new();
 	err = s->skel ? stats_exact__init(&s->st) : -ENOMEM;
-	err = err ?: codec_walk(s->img.data, s->img.len, s->skel, &cerr, &walk);
-	if (err == -EBADMSG)
-		log_err("read %s: not a valid tailcause trace: %s", path, cerr.msg);
-	else if (err)
-		log_err("read %s: %s", path, strerror(-err));
-	if (!err && s->skel->streamed.n_samples) {
-		err = select_pass(s, pct);
-		s->have_stats = !err;
+	err = err ?: codec_decode_header(s->img.data, s->img.len, s->skel, &ce);
+	if (!err) {
+		err = codec_scan(s->img.data, s->img.len, scanned, s, &ce);
+		if (err == -EBADMSG)
+			report_err(s, err, &ce);
 	}
+	if (!err)
+		s->skel->truncated = !s->reached_end;
+	s->img.released = 0; /* the passes below drop pages from the start again */
+	err = err ?: place_blocks(s);
+	err = err ?: choose(s, o);
+	if (!err && s->run_samples)
+		err = sample_passes(s, o->pct);
 	if (err) {
 		trace_stream_close(s);
 		return err;
@@ -162,9 +311,14 @@ const struct tc_trace *trace_stream_skeleton(const struct trace_stream *s)
 	return s->skel;
 }
 
+uint64_t trace_stream_run_samples(const struct trace_stream *s)
+{
+	return s->run_samples;
+}
+
 int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uint64_t *pct)
 {
-	if (!s->have_stats)
+	if (!s->skel->streamed.n_samples)
 		return -EINVAL;
 	*st = s->sum;
 	*pct = s->pct;
@@ -178,7 +332,7 @@ const struct hist *trace_stream_hist(const struct trace_stream *s)
 
 void trace_stream_source(struct trace_stream *s, struct stream_source *src)
 {
-	*src = (struct stream_source){s->blocks, s->n_blocks, read_block, s};
+	*src = (struct stream_source){s->used, s->n_used, read_block, s};
 }
 
 uint64_t trace_stream_whole_bytes(const struct trace_stream *s)
@@ -193,6 +347,8 @@ void trace_stream_close(struct trace_stream *s)
 	stats_exact__free(&s->st);
 	trace__free(s->skel);
 	free(s->blocks);
+	free(s->max_end);
+	free(s->used);
 	image_close(&s->img);
 	free(s);
 }

@@ -3,12 +3,15 @@
  * trace_stream.h - a trace file read for a streamed analysis
  * (core/analyze_stream.h): its blocks decoded one at a time, never all at once.
  *
- * trace_stream_open() reads the file twice through, keeping no samples or events:
- * once for its small tables, the place and first start of every SAMPLES and EVENTS
- * block and the round trips' histogram, once more over the samples for their exact
- * percentiles (core/stats_exact.h). The analysis then reads each block once more, in
- * time order. Pages of the mapped file are dropped as they are read, so the file
- * adds nothing lasting to the report's memory.
+ * trace_stream_open() finds the blocks by their headers and decodes the small
+ * tables. Where the file has an INDEX block (trace_file.h's writer adds one), the
+ * place, records and time span of every SAMPLES and EVENTS block come from it;
+ * otherwise each is decoded once for them. The samples of the stretch asked for
+ * are then read twice, for the histogram and the exact percentiles
+ * (core/stats_exact.h), and the analysis reads each block it needs once more, in
+ * time order: with an index, a stretch of a long trace reads only its own blocks.
+ * Pages of the mapped file are dropped as they are read, so the file adds nothing
+ * lasting to the report's memory.
  */
 #ifndef TAILCAUSE_TRACEFILE_TRACE_STREAM_H
 #define TAILCAUSE_TRACEFILE_TRACE_STREAM_H
@@ -23,14 +26,25 @@
 
 struct trace_stream;
 
+/* What to read: the spike rule's percentile, and a stretch of the run. */
+struct trace_stream_opts {
+	double pct; /* spike_rule_percentile() */
+	/* the round trips from from_ns to to_ns after the first (0 and UINT64_MAX: all),
+	 * and the events within margin_ns of them, as trace__cut() keeps */
+	uint64_t from_ns, to_ns, margin_ns;
+};
+
 /*
- * Opens path and reads it as above; pct is the spike rule's percentile
- * (spike_rule_percentile()). 0, or -errno / -EBADMSG (reported, prefixed with the
- * path).
+ * Opens path and reads it as above. 0, -ERANGE when the stretch holds no round trip
+ * (not reported), or -errno / -EBADMSG (reported, prefixed with the path).
  */
-int trace_stream_open(const char *path, double pct, struct trace_stream **out);
+int trace_stream_open(const char *path, const struct trace_stream_opts *o,
+		      struct trace_stream **out);
+/* The round trips of the whole run, and of the stretch (trace_stream_opts). */
+uint64_t trace_stream_run_samples(const struct trace_stream *s);
 /* The file's tables (meta, threads, IRQ names, counters, drops) and totals in
- * tc_trace.streamed: no samples, no events. */
+ * tc_trace.streamed (the events' counted as the analysis reads them): no samples, no
+ * events. */
 const struct tc_trace *trace_stream_skeleton(const struct trace_stream *s);
 /* The run's statistics and its value at pct; -EINVAL when it has no round trip. */
 int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uint64_t *pct);
