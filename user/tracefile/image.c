@@ -97,13 +97,15 @@ void image_consumed(void *arg, size_t off)
 
 void image_drop(struct image *img, size_t from, size_t to)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), lo = from / page * page,
-	       hi = (to + page - 1) / page * page;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	from = from > IMAGE_FAULT_AROUND ? from - IMAGE_FAULT_AROUND : 0;
+	to = to + IMAGE_FAULT_AROUND < to ? SIZE_MAX : to + IMAGE_FAULT_AROUND;
+	lo = from / page * page;
+	hi = to > img->len ? img->len : (to + page - 1) / page * page;
 
 	if (!img->mapped || hi <= lo)
 		return;
-	if (hi > img->len)
-		hi = img->len;
 	madvise(img->data + lo, hi - lo, MADV_DONTNEED);
 }
 
