@@ -4,7 +4,10 @@
 #   synthetic-10M / -50M  bench/gen_trace.c: that many events and as many samples, a
 #                         verbs-like probe with ~1 % spikes each with its cause, kinds
 #                         mixed like a real recording (see gen_trace.c); cached in
-#                         BUILD_DIR/bench/work until gen_trace changes
+#                         BUILD_DIR/bench/work until gen_trace changes; each read whole
+#                         (--no-stream) and a segment at a time (--stream), the same report
+#   synthetic-1B          with ANALYZER_BILLION=1: a billion samples and 100 M events,
+#                         streamed (~3 min to generate, 3.3 GB, ~3 min to report)
 #   recorded-storm        the largest trace of the throughput benchmark (page faults of a
 #                         followed command: events, no samples)
 #   recorded-probe        the shm probe recorded by the disturbance benchmark (samples, few
@@ -27,16 +30,25 @@ CPU=${BENCH_CPU_B:-1}
 D=$WORK/analyzer
 mkdir -p "$D"
 
+counts() {  # FILE: "samples events drops" of what gen_trace just wrote, beside it
+	sed -n 's/^gen_trace events=\([0-9]*\) samples=\([0-9]*\) .*/\2 \1 0/p' "$D/gen" >"$1.counts"
+}
+
 name_of() {  # 10000000 -> 10M
 	if [ $(($1 % 1000000)) = 0 ]; then echo "$(($1 / 1000000))M"; else echo "$1"; fi
 }
 
-run_report() {  # NAME FILE RUNS [ENV=VALUE]
-	set -- "$1" "$2" "$3" "${4:-BENCH=1}" $(header "$2")
-	name=$1 f=$2 runs=$3 envv=$4 samples=$5 events=$6
+run_report() {  # NAME FILE RUNS [ENV=VALUE [REPORT OPTION]]
+	# a synthetic trace's counts come from gen_trace (a dump would read it whole)
+	if [ -f "$2.counts" ]; then
+		set -- "$1" "$2" "$3" "${4:-BENCH=1}" "${5:---no-stream}" $(cat "$2.counts")
+	else
+		set -- "$1" "$2" "$3" "${4:-BENCH=1}" "${5:---no-stream}" $(header "$2")
+	fi
+	name=$1 f=$2 runs=$3 envv=$4 mode=$5 samples=$6 events=$7
 	i=1
 	while [ "$i" -le "$runs" ]; do
-		/usr/bin/time -v -o "$D/time" env "$envv" taskset -c "$CPU" "$TC" report "$f" \
+		/usr/bin/time -v -o "$D/time" env "$envv" taskset -c "$CPU" "$TC" report "$f" "$mode" \
 			>"$D/report" 2>&1 ||
 			{ echo "analyzer: report $f failed:" >&2; tail "$D/report" >&2; return 1; }
 		wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0
@@ -57,10 +69,25 @@ for n in $SIZES; do
 	if [ ! -f "$f" ] || [ "$GEN" -nt "$f" ]; then
 		say "generating $f"
 		"$GEN" -o "$f.tmp" -e "$n" >"$D/gen" && mv "$f.tmp" "$f"
+		counts "$f"
 	fi
 	run_report "synthetic-$(name_of "$n")" "$f" "$RUNS"
+	cp "$D/report" "$D/whole.txt"
+	run_report "synthetic-$(name_of "$n")+streamed" "$f" "$RUNS" BENCH=1 --stream
+	# the same report, but for the line that says it was streamed
+	grep -v '^  streamed    ' "$D/report" | cmp -s - "$D/whole.txt" ||
+		{ echo "analyzer: the streamed report of $f differs from the whole one" >&2; exit 1; }
 	last=$f
 done
+if [ "${ANALYZER_BILLION:-0}" = 1 ]; then
+	f=$WORK/synthetic-1B.tct
+	if [ ! -f "$f" ] || [ "$GEN" -nt "$f" ]; then
+		say "generating $f (a billion samples)"
+		"$GEN" -o "$f.tmp" -e 100000000 -s 1000000000 >"$D/gen" && mv "$f.tmp" "$f"
+		counts "$f"
+	fi
+	run_report synthetic-1B+streamed "$f" 1 BENCH=1 --stream
+fi
 # Diagnostic, not a target: the same largest trace with glibc asked to back large
 # allocations with transparent huge pages (THP is "madvise" on many hosts). On a VM where
 # a first touch of a 4K page is dear, this shows what the page faults cost.

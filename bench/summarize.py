@@ -277,8 +277,11 @@ def analyzer(runs):
            "maxRSS[MiB]", "B/event", "B/record"], rows)
     synth = [s for s in summary if s["trace"].startswith("synthetic") and "+" not in s["trace"]]
     ok = bool(synth) and all(s["events_per_s"] >= 10e6 for s in synth)
-    targets = {"synthetic_ge_10M_events_per_s": ok}
-    print(f"targets: >= 10 M events/s on one core (synthetic traces): {verdict(ok)}")
+    streamed = [s for s in summary if s["trace"].endswith("+streamed")]
+    mem = bool(streamed) and all(s["maxrss_bytes"] <= 512 * 2**20 for s in streamed)
+    targets = {"synthetic_ge_10M_events_per_s": ok, "streamed_le_512MiB": mem}
+    print(f"targets: >= 10 M events/s on one core (synthetic traces): {verdict(ok)}; "
+          f"streamed peak RSS <= 512 MiB: {verdict(mem)}")
     print("  (+thp-malloc: one diagnostic run with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, "
           "not a target)")
     return {}, summary, targets

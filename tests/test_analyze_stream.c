@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The streamed analysis (core/analyze_stream.h) against the whole one, on synthetic
+ * traces whose answer the whole analysis gives: random spikes with preemptions, IRQs,
+ * timer callbacks and steal intervals that reach across segment cuts, the blocks handed
+ * over in shuffled order with overlapping time spans, at segment sizes down to 3 round
+ * trips. Every total, every cause and the kept spikes must come out the same.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_fixture.h"
+#include "core/analyze_stream.h"
+#include "core/stats.h"
+#include "core/trace_codec.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A trace of n round trips with ~5 % spikes, each with causes, and steal across them. */
+static struct tc_trace *random_trace(size_t n)
+{
+	struct tc_trace *t = new_trace_n(n);
+	static const char *const comms[] = {"kworker/2:1", "irqbalance", "sshd", "python3"};
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = t0(t, i);
+
+		if (rnd() % 20)
+			continue;
+		set_rtt(t, i, BASE_RTT + 2000 + rnd() % 6000);
+		switch (rnd() % 4) {
+		case 0:
+			add_preempt(t, s + 100, 1500 + rnd() % 3000, comms[rnd() % 4]);
+			break;
+		case 1:
+			add_irq(t, TC_EV_HARDIRQ, PROBE_CPU, s + 200, 1000 + rnd() % 2000, 30);
+			break;
+		case 2: {
+			struct tc_event tm = {.start_ns = s + 300,
+					      .dur_ns = 2500,
+					      .cpu = PROBE_CPU,
+					      .kind = TC_EV_TIMER};
+			struct tc_event fn = {.start_ns = s + 400,
+					      .dur_ns = 1000,
+					      .cpu = PROBE_CPU,
+					      .kind = TC_EV_TIMER_FN,
+					      .func = 0xffffffff81000000ull};
+
+			assert_int_equal(trace__add_events(t, &tm, 1), 0);
+			assert_int_equal(trace__add_events(t, &fn, 1), 0);
+			break;
+		}
+		default:
+			break; /* nothing of its own: steal or hw-noise */
+		}
+	}
+	/* steal intervals a few round trips long on the probe CPU, some back to back */
+	for (uint64_t s = SLOT; s < (n + 1) * SLOT; s += SLOT * (1 + rnd() % 7)) {
+		struct tc_event st = {.start_ns = s + rnd() % SLOT,
+				      .dur_ns = SLOT * (1 + rnd() % 5),
+				      .cpu = PROBE_CPU,
+				      .kind = TC_EV_STEAL,
+				      .stolen_ns = 500 + rnd() % 5000};
+
+		assert_int_equal(trace__add_events(t, &st, 1), 0);
+	}
+	trace__sort(t);
+	return t;
+}
+
+/* The whole trace's records as blocks of up to `per` records, in shuffled order. */
+struct mem_src {
+	const struct tc_trace *t;
+	struct stream_block *b;
+	size_t n;
+	size_t per;
+};
+
+static int mem_read(void *arg, const struct stream_block *b, struct tc_trace *t)
+{
+	const struct mem_src *m = arg;
+	size_t from = b->where * m->per;
+
+	if (b->type == TC_BLOCK_SAMPLES)
+		return trace__add_samples(t, m->t->samples + from, b->n);
+	/* handed over out of order within the block too: the pool sorts it */
+	for (size_t i = b->n; i-- > 0;)
+		if (trace__add_events(t, m->t->events + from + i, 1))
+			return -1;
+	return 0;
+}
+
+static void mem_blocks(struct mem_src *m, uint32_t type, size_t total)
+{
+	for (size_t i = 0; i * m->per < total; i++) {
+		size_t k = total - i * m->per < m->per ? total - i * m->per : m->per;
+		uint64_t lo = UINT64_MAX;
+
+		for (size_t j = 0; j < k; j++) {
+			uint64_t s = type == TC_BLOCK_SAMPLES
+					     ? m->t->samples[i * m->per + j].t_start
+					     : m->t->events[i * m->per + j].start_ns;
+			lo = s < lo ? s : lo;
+		}
+		m->b[m->n++] = (struct stream_block){type, i, k, lo};
+	}
+}
+
+static const struct tc_cause *named(const struct tc_analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->n_causes; i++)
+		if (!strcmp(a->causes[i].name, name))
+			return &a->causes[i];
+	return NULL;
+}
+
+static void compare(const struct tc_trace *t, const struct tc_analysis *w, size_t seg, size_t per,
+		    size_t keep)
+{
+	struct mem_src m = {.t = t, .per = per};
+	struct tc_analysis_opts ao = {.spike = {TC_SPIKE_MEDIAN_X, 2}};
+	struct stream_out out;
+	struct stream_params p = {.opts = &ao, .segment_samples = seg, .keep = keep, .out = &out};
+	struct stream_source src;
+	struct tc_trace *rt = NULL;
+	struct tc_analysis *ra = NULL;
+	size_t top_w[16], top_s[16], nw, ns;
+
+	m.b = calloc(t->n_samples / per + t->n_events / per + 4, sizeof(*m.b));
+	assert_non_null(m.b);
+	mem_blocks(&m, TC_BLOCK_SAMPLES, t->n_samples);
+	mem_blocks(&m, TC_BLOCK_EVENTS, t->n_events);
+	for (size_t i = m.n; i > 1; i--) { /* shuffled */
+		size_t j = rnd() % i;
+		struct stream_block x = m.b[i - 1];
+
+		m.b[i - 1] = m.b[j];
+		m.b[j] = x;
+	}
+	src = (struct stream_source){m.b, m.n, mem_read, &m};
+	p.stats = w->stats;
+	p.stats_pct = w->stats.p50; /* a median multiple's percentile is the median */
+	assert_int_equal(analysis_stream_run(t, &src, &p, &rt, &ra), 0);
+	assert_true(rt->streamed.on);
+	assert_int_equal(out.steal_cuts, 0);
+	assert_int_equal(ra->n_spikes_run, w->n_spikes);
+	assert_int_equal(ra->n_spikes, w->n_spikes < keep ? w->n_spikes : keep);
+	assert_int_equal(ra->total_excess_ns, w->total_excess_ns);
+	assert_int_equal(ra->threshold_ns, w->threshold_ns);
+	for (size_t i = 0; i < w->n_causes; i++) {
+		const struct tc_cause *c = named(ra, w->causes[i].name);
+
+		if (!w->causes[i].spikes && !w->causes[i].excess_ns)
+			continue;
+		assert_non_null(c);
+		assert_int_equal(c->spikes, w->causes[i].spikes);
+		assert_int_equal(c->excess_ns, w->causes[i].excess_ns);
+		assert_int_equal(c->hidden_ns, w->causes[i].hidden_ns);
+	}
+	/* the kept spikes are the largest, in the same order, decided alike */
+	nw = analysis_top_spikes(w, top_w, 16);
+	ns = analysis_top_spikes(ra, top_s, 16);
+	assert_int_equal(ns, nw < keep ? nw : keep);
+	for (size_t i = 0; i < ns; i++) {
+		const struct tc_spike *a = &w->spikes[top_w[i]], *b = &ra->spikes[top_s[i]];
+
+		assert_int_equal(b->run_sample, a->sample);
+		assert_int_equal(b->rtt_ns, a->rtt_ns);
+		assert_string_equal(ra->causes[b->primary].name, w->causes[a->primary].name);
+		assert_int_equal(b->n_contrib, a->n_contrib);
+		assert_true(rt->samples[b->sample].t_start == t->samples[a->sample].t_start);
+		for (size_t k = 0; k < b->n_contrib; k++) {
+			const struct tc_contrib *x = &w->contribs[a->first_contrib + k],
+						*y = &ra->contribs[b->first_contrib + k];
+
+			assert_int_equal(y->attributed_ns, x->attributed_ns);
+			assert_true(!memcmp(&rt->events[y->event], &t->events[x->event],
+					    sizeof(struct tc_event)));
+		}
+	}
+	analysis__free(ra);
+	trace__free(rt);
+	free(m.b);
+}
+
+static void test_stream_matches_whole(void **state)
+{
+	static const size_t segs[] = {3, 17, 250, 100000};
+	static const size_t pers[] = {5, 64, 4096};
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		struct tc_analysis_opts ao = {.spike = {TC_SPIKE_MEDIAN_X, 2}};
+		struct tc_trace *t = random_trace(4000);
+		struct tc_analysis *w = run_opts(t, &ao);
+
+		assert_true(w->n_spikes > 50);
+		assert_non_null(named(w, "steal"));
+		for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); i++)
+			for (size_t j = 0; j < sizeof(pers) / sizeof(pers[0]); j++)
+				compare(t, w, segs[i], pers[j], i == 1 ? 5 : 20000);
+		analysis__free(w);
+		trace__free(t);
+	}
+}
+
+/* No samples, or no statistics: refused. */
+static void test_stream_refuses_empty(void **state)
+{
+	struct tc_trace *t = new_trace_n(0);
+	struct tc_analysis_opts ao = {0};
+	struct stream_out out;
+	struct stream_params p = {.opts = &ao, .out = &out};
+	struct stream_source src = {0};
+	struct tc_trace *rt = NULL;
+	struct tc_analysis *ra = NULL;
+
+	(void)state;
+	assert_int_equal(analysis_stream_run(t, &src, &p, &rt, &ra), -EINVAL);
+	p.stats.n = 1;
+	assert_int_equal(analysis_stream_run(t, &src, &p, &rt, &ra), -EINVAL);
+	trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_matches_whole),
+		cmocka_unit_test(test_stream_refuses_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
