@@ -22,6 +22,8 @@
 #include "codec_fixture.h"
 #include "tracefile/bigmem.h"
 #include "tracefile/trace_file.h"
+#include "tracefile/trace_follow.h"
+#include "tracefile/trace_stream.h"
 
 /* The shell reports through log_err(): keep the last line for the tests. */
 static char logged[512];
@@ -253,6 +255,143 @@ static void test_bigmem_prefault_ignores_small(void **state)
 	munmap(p, len);
 }
 
+/* A trace of n round trips 1 us apart, each with one event: several blocks of each. */
+static struct tc_trace *long_trace(size_t n)
+{
+	struct tc_trace *t = trace__new();
+
+	assert_non_null(t);
+	assert_int_equal(trace__add_thread(t, 7, TC_THREAD_PROBE, 1), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct tc_sample x = {1000000 + i * 1000, 1000000 + i * 1000 + 400, 1, 7};
+		struct tc_event e =
+			mkev(TC_EV_HARDIRQ, x.t_start + 100, 50 + i % 7, 1, 0, 30, 0, "");
+
+		assert_int_equal(trace__add_samples(t, &x, 1), 0);
+		assert_int_equal(trace__add_events(t, &e, 1), 0);
+	}
+	return t;
+}
+
+struct scanned {
+	size_t offs[64];
+	uint32_t types[64];
+	size_t n, index;
+};
+
+static int on_block(void *arg, uint32_t type, size_t off)
+{
+	struct scanned *sc = arg;
+
+	if (type == TC_BLOCK_INDEX)
+		sc->index = off;
+	if ((type == TC_BLOCK_SAMPLES || type == TC_BLOCK_EVENTS) && sc->n < 64) {
+		sc->offs[sc->n] = off;
+		sc->types[sc->n++] = type;
+	}
+	return 0;
+}
+
+/* The writer's INDEX block lists every block of records where it is, with its span. */
+static void test_trace_file_index(void **state)
+{
+	enum { N = 150000 };
+	struct tc_trace *t = long_trace(N);
+	static uint8_t buf[8 << 20];
+	struct tc_codec_error ce;
+	struct tc_block_ref *refs = NULL;
+	struct scanned sc = {0};
+	uint64_t ns = 0, ne = 0;
+	char path[128];
+	size_t len, n = 0;
+
+	(void)state;
+	path_of(path, sizeof(path), "index.tct");
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	assert_int_equal(codec_scan(buf, len, on_block, &sc, &ce), 0);
+	assert_true(sc.index > 0);
+	assert_true(sc.n >= 6); /* 150000 of each: three blocks apiece */
+	assert_int_equal(codec_decode_index(buf, len, sc.index, &refs, &n, &ce), 0);
+	assert_int_equal(n, sc.n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(refs[i].off, sc.offs[i]);
+		assert_int_equal(refs[i].type, sc.types[i]);
+		*(refs[i].type == TC_BLOCK_SAMPLES ? &ns : &ne) += refs[i].n;
+		assert_true(refs[i].max_end > refs[i].min_start);
+	}
+	assert_int_equal(ns, N);
+	assert_int_equal(ne, N);
+	assert_int_equal(refs[0].min_start, t->events[0].start_ns); /* events come first */
+	free(refs);
+	/* anything else at that offset is not an index */
+	assert_int_equal(codec_decode_index(buf, len, sc.offs[0], &refs, &n, &ce), -EBADMSG);
+	trace__free(t);
+}
+
+/* A stretch of a long trace: its round trips only, and an empty one said so. */
+static void test_trace_stream_stretch(void **state)
+{
+	enum { N = 150000 };
+	struct tc_trace *t = long_trace(N);
+	struct trace_stream_opts o = {
+		.pct = 50, .from_ns = 20000000, .to_ns = 30000000, .margin_ns = 1000000};
+	struct trace_stream *s = NULL;
+	struct stream_source src;
+	struct lat_summary st;
+	uint64_t pct, in = 0;
+	char path[128];
+
+	(void)state;
+	path_of(path, sizeof(path), "stretch.tct");
+	write_trace(path, t, 1);
+	assert_int_equal(trace_stream_open(path, &o, &s), 0);
+	assert_int_equal(trace_stream_run_samples(s), N);
+	assert_int_equal(trace_stream_skeleton(s)->streamed.n_samples, 10000);
+	assert_int_equal(trace_stream_stats(s, &st, &pct), 0);
+	assert_int_equal(st.p50, 400);
+	trace_stream_source(s, &src);
+	for (size_t i = 0; i < src.n_blocks; i++)
+		in += src.blocks[i].type == TC_BLOCK_SAMPLES;
+	assert_int_equal(in, 1); /* with the index, only the stretch's samples block */
+	trace_stream_close(s);
+	o.from_ns = 3600000000000ull;
+	o.to_ns = UINT64_MAX;
+	assert_int_equal(trace_stream_open(path, &o, &s), -ERANGE);
+	trace__free(t);
+}
+
+/* A trace read while it is written: what is there, then the rest and the end. */
+static void test_trace_follow_growing(void **state)
+{
+	struct tc_trace *t = small_trace(), *u = trace__new();
+	struct trace_follow *f = NULL;
+	struct trace_writer *w;
+	char path[128];
+	int done = 1;
+
+	(void)state;
+	assert_non_null(u);
+	path_of(path, sizeof(path), "grow.tct");
+	assert_int_equal(trace_follow_open(path, &f), 0);
+	assert_int_equal(trace_follow_read(f, u, &done), -ENOENT);
+	w = write_trace(path, t, 0);
+	assert_int_equal(trace_follow_read(f, u, &done), 0);
+	assert_int_equal(done, 0);
+	assert_int_equal(u->n_events, t->n_events);
+	assert_int_equal(u->n_samples, 0);
+	assert_int_equal(trace_follow_read(f, u, &done), 0); /* nothing new */
+	assert_int_equal(u->n_events, t->n_events);
+	assert_int_equal(trace_writer__finish(w, t), 0);
+	assert_int_equal(trace_follow_read(f, u, &done), 0);
+	assert_int_equal(done, 1);
+	assert_int_equal(u->n_samples, t->n_samples);
+	assert_memory_equal(u->samples, t->samples, t->n_samples * sizeof(*t->samples));
+	trace_follow_close(f);
+	trace__free(u);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +399,9 @@ int main(void)
 		cmocka_unit_test(test_trace_file_read_mapped_cut_short),
 		cmocka_unit_test(test_trace_file_read_partial),
 		cmocka_unit_test(test_trace_file_read_pipe),
+		cmocka_unit_test(test_trace_file_index),
+		cmocka_unit_test(test_trace_stream_stretch),
+		cmocka_unit_test(test_trace_follow_growing),
 		cmocka_unit_test(test_bigmem_prefault_populates_large),
 		cmocka_unit_test(test_bigmem_prefault_ignores_small),
 	};

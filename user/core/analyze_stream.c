@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "analyze_stream.h"
-#include "stream_pool.h"
 #include "context.h"
 #include "grow.h"
+#include "stream_pool.h"
 #include "trace_codec.h"
 #include "wakeups.h"
 

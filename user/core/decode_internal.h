@@ -22,6 +22,8 @@ struct dec {
 	void (*consumed)(void *arg, size_t off); /* see codec_decode_release() */
 	void *consumed_arg;
 	const struct codec_walk *walk; /* see codec_walk(); NULL: a whole decode */
+	struct tc_block_ref **index;   /* codec_decode_index(): the INDEX block goes there */
+	size_t *n_index;
 	size_t block_no, block_off;
 	uint64_t n_samples, n_events, n_meta;
 	struct libdeflate_decompressor *inflater;

@@ -103,14 +103,50 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 	trace__reserve(d->out, (size_t)max_s, (size_t)max_e);
 }
 
+/* The INDEX block's entries, from the raw payload in d->raw. */
+static int dec_index(struct dec *d, struct tc_block_ref **refs, size_t *n)
+{
+	struct rd r = {d->raw, d->raw + d->out_len};
+	uint64_t count, off = 0, start = 0, v[5];
+	struct tc_block_ref *x;
+
+	if (get_u64(&r, &count) || count > INDEX_MAX || count > left(&r) / 5)
+		return codec_bfail(d, "index: malformed count");
+	x = malloc((count ? count : 1) * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		for (int k = 0; k < 5; k++)
+			if (get_u64(&r, &v[k])) {
+				free(x);
+				return codec_bfail(d, "index: entry %zu malformed", i);
+			}
+		off += v[1];
+		start += (uint64_t)varint_unzigzag(v[3]);
+		x[i] = (struct tc_block_ref){(uint32_t)v[0], off, v[2], start, start + v[4]};
+	}
+	if (r.p != r.end) {
+		free(x);
+		return codec_bfail(d, "index: %zu bytes after the entries", left(&r));
+	}
+	*refs = x;
+	*n = (size_t)count;
+	return 0;
+}
+
 static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint32_t comp_len,
 		     uint32_t raw_len)
 {
 	struct rd r;
 	int err;
 
+	if (type == TC_BLOCK_INDEX && d->index) {
+		err = inflate_block(d, payload, comp_len, raw_len);
+		return err ?: dec_index(d, d->index, d->n_index);
+	}
+	/* from a newer writer, or an index not asked for: checked, skipped */
 	if (type < TC_BLOCK_META || type > TC_BLOCK_COUNTERS)
-		return 0; /* from a newer writer: checked, skipped */
+		return 0;
 	err = inflate_block(d, payload, comp_len, raw_len);
 	if (err)
 		return err;
@@ -294,31 +330,52 @@ int codec_walk(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_
 	return walk ? decode(data, len, out, err, NULL, NULL, walk) : -EINVAL;
 }
 
-int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_trace *out,
-		       struct tc_codec_error *err)
+/* A decoder for the one block at data[off], after checking the file header. */
+static int dec_at(const uint8_t *data, size_t len, size_t off, struct tc_codec_error *err,
+		  struct dec **out)
 {
 	unsigned int version, header_len;
-	uint32_t type;
-	size_t next;
-	struct dec *d;
 	int ret;
 
-	if (!out || !data)
+	if (!data)
 		return -EINVAL;
 	ret = check_header(data, len, err, &version, &header_len);
 	if (ret)
 		return ret;
 	if (off < header_len)
 		return codec_fail(err, off, "no block starts at offset %zu", off);
-	d = calloc(1, sizeof(*d));
-	if (!d)
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
 		return -ENOMEM;
+	(*out)->err = err;
+	(*out)->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
+	return 0;
+}
+
+/* Decodes the block at data[off] with d; a cut one is an error here. */
+static int the_block(struct dec *d, const uint8_t *data, size_t len, size_t off)
+{
+	uint32_t type;
+	size_t next;
+	int ret = one_block(d, data, len, off, &type, &next);
+
+	return ret == 1 ? codec_fail(d->err, off, "the block at offset %zu is cut short", off)
+			: ret;
+}
+
+int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_trace *out,
+		       struct tc_codec_error *err)
+{
+	struct dec *d;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	ret = dec_at(data, len, off, err, &d);
+	if (ret)
+		return ret;
 	d->out = out;
-	d->err = err;
-	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
-	ret = one_block(d, data, len, off, &type, &next);
-	if (ret == 1)
-		ret = codec_fail(err, off, "the block at offset %zu is cut short", off);
+	ret = the_block(d, data, len, off);
 	dec_free(d);
 	return ret;
 }
@@ -347,69 +404,26 @@ int codec_scan(const uint8_t *data, size_t len, int (*block)(void *arg, uint32_t
 	return ret;
 }
 
-/* The INDEX block's entries, from the raw payload in d->raw. */
-static int dec_index(struct dec *d, struct tc_block_ref **refs, size_t *n)
-{
-	struct rd r = {d->raw, d->raw + d->out_len};
-	uint64_t count, off = 0, start = 0, v[5];
-	struct tc_block_ref *x;
-
-	if (get_u64(&r, &count) || count > INDEX_MAX || count > left(&r) / 5)
-		return codec_bfail(d, "index: malformed count");
-	x = malloc((count ? count : 1) * sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	for (size_t i = 0; i < count; i++) {
-		for (int k = 0; k < 5; k++)
-			if (get_u64(&r, &v[k])) {
-				free(x);
-				return codec_bfail(d, "index: entry %zu malformed", i);
-			}
-		off += v[1];
-		start += (uint64_t)varint_unzigzag(v[3]);
-		x[i] = (struct tc_block_ref){(uint32_t)v[0], off, v[2], start, start + v[4]};
-	}
-	if (r.p != r.end) {
-		free(x);
-		return codec_bfail(d, "index: %zu bytes after the entries", left(&r));
-	}
-	*refs = x;
-	*n = (size_t)count;
-	return 0;
-}
-
 int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_block_ref **refs,
 		       size_t *n, struct tc_codec_error *err)
 {
-	unsigned int version, header_len;
-	uint32_t raw_len, comp_len, crc;
 	struct dec *d;
 	int ret;
 
 	if (!data || !refs || !n)
 		return -EINVAL;
-	ret = check_header(data, len, err, &version, &header_len);
+	/* only an INDEX block: the decoder has no trace to put another's records in */
+	if (off > len || len - off < TC_BLOCK_HEADER_LEN || get_le(data + off, 4) != TC_BLOCK_INDEX)
+		return codec_fail(err, off, "no index block at offset %zu", off);
+	ret = dec_at(data, len, off, err, &d);
 	if (ret)
 		return ret;
-	if (off < header_len || off > len || len - off < TC_BLOCK_HEADER_LEN ||
-	    get_le(data + off, 4) != TC_BLOCK_INDEX)
-		return codec_fail(err, off, "no index block at offset %zu", off);
-	raw_len = (uint32_t)get_le(data + off + 4, 4);
-	comp_len = (uint32_t)get_le(data + off + 8, 4);
-	crc = (uint32_t)get_le(data + off + 12, 4);
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->err = err;
-	d->block_off = off;
-	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
-	if (raw_len > TC_BLOCK_MAX_RAW || comp_len > len - off - TC_BLOCK_HEADER_LEN)
-		ret = codec_bfail(d, "index: lengths out of bounds");
-	else if (libdeflate_crc32(0, data + off + TC_BLOCK_HEADER_LEN, comp_len) != crc)
-		ret = codec_bfail(d, "crc32 mismatch");
-	else
-		ret = inflate_block(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len);
-	ret = ret ?: dec_index(d, refs, n);
+	*refs = NULL;
+	d->index = refs;
+	d->n_index = n;
+	ret = the_block(d, data, len, off);
+	if (!ret && !*refs)
+		ret = codec_fail(err, off, "no index block at offset %zu", off);
 	dec_free(d);
 	return ret;
 }
