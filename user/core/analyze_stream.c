@@ -25,6 +25,8 @@ struct evvec {
 
 static int evvec_add(struct evvec *x, const struct tc_event *e, size_t n)
 {
+	if (!n)
+		return 0;
 	if (grow(&x->v, &x->cap, x->n + n, sizeof(*x->v)))
 		return -ENOMEM;
 	memcpy(x->v + x->n, e, n * sizeof(*e));
@@ -343,7 +345,8 @@ static int finish(struct merger *m, const struct tc_trace *skel, struct tc_trace
 		err = evvec_add(&ev, m->heap[i]->ev, m->heap[i]->sp.n_contrib);
 	if (!err) {
 		/* one copy of each interval, however many spikes it took part in */
-		qsort(ev.v, ev.n, sizeof(*ev.v), cmp_event_full);
+		if (ev.n)
+			qsort(ev.v, ev.n, sizeof(*ev.v), cmp_event_full);
 		for (size_t i = 0; i < ev.n; i++)
 			if (!o || cmp_event_full(&ev.v[o - 1], &ev.v[i]))
 				ev.v[o++] = ev.v[i];
@@ -423,8 +426,10 @@ static int take_events(struct run *r, uint64_t h)
 		    evvec_add(&r->m.extra, e, 1))
 			return -ENOMEM;
 	}
-	err = evvec_add(&r->carry, (const struct tc_event *)(p->rec + p->head * p->size),
-			end - p->head);
+	err = end > p->head
+		      ? evvec_add(&r->carry, (const struct tc_event *)(p->rec + p->head * p->size),
+				  end - p->head)
+		      : 0;
 	p->head = end;
 	return err;
 }
@@ -503,7 +508,8 @@ static int note_spent(struct run *r, const struct tc_analysis *sa, uint64_t edge
 		r->spent[r->n_spent++] =
 			(struct tc_steal_spent){e->start_ns, e->cpu, end_of(e), c->attributed_ns};
 	}
-	qsort(r->spent, r->n_spent, sizeof(*r->spent), analyze_cmp_spent);
+	if (r->n_spent)
+		qsort(r->spent, r->n_spent, sizeof(*r->spent), analyze_cmp_spent);
 	for (size_t i = 0; i < r->n_spent; i++) {
 		if (r->spent[i].end_ns < edge)
 			continue;
@@ -568,7 +574,8 @@ static int segment(struct run *r)
 	if (grow(&r->back, &r->cap_back, r->seg->n_samples - keep, sizeof(*r->back)))
 		return -ENOMEM;
 	r->n_back = r->seg->n_samples - keep;
-	memcpy(r->back, r->seg->samples + keep, r->n_back * sizeof(*r->back));
+	if (r->n_back)
+		memcpy(r->back, r->seg->samples + keep, r->n_back * sizeof(*r->back));
 	r->seg->n_samples = keep;
 	if (r->n_back)
 		next = r->back[0].t_start;

@@ -120,6 +120,8 @@ long take_samples(struct pool *p, const struct stream_source *src, struct tc_tra
 			return err;
 	}
 	ready = ready < n ? ready : n;
+	if (!ready)
+		return 0;
 	err = trace__add_samples(t, (const struct tc_sample *)(p->rec + p->head * p->size), ready);
 	if (err)
 		return err;

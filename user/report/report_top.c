@@ -143,7 +143,8 @@ static int settle(struct top *tp, int done)
 	uint64_t edge;
 	int err = 0;
 
-	qsort(tp->pending, tp->n_pending, sizeof(*tp->pending), cmp_sample);
+	if (tp->n_pending)
+		qsort(tp->pending, tp->n_pending, sizeof(*tp->pending), cmp_sample);
 	while (n < tp->n_pending &&
 	       (done || sat_add(tp->pending[n].t_end, STREAM_AHEAD_NS) <= tp->horizon))
 		n++;
@@ -160,7 +161,8 @@ static int settle(struct top *tp, int done)
 	tp->analyzed = 0;
 	if (!err && n)
 		err = attribute(tp, tp->pending, n);
-	memmove(tp->pending, tp->pending + n, (tp->n_pending - n) * sizeof(*tp->pending));
+	if (tp->n_pending > n)
+		memmove(tp->pending, tp->pending + n, (tp->n_pending - n) * sizeof(*tp->pending));
 	tp->n_pending -= n;
 	/* keep what may overlap a waiting round trip, with the slack a window looks back */
 	edge = tp->n_pending ? tp->pending[0].t_start : tp->horizon;
