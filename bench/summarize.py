@@ -295,13 +295,25 @@ def trace_size(runs):
         bprt = r["bytes"] / r["round_trips"] if r["round_trips"] else float("nan")
         s = dict(r, bytes_per_event=bpe, bytes_per_round_trip=bprt)
         summary.append(s)
+        rd = r.get("read_s")
         rows.append([r["tool"], str(r["bytes"]), str(r["events"]), f"{bpe:.2f}",
-                     str(r["round_trips"]), f"{bprt:.2f}", r.get("note", "")])
+                     str(r["round_trips"]), f"{bprt:.2f}",
+                     f"{rd:.2f}" if rd is not None else "-",
+                     f"{r['round_trips'] / rd / 1e6:.2f}" if rd else "-",
+                     f"{r['dump_s']:.2f}" if r.get("dump_s") is not None else "",
+                     r.get("note", "")])
     print("5. trace size: the same pipe storm recorded by each tool (its threads only, the "
-          "same tracepoints); bytes of the file per event in it, and per round trip")
-    table(["tool", "bytes", "events", "B/event", "round trips", "B/round trip", "note"], rows)
+          "same tracepoints); bytes of the file per event in it, and per round trip; then each "
+          "tool's reader on it (median of 3 runs, one core: tailcause report, perf script, "
+          "trace-cmd report; dump: tailcause printing every record)")
+    table(["tool", "bytes", "events", "B/event", "round trips", "B/round trip", "read[s]",
+           "M round trips/s read", "dump[s]", "note"], rows)
     tc = next((s for s in summary if s["tool"] == "tailcause"), None)
     targets = {}
+    if tc and tc.get("read_s"):
+        print("  reading the same run: tailcause report is " + ", ".join(
+            f"{s['read_s'] / tc['read_s']:.1f}x faster than {s['tool']}"
+            for s in summary if s["tool"] != "tailcause" and s.get("read_s")))
     if tc:
         targets["tailcause_le_6_bytes_per_event"] = tc["bytes_per_event"] <= 6
         for s in summary:

@@ -18,6 +18,13 @@
 #include "report.h"
 #include "tracefile/trace_stream.h"
 
+/*
+ * The spikes kept with their intervals: the text, JSON and OpenMetrics reports show the
+ * --top largest and count the rest; the largest spikes of a long run overlap many
+ * intervals each (a 5 ms one, hundreds), so this bounds the report's memory.
+ */
+#define REPORT_STREAM_KEEP 2000
+
 /* What a streamed report cannot do (yet), by the options (skel NULL) or the trace: 0, or
  * why. */
 static const char *not_streamable(const struct report_opts *o, const struct tc_trace *skel)
@@ -91,7 +98,7 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 		.out = &so,
 		.opts = &ao,
 		.segment_samples = o->segment_samples,
-		.keep = o->top > RM_RANKED_MAX ? o->top : RM_RANKED_MAX,
+		.keep = o->top > REPORT_STREAM_KEEP ? o->top : REPORT_STREAM_KEEP,
 		.progress = show_progress,
 		.progress_arg = &pr,
 	};
