@@ -22,8 +22,9 @@ int image_open(const char *path, struct image *img);
 /* The caller is done with data[0, off): its mapped pages are dropped. */
 void image_consumed(void *arg, size_t off);
 /* Drops the mapped pages of data[from, to) (a block read out of order), and those the
- * kernel mapped around them on a fault (IMAGE_FAULT_AROUND either side). */
-#define IMAGE_FAULT_AROUND ((size_t)64 << 10)
+ * kernel mapped around them on a fault (IMAGE_FAULT_AROUND either side: a fault maps
+ * the pages around it, and the whole of a large page-cache folio, up to 2 MiB). */
+#define IMAGE_FAULT_AROUND ((size_t)2 << 20)
 void image_drop(struct image *img, size_t from, size_t to);
 void image_close(struct image *img);
 
