@@ -164,6 +164,21 @@ struct span_rec {
 	uint32_t cpu, tid;
 };
 
+/* A run's RTTs above a base, spread up to `spread`, now and then an end before the start. */
+static void fill_spans(struct span_rec *r, size_t n, uint64_t spread, uint64_t *x)
+{
+	for (size_t i = 0; i < n; i++) {
+		*x ^= *x << 13;
+		*x ^= *x >> 7;
+		*x ^= *x << 17;
+		r[i].t_start = 1000 + i;
+		r[i].t_end = i % 97 == 5 ? 0
+					 : r[i].t_start + 2500 +
+						   (spread < UINT64_MAX - 5000 ? *x % (spread + 1)
+									       : *x >> 1);
+	}
+}
+
 /* stats_summarize_spans() reports what stats_summarize() does on a copy, for any spread. */
 static void test_stats_summarize_spans_matches_sorting(void **state)
 {
@@ -184,20 +199,9 @@ static void test_stats_summarize_spans_matches_sorting(void **state)
 	assert_non_null(v);
 	for (k = 0; k < sizeof(spreads) / sizeof(spreads[0]); k++) {
 		for (n = 1; n <= N; n = n * 7 + 3) {
-			for (i = 0; i < n; i++) {
-				x ^= x << 13;
-				x ^= x >> 7;
-				x ^= x << 17;
-				r[i].t_start = 1000 + i;
-				/* a run's RTTs above a base, now and then an end before the start
-				 */
-				r[i].t_end = i % 97 == 5 ? 0
-							 : r[i].t_start + 2500 +
-								   (spreads[k] < UINT64_MAX - 5000
-									    ? x % (spreads[k] + 1)
-									    : x >> 1);
+			fill_spans(r, n, spreads[k], &x);
+			for (i = 0; i < n; i++)
 				v[i] = r[i].t_end > r[i].t_start ? r[i].t_end - r[i].t_start : 0;
-			}
 			sp.n = n;
 			for (j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
 				assert_int_equal(stats_summarize_spans(&sp, ps[j], &pct, &a), 0);
@@ -376,17 +380,7 @@ static void test_stats_exact_matches_spans(void **state)
 	assert_non_null(r);
 	for (size_t k = 0; k < sizeof(spreads) / sizeof(spreads[0]); k++) {
 		for (size_t n = 1; n <= N; n = n * 7 + 3) {
-			for (size_t i = 0; i < n; i++) {
-				x ^= x << 13;
-				x ^= x >> 7;
-				x ^= x << 17;
-				r[i].t_start = 1000 + i;
-				r[i].t_end = i % 97 == 5 ? 0
-							 : r[i].t_start + 2500 +
-								   (spreads[k] < UINT64_MAX - 5000
-									    ? x % (spreads[k] + 1)
-									    : x >> 1);
-			}
+			fill_spans(r, n, spreads[k], &x);
 			sp.n = n;
 			for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
 				assert_int_equal(stats_summarize_spans(&sp, ps[j], &pct, &a), 0);
