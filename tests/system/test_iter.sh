@@ -114,7 +114,9 @@ grep -q "^  iterations  --iter sockperf: sockperf: sendto's entry to recvfrom's 
 grep -q "bounds moved out .* usec before and .* usec after" "$TMP/sp.txt" ||
 	fail "the markers' blind spots were not measured"
 grep -q 'preemption:tciterhog' "$TMP/sp.txt" || fail "no spike is blamed on the hog"
-"$TC" report "$TMP/sp.tct" --top 100 --format json -o "$TMP/sp.json"
+# every spike listed: the check below holds for each one mostly the hog's, wherever the
+# recorder's own or other larger spikes rank
+"$TC" report "$TMP/sp.tct" --top 10000 --format json -o "$TMP/sp.json"
 python3 tests/system/check_report_json.py docs/report-schema.json "$TMP/sp.json" latency ||
 	fail "the JSON report does not match the schema"
 python3 - "$TMP/sp.json" <<'PY' || fail "the JSON report disagrees"

@@ -80,6 +80,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	 * command's trace. */
 	if (mark_calib_take(&r->mcal, data) || calib_tap_keep(&r->tap, data))
 		return 0;
+	/* after the trace's end: the tracers' own detaching (record()) */
+	if (r->end_ns && ((const struct tc_event *)data)->start_ns >= r->end_ns)
+		return 0;
 	recorder_keep_event(r, data);
 	/* --iter-first K: K iterations are K + 1 marks; then the markers' cost stops */
 	if (((const struct tc_event *)data)->kind == TC_EV_MARK &&
@@ -441,6 +444,11 @@ static int record(struct recorder *r)
 	 * without a window to place it in.
 	 */
 	end_ns = probe_now_ns();
+	/*
+	 * Detaching patches the kernel's text, with IPIs to every CPU that the programs
+	 * still attached trace: the tracers' own, after the end, not kept (on_event()).
+	 */
+	r->end_ns = end_ns;
 	tracer__stop(r->tracer);
 	path_counters__stop(r->path);
 	path_counters__take(r->path, recorder_emit, r);

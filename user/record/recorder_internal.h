@@ -32,6 +32,7 @@ struct recorder {
 	struct target target;	    /* record -- CMD */
 	struct path_counters *path; /* the NICs' and fabric's counters, sampled */
 	uint64_t start_ns;
+	uint64_t end_ns; /* once set (the run is over), records starting after it are not kept */
 
 	struct tc_event *pending; /* drained, not yet written */
 	size_t n_pending;
