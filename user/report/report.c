@@ -22,8 +22,6 @@
 #include "tracefile/trace_file.h"
 #include "report.h"
 
-/* --from/--to keep what began this long before the stretch: its context */
-
 static const char *const format_names[] = {
 	[REPORT_TEXT] = "text",
 	[REPORT_JSON] = "json",
