@@ -83,8 +83,8 @@ named, wrong = 0, []
 for s in r["top_spikes"]:
     tl = s["timeline"]
     works_in = [t for t in tl if t["kind"] == "work" and t["cause"] == "workqueue:refresh_vm_stats"]
-    if works_in and s["cause"].startswith("preemption:kworker/"):
-        wrong.append("spike #%d is %s with refresh_vm_stats in it" % (s["rank"], s["cause"]))
+    # (a spike may be another kworker's preemption, on the other CPU, with the work
+    # item elsewhere in its window: what must hold is each preemption the item ran in)
     for o in tl:
         if o["kind"] != "offcpu" or " preempted; kworker/" not in o["detail"]:
             continue
