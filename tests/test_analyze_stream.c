@@ -116,7 +116,7 @@ static void mem_blocks(struct mem_src *m, uint32_t type, size_t total)
 					     : m->t->events[i * m->per + j].start_ns;
 			lo = s < lo ? s : lo;
 		}
-		m->b[m->n++] = (struct stream_block){type, i, k, lo};
+		m->b[m->n++] = (struct stream_block){type, i, 0, k, lo};
 	}
 }
 

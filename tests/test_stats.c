@@ -164,6 +164,20 @@ struct span_rec {
 	uint32_t cpu, tid;
 };
 
+/* Two summaries of the same values: the same count, extremes, percentiles and mean. */
+static void assert_same_ranks(const struct lat_summary *a, const struct lat_summary *b)
+{
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->min, b->min);
+	assert_int_equal(a->max, b->max);
+	assert_int_equal(a->p50, b->p50);
+	assert_int_equal(a->p99, b->p99);
+	assert_int_equal(a->p999, b->p999);
+	assert_int_equal(a->p9999, b->p9999);
+	assert_int_equal(a->p99999, b->p99999);
+	assert_true(a->mean == b->mean);
+}
+
 /* A run's RTTs above a base, spread up to `spread`, now and then an end before the start. */
 static void fill_spans(struct span_rec *r, size_t n, uint64_t spread, uint64_t *x)
 {
@@ -207,15 +221,7 @@ static void test_stats_summarize_spans_matches_sorting(void **state)
 				assert_int_equal(stats_summarize_spans(&sp, ps[j], &pct, &a), 0);
 				assert_int_equal(stats_summarize(v, n, &b), 0);
 				assert_int_equal(pct, stats_percentile(v, n, ps[j]));
-				assert_int_equal(a.n, b.n);
-				assert_int_equal(a.min, b.min);
-				assert_int_equal(a.max, b.max);
-				assert_int_equal(a.p50, b.p50);
-				assert_int_equal(a.p99, b.p99);
-				assert_int_equal(a.p999, b.p999);
-				assert_int_equal(a.p9999, b.p9999);
-				assert_int_equal(a.p99999, b.p99999);
-				assert_true(a.mean == b.mean);
+				assert_same_ranks(&a, &b);
 				assert_true(fabs(a.stdev - b.stdev) <= 1e-9 * (b.stdev + 1));
 			}
 		}
@@ -400,15 +406,7 @@ static void test_stats_exact_matches_spans(void **state)
 				stats_exact__free(&e);
 				assert_int_equal(b.binned, 0);
 				assert_int_equal(pct2, pct);
-				assert_int_equal(a.n, b.n);
-				assert_int_equal(a.min, b.min);
-				assert_int_equal(a.max, b.max);
-				assert_int_equal(a.p50, b.p50);
-				assert_int_equal(a.p99, b.p99);
-				assert_int_equal(a.p999, b.p999);
-				assert_int_equal(a.p9999, b.p9999);
-				assert_int_equal(a.p99999, b.p99999);
-				assert_true(a.mean == b.mean);
+				assert_same_ranks(&a, &b);
 				assert_true(a.stdev == b.stdev);
 			}
 		}

@@ -279,10 +279,11 @@ struct scanned {
 	size_t n, index;
 };
 
-static int on_block(void *arg, uint32_t type, size_t off)
+static int on_block(void *arg, uint32_t type, size_t off, size_t end)
 {
 	struct scanned *sc = arg;
 
+	assert_true(end > off + 16); /* a header and a payload */
 	if (type == TC_BLOCK_INDEX)
 		sc->index = off;
 	if ((type == TC_BLOCK_SAMPLES || type == TC_BLOCK_EVENTS) && sc->n < 64) {

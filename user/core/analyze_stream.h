@@ -56,6 +56,7 @@
 struct stream_block {
 	uint32_t type;	    /* TC_BLOCK_SAMPLES or TC_BLOCK_EVENTS (core/trace_codec.h) */
 	size_t where;	    /* the source's handle (the block's file offset) */
+	size_t len;	    /* its bytes in the source (0: not known) */
 	uint64_t n;	    /* records */
 	uint64_t min_start; /* the earliest start among them */
 };

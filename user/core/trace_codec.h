@@ -136,11 +136,12 @@ int codec_walk(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_
 /*
  * The blocks of a file image by their headers alone (nothing inflated, no CRC
  * checked), from the first to END or to where the image is cut: block(arg, type,
- * off) for each; a non-zero return stops the scan and is returned. 0, or -EBADMSG
- * for a bad file header.
+ * off, end) for each, end the offset after it; a non-zero return stops the scan and
+ * is returned. 0, or -EBADMSG for a bad file header.
  */
-int codec_scan(const uint8_t *data, size_t len, int (*block)(void *arg, uint32_t type, size_t off),
-	       void *arg, struct tc_codec_error *err);
+int codec_scan(const uint8_t *data, size_t len,
+	       int (*block)(void *arg, uint32_t type, size_t off, size_t end), void *arg,
+	       struct tc_codec_error *err);
 /* The clock pair of the file header into out (mono_ns, realtime_ns); 0 or -EBADMSG. */
 int codec_decode_header(const uint8_t *data, size_t len, struct tc_trace *out,
 			struct tc_codec_error *err);

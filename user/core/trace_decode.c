@@ -290,11 +290,10 @@ static int decode(const uint8_t *data, size_t len, struct tc_trace *out, struct 
 
 	if (!out || (!data && len))
 		return -EINVAL;
-	ret = check_header(data, len, err, &version, &header_len);
+	ret = codec_decode_header(data, len, out, err);
+	ret = ret ?: check_header(data, len, err, &version, &header_len);
 	if (ret)
 		return ret;
-	out->mono_ns = get_le(data + 16, 8);
-	out->realtime_ns = get_le(data + 24, 8);
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -380,8 +379,9 @@ int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_tr
 	return ret;
 }
 
-int codec_scan(const uint8_t *data, size_t len, int (*block)(void *arg, uint32_t type, size_t off),
-	       void *arg, struct tc_codec_error *err)
+int codec_scan(const uint8_t *data, size_t len,
+	       int (*block)(void *arg, uint32_t type, size_t off, size_t end), void *arg,
+	       struct tc_codec_error *err)
 {
 	unsigned int version, header_len;
 	size_t off;
@@ -396,7 +396,7 @@ int codec_scan(const uint8_t *data, size_t len, int (*block)(void *arg, uint32_t
 
 		if (comp_len > len - off - TC_BLOCK_HEADER_LEN)
 			break; /* cut: a decode says the rest */
-		ret = block(arg, type, off);
+		ret = block(arg, type, off, off + TC_BLOCK_HEADER_LEN + comp_len);
 		if (type == TC_BLOCK_END)
 			break;
 		off += TC_BLOCK_HEADER_LEN + comp_len;

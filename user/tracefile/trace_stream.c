@@ -27,7 +27,6 @@ struct trace_stream {
 	struct stats_exact st;
 	struct lat_summary sum;
 	uint64_t pct;
-	uint64_t whole_bytes;
 };
 
 static uint64_t rtt(const struct tc_sample *s)
@@ -43,18 +42,18 @@ static void report_err(const struct trace_stream *s, int err, const struct tc_co
 		log_err("read %s: %s", s->path, strerror(-err));
 }
 
-static int add_block(struct trace_stream *s, uint32_t type, size_t off)
+static int add_block(struct trace_stream *s, uint32_t type, size_t off, size_t end)
 {
 	if (grow(&s->blocks, &s->cap_blocks, s->n_blocks + 1, sizeof(*s->blocks)) ||
 	    grow(&s->max_end, &s->cap_ends, s->n_blocks + 1, sizeof(*s->max_end)))
 		return -ENOMEM;
-	s->blocks[s->n_blocks] = (struct stream_block){type, off, 0, UINT64_MAX};
+	s->blocks[s->n_blocks] = (struct stream_block){type, off, end - off, 0, UINT64_MAX};
 	s->max_end[s->n_blocks++] = 0;
 	return 0;
 }
 
 /* The scan: the records' blocks noted, the tables decoded, the index found. */
-static int scanned(void *arg, uint32_t type, size_t off)
+static int scanned(void *arg, uint32_t type, size_t off, size_t end)
 {
 	struct trace_stream *s = arg;
 	struct tc_codec_error ce = {0};
@@ -63,7 +62,7 @@ static int scanned(void *arg, uint32_t type, size_t off)
 	/* a page fault maps the pages around it too: drop what the scan passed */
 	image_consumed(&s->img, off);
 	if (type == TC_BLOCK_SAMPLES || type == TC_BLOCK_EVENTS)
-		return add_block(s, type, off);
+		return add_block(s, type, off, end);
 	if (type == TC_BLOCK_INDEX) {
 		s->index_off = off;
 		return 0;
@@ -137,14 +136,6 @@ static int place_blocks(struct trace_stream *s)
 	return err;
 }
 
-/* The payload length in the block header at off (codec_scan() found it whole). */
-static size_t comp_len(const struct trace_stream *s, size_t off)
-{
-	const uint8_t *h = s->img.data + off + 8;
-
-	return (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 | (size_t)h[3] << 24;
-}
-
 static int in_stretch(const struct trace_stream *s, const struct tc_sample *x)
 {
 	return x->t_start >= s->lo && x->t_start < s->hi;
@@ -160,7 +151,7 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 
 	report_err(s, err, &ce);
 	/* the block's pages, read out of order, are not needed again */
-	image_drop(&s->img, b->where, b->where + TC_BLOCK_HEADER_LEN + comp_len(s, b->where));
+	image_drop(&s->img, b->where, b->where + b->len);
 	if (err)
 		return err;
 	for (o = ns; ns < t->n_samples; ns++)
@@ -240,8 +231,6 @@ static int choose(struct trace_stream *s, const struct trace_stream_opts *o)
 			s->run_samples += b->n;
 			first = b->min_start < first ? b->min_start : first;
 		}
-		s->whole_bytes += b->n * (b->type == TC_BLOCK_SAMPLES ? sizeof(struct tc_sample)
-								      : sizeof(struct tc_event));
 	}
 	if (first == UINT64_MAX)
 		first = 0;
@@ -333,11 +322,6 @@ const struct hist *trace_stream_hist(const struct trace_stream *s)
 void trace_stream_source(struct trace_stream *s, struct stream_source *src)
 {
 	*src = (struct stream_source){s->used, s->n_used, read_block, s};
-}
-
-uint64_t trace_stream_whole_bytes(const struct trace_stream *s)
-{
-	return s->whole_bytes;
 }
 
 void trace_stream_close(struct trace_stream *s)

@@ -52,8 +52,6 @@ int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uin
 const struct hist *trace_stream_hist(const struct trace_stream *s);
 /* The blocks, for analysis_stream_run(); valid while s is open. */
 void trace_stream_source(struct trace_stream *s, struct stream_source *src);
-/* Bytes the samples and events would take decoded, all at once. */
-uint64_t trace_stream_whole_bytes(const struct trace_stream *s);
 void trace_stream_close(struct trace_stream *s);
 
 #endif /* TAILCAUSE_TRACEFILE_TRACE_STREAM_H */
