@@ -38,18 +38,20 @@ static uint16_t holds(const struct tc_event *e)
 }
 
 /*
- * Keeps of x the events that may still matter from `from` on: those ending after it
- * (less STREAM_AHEAD_NS of slack), and the callbacks that ran inside a kept interval of
- * theirs on their CPU (they name it in later windows). 0 or -ENOMEM.
+ * Keeps in x, of the n events ev, those that may still matter from `from` on: those
+ * ending after it (less STREAM_AHEAD_NS of slack), and the callbacks that ran inside a
+ * kept interval of theirs on their CPU (they name it in later windows). 0 or -ENOMEM.
  */
-static int carry_filter(struct evvec *x, uint64_t from)
+static int carry_filter(struct evvec *x, const struct tc_event *ev, size_t n, uint64_t from)
 {
 	uint64_t edge = from > STREAM_AHEAD_NS ? from - STREAM_AHEAD_NS : 0;
 	struct parent *ps = NULL;
-	size_t n_ps = 0, cap_ps = 0, o = 0;
+	size_t n_ps = 0, cap_ps = 0;
+	int err = 0;
 
-	for (size_t i = 0; i < x->n; i++) {
-		const struct tc_event *e = &x->v[i];
+	x->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_event *e = &ev[i];
 		uint16_t cb = holds(e);
 
 		if (!cb || end_of(e) < edge)
@@ -60,19 +62,18 @@ static int carry_filter(struct evvec *x, uint64_t from)
 		}
 		ps[n_ps++] = (struct parent){e->cpu, cb, e->start_ns, end_of(e)};
 	}
-	for (size_t i = 0; i < x->n; i++) {
-		const struct tc_event *e = &x->v[i];
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct tc_event *e = &ev[i];
 		int keep = end_of(e) >= edge;
 
 		for (size_t k = 0; !keep && context_is_callback(e->kind) && k < n_ps; k++)
 			keep = ps[k].cpu == e->cpu && ps[k].callback == e->kind &&
 			       ps[k].start <= e->start_ns && e->start_ns < ps[k].end;
 		if (keep)
-			x->v[o++] = *e;
+			err = evvec_add(x, e, 1);
 	}
-	x->n = o;
 	free(ps);
-	return 0;
+	return err;
 }
 
 /* ---- the run --------------------------------------------------------------------------- */
@@ -81,8 +82,8 @@ struct run {
 	const struct stream_source *src;
 	const struct stream_params *p;
 	struct pool samples, events;
-	struct tc_trace *scratch, *seg;
-	struct evvec carry;	/* raw events taken, that later segments may need */
+	struct tc_trace *scratch, *seg; /* seg's events: the carry, then those taken */
+	struct evvec carry;	/* raw events of earlier segments that later ones may need */
 	struct tc_sample *back; /* round trips put back for the next segment */
 	size_t n_back, cap_back;
 	struct tc_steal_spent *spent; /* what segments gave of the steal intervals carried */
@@ -91,7 +92,7 @@ struct run {
 	uint64_t done;
 };
 
-/* The events starting before h, new to the run: into the carry and, where the header
+/* The events starting before h, new to the run: into the segment and, where the header
  * lists them, the result. */
 static int take_events(struct run *r, uint64_t h)
 {
@@ -112,10 +113,8 @@ static int take_events(struct run *r, uint64_t h)
 		    evvec_add(&r->m.extra, e, 1))
 			return -ENOMEM;
 	}
-	err = end > p->head
-		      ? evvec_add(&r->carry, (const struct tc_event *)(p->rec + p->head * p->size),
-				  end - p->head)
-		      : 0;
+	err = trace__add_events(r->seg, (const struct tc_event *)(p->rec + p->head * p->size),
+				end - p->head);
 	p->head = end;
 	return err;
 }
@@ -130,10 +129,10 @@ static int drain_events(struct run *r)
 	while (!err && (p->next < p->n_pending || p->head < p->n)) {
 		uint64_t lim = pool_limit(p);
 
-		r->carry.n = 0;
+		r->seg->n_events = 0;
 		err = take_events(r, lim == UINT64_MAX ? UINT64_MAX : lim + 1);
 	}
-	r->carry.n = 0;
+	r->seg->n_events = 0;
 	return err;
 }
 
@@ -143,7 +142,7 @@ static int drain_events(struct run *r)
  * A steal interval's amount goes to its largest spikes first, so all the spikes it
  * overlaps are weighed in one segment: those round trips wait for the next.
  */
-static size_t decidable(const struct run *r, const struct tc_trace *seg, uint64_t next)
+static size_t decidable(const struct tc_trace *seg, uint64_t next)
 {
 	uint64_t last_end = 0, reach = next;
 	size_t i, keep = seg->n_samples;
@@ -157,8 +156,8 @@ static size_t decidable(const struct run *r, const struct tc_trace *seg, uint64_
 	for (;;) {
 		uint64_t from = UINT64_MAX;
 
-		for (i = 0; i < r->carry.n; i++) {
-			const struct tc_event *e = &r->carry.v[i];
+		for (i = 0; i < seg->n_events; i++) {
+			const struct tc_event *e = &seg->events[i];
 
 			if (e->kind == TC_EV_STEAL && e->start_ns < last_end && end_of(e) > reach &&
 			    e->start_ns < from)
@@ -217,7 +216,8 @@ static int fill(struct run *r, size_t want, size_t *keep, uint64_t *next)
 	long got;
 	int err;
 
-	err = trace__add_samples(seg, r->back, r->n_back);
+	err = trace__add_events(seg, r->carry.v, r->carry.n);
+	err = err ?: trace__add_samples(seg, r->back, r->n_back);
 	r->n_back = 0;
 	for (;;) {
 		got = err ? 0 : take_samples(&r->samples, r->src, r->scratch, want, seg);
@@ -230,7 +230,7 @@ static int fill(struct run *r, size_t want, size_t *keep, uint64_t *next)
 		err = err ?: peek_sample(&r->samples, r->src, r->scratch, next);
 		if (err)
 			return err;
-		*keep = decidable(r, seg, *next);
+		*keep = decidable(seg, *next);
 		/* a steal interval longer than the segment: a longer segment, up to a bound */
 		if (*keep || *next == UINT64_MAX || seg->n_samples >= STREAM_GROW * want)
 			break;
@@ -265,7 +265,8 @@ static int segment(struct run *r)
 	r->seg->n_samples = keep;
 	if (r->n_back)
 		next = r->back[0].t_start;
-	err = trace__add_events(r->seg, r->carry.v, r->carry.n);
+	/* what later segments need, taken raw before the wake-ups are split */
+	err = carry_filter(&r->carry, r->seg->events, r->seg->n_events, next);
 	if (!err && trace__split_wakeups(r->seg) < 0)
 		err = -ENOMEM;
 	if (err)
@@ -283,7 +284,6 @@ static int segment(struct run *r)
 	analysis__free(sa);
 	r->done += keep;
 	r->p->out->segments++;
-	err = err ?: carry_filter(&r->carry, next);
 	if (!err && r->p->progress)
 		r->p->progress(r->p->progress_arg, r->done, r->seg->streamed.n_samples);
 	return err;

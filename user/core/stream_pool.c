@@ -4,15 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "stream_pool.h"
 #include "trace_codec.h"
 
-uint64_t key_at(const struct pool *p, size_t i)
+static uint64_t key_of(const uint8_t *b, size_t size, size_t i)
 {
 	uint64_t k;
 
-	memcpy(&k, p->rec + i * p->size, sizeof(k));
+	memcpy(&k, b + i * size, sizeof(k));
 	return k;
+}
+
+uint64_t key_at(const struct pool *p, size_t i)
+{
+	return key_of(p->rec, p->size, i);
 }
 
 uint64_t pool_limit(const struct pool *p)
@@ -65,15 +71,69 @@ void pool_free(struct pool *p)
 {
 	free(p->pending);
 	free(p->rec);
+	free(p->spare);
 }
 
-/* Opens the next block: its records, sorted, merged with those waiting (ties: the
- * waiting ones first). 0 or a negative errno. */
+/* How many records of b, from i (below n), start at or before k (strictly before k if lt). */
+static size_t run_of(const uint8_t *b, size_t size, size_t i, size_t n, uint64_t k, int lt)
+{
+	size_t j = i;
+
+	for (; j < n; j++) {
+		uint64_t x;
+
+		memcpy(&x, b + j * size, sizeof(x));
+		if (lt ? x >= k : x > k)
+			break;
+	}
+	return j - i;
+}
+
+/* The waiting records and the new block's m, merged into p->spare a run at a time (ties:
+ * the waiting ones first), which becomes p->rec. */
+static int merge(struct pool *p, const uint8_t *nw, size_t m)
+{
+	const uint8_t *old = p->rec + p->head * p->size;
+	size_t wait = p->n - p->head, i = 0, j = 0, o = 0, k;
+	uint8_t *swap;
+
+	if (grow((void **)&p->spare, &p->cap_spare, wait + m, p->size))
+		return -ENOMEM;
+	while (i < wait || j < m) {
+		if (j == m || (i < wait && key_of(old, p->size, i) <= key_of(nw, p->size, j))) {
+			k = j < m ? run_of(old, p->size, i, wait, key_of(nw, p->size, j), 0)
+				  : wait - i;
+			memcpy(p->spare + o * p->size, old + i * p->size, k * p->size);
+			i += k;
+		} else {
+			k = i < wait ? run_of(nw, p->size, j, m, key_of(old, p->size, i), 1)
+				     : m - j;
+			memcpy(p->spare + o * p->size, nw + j * p->size, k * p->size);
+			j += k;
+		}
+		o += k;
+	}
+	swap = p->rec;
+	p->rec = p->spare;
+	p->spare = swap;
+	k = p->cap;
+	p->cap = p->cap_spare;
+	p->cap_spare = k;
+	p->head = 0;
+	p->n = o;
+	return 0;
+}
+
+/* Opens the next block: its records, sorted, merged with those waiting. Where none wait,
+ * the block's array itself becomes the pool's (and the pool's old one the scratch's).
+ * 0 or a negative errno. */
 int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *scratch)
 {
-	size_t wait = p->n - p->head, m, i = 0, j = 0, o = 0;
-	const uint8_t *nw;
-	uint8_t *out;
+	int samples = p->type == TC_BLOCK_SAMPLES;
+	void **arr = samples ? (void **)&scratch->samples : (void **)&scratch->events;
+	size_t *cap = samples ? &scratch->cap_samples : &scratch->cap_events;
+	size_t m, c;
+	void *swap;
 	int err;
 
 	scratch->n_samples = scratch->n_events = 0;
@@ -81,26 +141,17 @@ int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *
 	if (err)
 		return err;
 	trace__sort(scratch);
-	m = p->type == TC_BLOCK_SAMPLES ? scratch->n_samples : scratch->n_events;
-	nw = p->type == TC_BLOCK_SAMPLES ? (const uint8_t *)scratch->samples
-					 : (const uint8_t *)scratch->events;
-	out = malloc((wait + m ? wait + m : 1) * p->size);
-	if (!out)
-		return -ENOMEM;
-	while (i < wait || j < m) {
-		uint64_t a = i < wait ? key_at(p, p->head + i) : UINT64_MAX, b = 0;
-
-		if (j < m)
-			memcpy(&b, nw + j * p->size, sizeof(b));
-		if (i < wait && (j >= m || a <= b))
-			memcpy(out + o++ * p->size, p->rec + (p->head + i++) * p->size, p->size);
-		else
-			memcpy(out + o++ * p->size, nw + j++ * p->size, p->size);
-	}
-	free(p->rec);
-	p->rec = out;
+	m = samples ? scratch->n_samples : scratch->n_events;
+	if (p->head < p->n)
+		return merge(p, *arr, m);
+	swap = p->rec;
+	p->rec = *arr;
+	*arr = swap;
+	c = p->cap;
+	p->cap = *cap;
+	*cap = c;
 	p->head = 0;
-	p->n = p->cap = o;
+	p->n = m;
 	return 0;
 }
 

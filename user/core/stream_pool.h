@@ -24,7 +24,9 @@ struct pool {
 	const struct stream_block **pending; /* by min_start */
 	size_t n_pending, next;
 	uint8_t *rec;
-	size_t head, n, cap;
+	size_t head, n, cap; /* cap: records rec holds */
+	uint8_t *spare;	     /* what a merge writes into (then swapped with rec) */
+	size_t cap_spare;
 };
 
 /* The blocks of one type (TC_BLOCK_SAMPLES or TC_BLOCK_EVENTS) of src; 0 or -ENOMEM. */
