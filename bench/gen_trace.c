@@ -87,6 +87,7 @@ struct gen {
 	uint64_t off;		  /* bytes written before buf */
 	struct tc_block_ref *idx; /* for the INDEX block, as the recorder writes it */
 	size_t n_idx, cap_idx;
+	struct tc_rtt_hist rtt; /* for the RTT_HIST block, likewise */
 };
 
 static void die(const char *what, int err)
@@ -139,6 +140,7 @@ static void encode_samples(struct gen *g, const struct tc_sample *s, size_t n)
 	err = codec_encode_samples(&g->buf, s, n);
 	if (err)
 		die("encode samples", err);
+	tc_rtt_hist_add(&g->rtt, s, n);
 }
 
 static void flush_events(struct gen *g)
@@ -412,7 +414,7 @@ int main(int argc, char **argv)
 	s = malloc(TC_BLOCK_RECORDS * sizeof(*s));
 	g.blk = malloc(TC_BLOCK_RECORDS * sizeof(*g.blk));
 	tr = trace__new();
-	if (!s || !g.blk || !tr)
+	if (!s || !g.blk || !tr || tc_rtt_hist__init(&g.rtt))
 		die("allocate", ENOMEM);
 	describe(tr, n_samples);
 	g.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -459,6 +461,7 @@ int main(int argc, char **argv)
 	encode_samples(&g, s, n_s);
 	err = codec_encode_irq_names(&g.buf, tr);
 	err = err ?: codec_encode_counters(&g.buf, tr);
+	err = err ?: codec_encode_rtt_hist(&g.buf, &g.rtt);
 	err = err ?: codec_encode_index(&g.buf, g.idx, g.n_idx);
 	err = err ?: codec_encode_end(&g.buf, n_samples, g.n_events);
 	if (err)
@@ -474,6 +477,7 @@ int main(int argc, char **argv)
 	free(s);
 	free(g.blk);
 	free(g.idx);
+	tc_rtt_hist__free(&g.rtt);
 	return 0;
 
 usage:

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "codec_fixture.h"
+#include "core/histogram.h"
 
 /* --- limits and totals ----------------------------------------------------------- */
 
@@ -381,6 +382,72 @@ static void test_codec_decode_counters_over_limit_rejected(void **state)
 	tc_buf_free(&b);
 }
 
+/* A hand-made RTT_HIST block of the payload r, decoded: its result and the reason. */
+static int rtt_hist_of(const struct raw *r, struct tc_rtt_hist *h, struct tc_codec_error *ce)
+{
+	struct tc_codec_error whole;
+	struct tc_buf b = {0};
+	int ret;
+
+	header_only(&b);
+	add_block(&b, TC_BLOCK_RTT_HIST, r->d, r->n);
+	memset(ce, 0, sizeof(*ce));
+	ret = codec_decode_rtt_hist(b.data, b.len, 32, h, ce);
+	/* a whole read skips it, whatever it holds */
+	assert_int_equal(decode_rc(b.data, b.len, &whole), 0);
+	tc_buf_free(&b);
+	return ret;
+}
+
+/* Round trips of 100 ns (twice) and 1000 ns: buckets 100 and hist_bucket(1000). */
+static void rtt_payload(struct raw *r, uint64_t bits, uint64_t total, uint64_t max, uint64_t gap)
+{
+	r->n = 0;
+	rv(r, bits);
+	rv(r, total);
+	rv(r, 100);  /* min */
+	rv(r, max);  /* max */
+	rv(r, 1200); /* sum */
+	rv(r, 2);    /* buckets */
+	rv(r, 100);
+	rv(r, 2);
+	rv(r, gap);
+	rv(r, 1);
+}
+
+/* An RTT_HIST block is read only where its counts, buckets and bounds agree. */
+static void test_codec_decode_rtt_hist_checked(void **state)
+{
+	uint64_t gap = hist_bucket(1000) - 100 - 1;
+	struct tc_codec_error ce;
+	struct tc_rtt_hist h;
+	struct raw r;
+
+	(void)state;
+	assert_int_equal(tc_rtt_hist__init(&h), 0);
+	rtt_payload(&r, HIST_SUB_BITS, 3, 1000, gap);
+	assert_int_equal(rtt_hist_of(&r, &h, &ce), 0);
+	assert_int_equal(h.h->total, 3);
+	assert_int_equal(h.h->counts[100], 2);
+	assert_int_equal(h.h->counts[hist_bucket(1000)], 1);
+	assert_int_equal(h.sum, 1200);
+	rtt_payload(&r, HIST_SUB_BITS + 1, 3, 1000, gap); /* another layout: not used */
+	assert_int_equal(rtt_hist_of(&r, &h, &ce), 1);
+	rtt_payload(&r, HIST_SUB_BITS, 4, 1000, gap);
+	assert_int_equal(rtt_hist_of(&r, &h, &ce), -EBADMSG);
+	assert_non_null(strstr(ce.msg, "counts and bounds disagree"));
+	rtt_payload(&r, HIST_SUB_BITS, 3, 5000, gap); /* max outside the last bucket */
+	assert_int_equal(rtt_hist_of(&r, &h, &ce), -EBADMSG);
+	rtt_payload(&r, HIST_SUB_BITS, 3, 1000, HIST_BUCKETS);
+	assert_int_equal(rtt_hist_of(&r, &h, &ce), -EBADMSG);
+	assert_non_null(strstr(ce.msg, "out of range"));
+	rtt_payload(&r, HIST_SUB_BITS, 3, 1000, gap);
+	rv(&r, 0);
+	assert_int_equal(rtt_hist_of(&r, &h, &ce), -EBADMSG);
+	assert_non_null(strstr(ce.msg, "bytes after the histogram"));
+	tc_rtt_hist__free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_codec_decode_malformed_tables_rejected),
 		cmocka_unit_test(test_codec_decode_malformed_counters_rejected),
 		cmocka_unit_test(test_codec_decode_counters_over_limit_rejected),
+		cmocka_unit_test(test_codec_decode_rtt_hist_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,17 @@ void log_err(const char *fmt, ...)
 	va_end(ap);
 }
 
+static char warned[512];
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(warned, sizeof(warned), fmt, ap);
+	va_end(ap);
+}
+
 static char dir[] = "/tmp/tc-test-trace-file-XXXXXX";
 
 static int setup(void **state)
@@ -362,6 +373,104 @@ static void test_trace_stream_stretch(void **state)
 	trace__free(t);
 }
 
+/* The stretch's statistics as a streamed report takes them (pct: the caller's percentile). */
+static void stream_stats(const char *path, uint64_t to_ns, struct lat_summary *st, uint64_t *pct)
+{
+	struct trace_stream_opts o = {.pct = 99.5, .to_ns = to_ns};
+	struct trace_stream *s = NULL;
+
+	assert_int_equal(trace_stream_open(path, &o, &s), 0);
+	assert_int_equal(trace_stream_stats(s, st, pct), 0);
+	trace_stream_close(s);
+}
+
+/* The bytes of the block at buf[off], its header's included. */
+static size_t block_len(const uint8_t *buf, size_t off)
+{
+	return 16 + (buf[off + 8] | buf[off + 9] << 8 | buf[off + 10] << 16 |
+		     (size_t)buf[off + 11] << 24);
+}
+
+/* Swaps the RTT_HIST block of the file at path (len bytes in buf) for r's. */
+static void swap_rtt_hist(const char *path, uint8_t *buf, size_t len, size_t off,
+			  const struct tc_rtt_hist *r)
+{
+	size_t old = block_len(buf, off);
+	struct tc_buf b = {0};
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	assert_int_equal(codec_encode_rtt_hist(&b, r), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, off), (ssize_t)off);
+	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+	assert_int_equal(write(fd, buf + off + old, len - off - old), (ssize_t)(len - off - old));
+	close(fd);
+	tc_buf_free(&b);
+}
+
+/*
+ * The writer's RTT_HIST block counts every round trip; a streamed report of the whole
+ * run takes its statistics from it as a stretch does from the samples, and one that
+ * differs from the samples is said and not used.
+ */
+static void test_trace_stream_rtt_hist(void **state)
+{
+	enum { N = 150000 };
+	struct tc_trace *t = long_trace(N);
+	static uint8_t buf[8 << 20];
+	struct tc_rtt_hist want, got, lie;
+	struct lat_summary whole, stretch, lied;
+	struct tc_codec_error ce;
+	uint64_t p_whole, p_stretch, p_lied, sum = 0;
+	size_t len, off = 0;
+	char path[128];
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) /* round trips of 400 ns to about 40 us */
+		t->samples[i].t_end = t->samples[i].t_start + 400 + (i * 7919) % 40000;
+	path_of(path, sizeof(path), "rtt.tct");
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	for (size_t o = 32; o + 16 <= len; o += block_len(buf, o))
+		if (buf[o] == TC_BLOCK_RTT_HIST)
+			off = o;
+	assert_true(off > 0);
+	assert_int_equal(tc_rtt_hist__init(&want), 0);
+	assert_int_equal(tc_rtt_hist__init(&got), 0);
+	tc_rtt_hist_add(&want, t->samples, t->n_samples);
+	assert_int_equal(codec_decode_rtt_hist(buf, len, off, &got, &ce), 0);
+	assert_int_equal(got.sum, want.sum);
+	assert_memory_equal(got.h, want.h, sizeof(*got.h));
+	assert_int_equal(codec_decode_rtt_hist(buf, len, 32, &got, &ce), -EBADMSG);
+
+	warned[0] = 0;
+	stream_stats(path, UINT64_MAX, &whole, &p_whole);	    /* from the histogram */
+	stream_stats(path, 3600000000000ull, &stretch, &p_stretch); /* counted */
+	assert_string_equal(warned, "");
+	assert_memory_equal(&whole, &stretch, sizeof(whole));
+	assert_int_equal(p_whole, p_stretch);
+	assert_int_equal(whole.n, N);
+
+	/* as many round trips, other times: said, and the samples counted instead */
+	assert_int_equal(tc_rtt_hist__init(&lie), 0);
+	for (size_t i = 0; i < N; i++) {
+		struct tc_sample x = {0, 100 + i % 3};
+
+		tc_rtt_hist_add(&lie, &x, 1);
+		sum += x.t_end;
+	}
+	assert_int_equal(lie.sum, sum);
+	swap_rtt_hist(path, buf, len, off, &lie);
+	stream_stats(path, UINT64_MAX, &lied, &p_lied);
+	assert_non_null(strstr(warned, "round-trip histogram differs from its round trips"));
+	assert_memory_equal(&lied, &stretch, sizeof(lied));
+	assert_int_equal(p_lied, p_stretch);
+	tc_rtt_hist__free(&want);
+	tc_rtt_hist__free(&got);
+	tc_rtt_hist__free(&lie);
+	trace__free(t);
+}
+
 /* A trace read while it is written: what is there, then the rest and the end. */
 static void test_trace_follow_growing(void **state)
 {
@@ -402,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_trace_file_read_pipe),
 		cmocka_unit_test(test_trace_file_index),
 		cmocka_unit_test(test_trace_stream_stretch),
+		cmocka_unit_test(test_trace_stream_rtt_hist),
 		cmocka_unit_test(test_trace_follow_growing),
 		cmocka_unit_test(test_bigmem_prefault_populates_large),
 		cmocka_unit_test(test_bigmem_prefault_ignores_small),

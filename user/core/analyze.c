@@ -56,11 +56,6 @@
 #include "grow.h"
 #include "spike_rule.h"
 
-static uint64_t sample_rtt(const struct tc_sample *s)
-{
-	return s->t_end > s->t_start ? s->t_end - s->t_start : 0;
-}
-
 /* Widens x by the hidden cost of its kind, where the trace is calibrated. */
 static void widen(const struct ctx *c, const struct tc_event *e, struct active *x)
 {
@@ -481,7 +476,7 @@ static int sweep(struct ctx *c)
 
 	for (size_t i = 0; i < t->n_samples; i++) {
 		const struct tc_sample *s = &t->samples[i];
-		uint64_t rtt = sample_rtt(s);
+		uint64_t rtt = tc_sample_rtt(s);
 		struct tc_spike *sp;
 
 		if (rtt <= a->threshold_ns)

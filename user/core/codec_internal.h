@@ -21,6 +21,10 @@
  *   INDEX      v count, count * {v type, v offset - the previous entry's (file
  *              order), v records, z min_start - the previous entry's, v max_end -
  *              min_start}: one entry per SAMPLES and EVENTS block before it
+ *   RTT_HIST   v HIST_SUB_BITS of its layout, v total, v min, v max, v sum, v count,
+ *              count * {v bucket - the previous entry's - 1 (the first: bucket), v n},
+ *              the non-empty buckets in order; their n add up to total, which is
+ *              every sample of the file (at most one such block, after them)
  * Every block starts its deltas afresh, so each decodes on its own. A payload
  * must be consumed exactly; trailing bytes are an error, and so are bytes after
  * the END block. Unknown block types are CRC-checked and skipped. Event kinds
@@ -40,6 +44,7 @@
 
 #include <stdint.h>
 
+#include "histogram.h"
 #include "trace_codec.h"
 #include "varint.h"
 
@@ -50,14 +55,15 @@
 /* deflate emits at least 2 bits per 258-byte match: no stream expands further */
 #define ZLIB_MAX_RATIO 1032u
 /* Bounds on tables that the trace model searches linearly or only appends to. */
-#define META_MAX      8192
-#define IRQ_NAMES_MAX (1u << 20)
-#define COUNTERS_MAX  (1u << 22)
-#define INDEX_MAX     (1u << 22) /* 2^38 records of blocks listed */
-#define INDEX_MAX_LEN (5 * VARINT_MAX_LEN)
-#define DROPS_MAX_CPU (1u << 16)
-#define COMM_MAX      (TC_COMM_LEN - 1)
-#define IRQ_NAME_MAX  63
+#define META_MAX	 8192
+#define IRQ_NAMES_MAX	 (1u << 20)
+#define COUNTERS_MAX	 (1u << 22)
+#define INDEX_MAX	 (1u << 22) /* 2^38 records of blocks listed */
+#define INDEX_MAX_LEN	 (5 * VARINT_MAX_LEN)
+#define RTT_HIST_MAX_LEN (6 * VARINT_MAX_LEN + HIST_BUCKETS * 2 * VARINT_MAX_LEN)
+#define DROPS_MAX_CPU	 (1u << 16)
+#define COMM_MAX	 (TC_COMM_LEN - 1)
+#define IRQ_NAME_MAX	 63
 /* Smallest and largest encodings of one record (a u16 varint takes up to 3 bytes, a u32 5). */
 #define SAMPLE_MIN_LEN	4
 #define SAMPLE_MAX_LEN	(2 * VARINT_MAX_LEN + 2 * 5)

@@ -104,7 +104,7 @@ int plot_columns(const struct tc_sample *s, size_t n, size_t cols, struct plot_c
 
 		c[k].t_start = t0 + (uint64_t)((long double)span * k / cols);
 		for (; i < n && (s[i].t_start < end || k + 1 == cols); i++)
-			v[m++] = s[i].t_end > s[i].t_start ? s[i].t_end - s[i].t_start : 0;
+			v[m++] = tc_sample_rtt(&s[i]);
 		reduce(&c[k], v, m);
 	}
 	free(v);
@@ -119,7 +119,7 @@ struct hist *plot_rtt_hist(const struct tc_sample *s, size_t n)
 	struct hist *h = hist__new();
 
 	for (size_t i = 0; h && i < n; i++)
-		hist__add(h, s[i].t_end > s[i].t_start ? s[i].t_end - s[i].t_start : 0, 1);
+		hist__add(h, tc_sample_rtt(&s[i]), 1);
 	return h;
 }
 

@@ -22,6 +22,14 @@ void stats_exact_count(struct stats_exact *s, uint64_t v)
 	s->fsum += (long double)v;
 }
 
+void stats_exact_given(struct stats_exact *s, const struct hist *h, uint64_t sum)
+{
+	memcpy(s->h, h, sizeof(*h));
+	s->isum = sum;
+	s->wrapped = 0;
+	s->fsum = (long double)sum;
+}
+
 /* Where rank falls: its bucket, the bucket's values and the count below it. */
 static void place(const struct hist *h, struct stats_target *t)
 {

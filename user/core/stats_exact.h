@@ -51,6 +51,11 @@ int stats_exact__init(struct stats_exact *s);
 /* Pass 1. */
 void stats_exact_count(struct stats_exact *s, uint64_t v);
 /*
+ * Instead of pass 1: its result, counted before (a trace's RTT_HIST block): the
+ * histogram h of the values and their sum (which did not wrap).
+ */
+void stats_exact_given(struct stats_exact *s, const struct hist *h, uint64_t sum);
+/*
  * Between the passes: the percentiles to select (p50 ... p99.999 and p, the
  * caller's own, in (0, 100]). 0, -EINVAL when pass 1 saw no value, -ENOMEM.
  */

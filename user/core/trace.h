@@ -22,6 +22,12 @@ struct tc_sample {
 	uint32_t tid; /* the timing thread */
 };
 
+/* A round trip's time: t_end - t_start, 0 for one that ends before it starts. */
+static inline uint64_t tc_sample_rtt(const struct tc_sample *s)
+{
+	return s->t_end > s->t_start ? s->t_end - s->t_start : 0;
+}
+
 /* A name for an IRQ number, read from /proc/interrupts at record time. */
 struct tc_irq_name {
 	uint32_t irq;

@@ -28,6 +28,8 @@
 
 #include "trace.h"
 
+struct hist;
+
 #define TC_TRACE_MAGIC	      "\x89TCT\r\n\x1a\n"
 #define TC_TRACE_VERSION      2 /* what writers write */
 #define TC_TRACE_VERSION_ZLIB 1 /* oldest the reader reads: zlib-wrapped payloads */
@@ -44,12 +46,24 @@ enum tc_block_type {
 	TC_BLOCK_SAMPLES = 3,
 	TC_BLOCK_EVENTS = 4, /* comm string table for the block, then records */
 	TC_BLOCK_IRQ_NAMES = 5,
-	TC_BLOCK_DROPS = 6,    /* per-CPU ring-buffer drop counters */
-	TC_BLOCK_END = 7,      /* record totals: its absence marks a truncated file */
-	TC_BLOCK_COUNTERS = 8, /* struct tc_counter records (IRQ placement, ...) */
-	TC_BLOCK_INDEX = 9,    /* where each SAMPLES and EVENTS block is, and its time span:
-				* read by a streamed report (codec_decode_index()); a whole
-				* read skips it, as readers before it do */
+	TC_BLOCK_DROPS = 6,	/* per-CPU ring-buffer drop counters */
+	TC_BLOCK_END = 7,	/* record totals: its absence marks a truncated file */
+	TC_BLOCK_COUNTERS = 8,	/* struct tc_counter records (IRQ placement, ...) */
+	TC_BLOCK_INDEX = 9,	/* where each SAMPLES and EVENTS block is, and its time span:
+				 * read by a streamed report (codec_decode_index()); a whole
+				 * read skips it, as readers before it do */
+	TC_BLOCK_RTT_HIST = 10, /* every round trip's time counted in a histogram, and
+				 * summed: a streamed report of the whole run learns its
+				 * percentiles' buckets without reading the samples for them
+				 * (codec_decode_rtt_hist()); a whole read skips it */
+};
+
+/* What a RTT_HIST block holds: the round trips' times (tc_sample_rtt()), counted in
+ * a histogram (histogram.h) and summed. */
+struct tc_rtt_hist {
+	struct hist *h;
+	uint64_t sum;
+	int wrapped; /* the sum passed UINT64_MAX: no block is written */
 };
 
 /* One SAMPLES or EVENTS block, as the INDEX block lists it. */
@@ -86,6 +100,13 @@ int codec_encode_drops(struct tc_buf *out, const struct tc_trace *t);
 int codec_encode_counters(struct tc_buf *out, const struct tc_trace *t);
 /* Appends an INDEX block of the n refs (none: nothing); 0, -ENOMEM or -E2BIG. */
 int codec_encode_index(struct tc_buf *out, const struct tc_block_ref *refs, size_t n);
+/* An empty one; 0 or -ENOMEM. */
+int tc_rtt_hist__init(struct tc_rtt_hist *r);
+void tc_rtt_hist__free(struct tc_rtt_hist *r);
+/* Counts the round trips s[0..n). */
+void tc_rtt_hist_add(struct tc_rtt_hist *r, const struct tc_sample *s, size_t n);
+/* Appends a RTT_HIST block of r (none when it is empty or its sum wrapped); 0 or -ENOMEM. */
+int codec_encode_rtt_hist(struct tc_buf *out, const struct tc_rtt_hist *r);
 /* Appends the END block; n_samples/n_events are the totals written before it. */
 int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events);
 /* Header, every block of t, END; 0 or a negative errno. */
@@ -143,6 +164,13 @@ int codec_scan(const uint8_t *data, size_t len,
 	       int (*block)(void *arg, uint32_t type, size_t off, size_t end), void *arg,
 	       struct tc_codec_error *err);
 /* The clock pair of the file header into out (mono_ns, realtime_ns); 0 or -EBADMSG. */
+/*
+ * The RTT_HIST block at data[off] into r (from tc_rtt_hist__init()): 0, 1 when it is
+ * of another histogram layout than this reader's (not usable: count the samples),
+ * -EBADMSG with err filled (a count or bound that does not check out), -ENOMEM.
+ */
+int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc_rtt_hist *r,
+			  struct tc_codec_error *err);
 int codec_decode_header(const uint8_t *data, size_t len, struct tc_trace *out,
 			struct tc_codec_error *err);
 

@@ -144,6 +144,20 @@ static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint3
 		err = inflate_block(d, payload, comp_len, raw_len);
 		return err ?: dec_index(d, d->index, d->n_index);
 	}
+	if (type == TC_BLOCK_RTT_HIST && d->rtt_hist) {
+		err = inflate_block(d, payload, comp_len, raw_len);
+		if (err)
+			return err;
+		r = (struct rd){d->raw, d->raw + raw_len};
+		err = dec_rtt_hist(d, &r, d->rtt_hist);
+		if (err == 1) {
+			d->rtt_hist_other = 1; /* its bytes are not this reader's to check */
+			return 0;
+		}
+		if (!err && r.p != r.end)
+			return codec_bfail(d, "%zu bytes after the histogram", left(&r));
+		return err;
+	}
 	/* from a newer writer, or an index not asked for: checked, skipped */
 	if (type < TC_BLOCK_META || type > TC_BLOCK_COUNTERS)
 		return 0;
@@ -424,6 +438,28 @@ int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_bl
 	ret = the_block(d, data, len, off);
 	if (!ret && !*refs)
 		ret = codec_fail(err, off, "no index block at offset %zu", off);
+	dec_free(d);
+	return ret;
+}
+
+int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc_rtt_hist *r,
+			  struct tc_codec_error *err)
+{
+	struct dec *d;
+	int ret;
+
+	if (!data || !r || !r->h)
+		return -EINVAL;
+	if (off > len || len - off < TC_BLOCK_HEADER_LEN ||
+	    get_le(data + off, 4) != TC_BLOCK_RTT_HIST)
+		return codec_fail(err, off, "no round-trip histogram at offset %zu", off);
+	ret = dec_at(data, len, off, err, &d);
+	if (ret)
+		return ret;
+	d->rtt_hist = r;
+	ret = the_block(d, data, len, off);
+	if (!ret && d->rtt_hist_other)
+		ret = 1;
 	dec_free(d);
 	return ret;
 }

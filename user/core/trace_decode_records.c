@@ -301,3 +301,40 @@ int dec_end(struct dec *d, struct rd *r)
 				   ns, ne, d->n_samples, d->n_events);
 	return 0;
 }
+
+int dec_rtt_hist(struct dec *d, struct rd *r, struct tc_rtt_hist *out)
+{
+	uint64_t bits, total, min, max, sum, count, sum_n = 0, gap, n;
+	struct hist *h = out->h;
+	size_t b = 0, first = 0;
+
+	if (get_u64(r, &bits))
+		return codec_bfail(d, "round-trip histogram: malformed layout");
+	if (bits != HIST_SUB_BITS)
+		return 1; /* another layout than this reader's */
+	if (get_u64(r, &total) || get_u64(r, &min) || get_u64(r, &max) || get_u64(r, &sum) ||
+	    get_u64(r, &count) || !count || count > HIST_BUCKETS || min > max)
+		return codec_bfail(d, "round-trip histogram: malformed totals");
+	memset(h, 0, sizeof(*h));
+	for (uint64_t i = 0; i < count; i++) {
+		if (get_u64(r, &gap) || get_u64(r, &n) || !n)
+			return codec_bfail(d, "round-trip histogram: bucket %llu malformed",
+					   (unsigned long long)i);
+		if (gap >= HIST_BUCKETS - (i ? b + 1 : 0))
+			return codec_bfail(d, "round-trip histogram: bucket %llu out of range",
+					   (unsigned long long)i);
+		b = i ? b + 1 + (size_t)gap : (size_t)gap;
+		first = i ? first : b;
+		if (__builtin_add_overflow(sum_n, n, &sum_n))
+			return codec_bfail(d, "round-trip histogram: counts overflow");
+		h->counts[b] = n;
+	}
+	if (sum_n != total || hist_bucket(min) != first || hist_bucket(max) != b)
+		return codec_bfail(d, "round-trip histogram: counts and bounds disagree");
+	h->total = total;
+	h->min = min;
+	h->max = max;
+	out->sum = sum;
+	out->wrapped = 0;
+	return 0;
+}

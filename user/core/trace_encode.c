@@ -435,6 +435,60 @@ int codec_encode_index(struct tc_buf *out, const struct tc_block_ref *refs, size
 	return err;
 }
 
+int tc_rtt_hist__init(struct tc_rtt_hist *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->h = hist__new();
+	return r->h ? 0 : -ENOMEM;
+}
+
+void tc_rtt_hist__free(struct tc_rtt_hist *r)
+{
+	hist__free(r->h);
+	memset(r, 0, sizeof(*r));
+}
+
+void tc_rtt_hist_add(struct tc_rtt_hist *r, const struct tc_sample *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = tc_sample_rtt(&s[i]);
+
+		hist__add(r->h, v, 1);
+		r->wrapped |= __builtin_add_overflow(r->sum, v, &r->sum);
+	}
+}
+
+int codec_encode_rtt_hist(struct tc_buf *out, const struct tc_rtt_hist *r)
+{
+	const struct hist *h = r->h;
+	uint8_t *raw, *p;
+	size_t n = 0, prev = 0;
+	int err;
+
+	if (!h || !h->total || r->wrapped)
+		return 0;
+	raw = malloc(RTT_HIST_MAX_LEN);
+	if (!raw)
+		return -ENOMEM;
+	for (size_t b = hist_next(h, 0); b < HIST_BUCKETS; b = hist_next(h, b + 1))
+		n++;
+	p = raw + varint_put(raw, HIST_SUB_BITS);
+	p += varint_put(p, h->total);
+	p += varint_put(p, h->min);
+	p += varint_put(p, h->max);
+	p += varint_put(p, r->sum);
+	p += varint_put(p, n);
+	n = 0;
+	for (size_t b = hist_next(h, 0); b < HIST_BUCKETS; b = hist_next(h, b + 1)) {
+		p += varint_put(p, n++ ? b - prev - 1 : b);
+		p += varint_put(p, h->counts[b]);
+		prev = b;
+	}
+	err = put_block(out, TC_BLOCK_RTT_HIST, raw, (size_t)(p - raw));
+	free(raw);
+	return err;
+}
+
 int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events)
 {
 	uint8_t raw[2 * VARINT_MAX_LEN], *p = raw;

@@ -26,6 +26,7 @@ struct trace_writer {
 	uint64_t off;		  /* bytes written before buf */
 	struct tc_block_ref *idx; /* the SAMPLES and EVENTS blocks, for the INDEX block */
 	size_t n_idx, cap_idx;
+	struct tc_rtt_hist rtt; /* every sample's round trip, for the RTT_HIST block */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -67,6 +68,11 @@ struct trace_writer *trace_writer__open(const char *path, int force, uint64_t mo
 		return NULL;
 	w->fd = -1;
 	w->path = strdup(path);
+	if (tc_rtt_hist__init(&w->rtt)) {
+		err = -ENOMEM;
+		w->partial = NULL;
+		goto out_free;
+	}
 	if (!w->path || asprintf(&w->partial, "%s.partial", path) < 0) {
 		err = -ENOMEM;
 		w->partial = NULL;
@@ -97,6 +103,7 @@ out_abort:
 	errno = -err;
 	return NULL;
 out_free:
+	tc_rtt_hist__free(&w->rtt);
 	free(w->path);
 	free(w->partial);
 	free(w);
@@ -161,6 +168,7 @@ static int encode_samples(struct trace_writer *w, const struct tc_sample *s, siz
 		}
 		err = note_block(w, TC_BLOCK_SAMPLES, k, lo, hi);
 		err = err ?: codec_encode_samples(&w->buf, s + i, k);
+		tc_rtt_hist_add(&w->rtt, s + i, k);
 	}
 	return err;
 }
@@ -213,6 +221,8 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 	if (!err)
 		err = codec_encode_meta(&w->buf, t); /* the facts only known at the end */
 	if (!err)
+		err = codec_encode_rtt_hist(&w->buf, &w->rtt);
+	if (!err)
 		err = codec_encode_index(&w->buf, w->idx, w->n_idx);
 	if (!err)
 		err = codec_encode_end(&w->buf, w->n_samples + t->n_samples, w->n_events);
@@ -236,6 +246,7 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 		goto out_abort;
 	}
 	tc_buf_free(&w->buf);
+	tc_rtt_hist__free(&w->rtt);
 	free(w->idx);
 	free(w->path);
 	free(w->partial);
@@ -256,6 +267,7 @@ void trace_writer__abort(struct trace_writer *w)
 	if (w->partial)
 		unlink(w->partial);
 	tc_buf_free(&w->buf);
+	tc_rtt_hist__free(&w->rtt);
 	free(w->idx);
 	free(w->path);
 	free(w->partial);

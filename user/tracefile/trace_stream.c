@@ -21,6 +21,7 @@ struct trace_stream {
 	struct stream_block *used; /* those the stretch needs, for the analysis */
 	size_t n_used;
 	size_t index_off; /* of the INDEX block, 0: none */
+	size_t rtt_off;	  /* of the RTT_HIST block, 0: none */
 	int reached_end;
 	uint64_t lo, hi, elo, ehi; /* the stretch's round trips, and its events */
 	uint64_t run_samples;
@@ -28,11 +29,6 @@ struct trace_stream {
 	struct lat_summary sum;
 	uint64_t pct;
 };
-
-static uint64_t rtt(const struct tc_sample *s)
-{
-	return s->t_end > s->t_start ? s->t_end - s->t_start : 0;
-}
 
 static void report_err(const struct trace_stream *s, int err, const struct tc_codec_error *ce)
 {
@@ -65,6 +61,10 @@ static int scanned(void *arg, uint32_t type, size_t off, size_t end)
 		return add_block(s, type, off, end);
 	if (type == TC_BLOCK_INDEX) {
 		s->index_off = off;
+		return 0;
+	}
+	if (type == TC_BLOCK_RTT_HIST) {
+		s->rtt_off = off;
 		return 0;
 	}
 	if (type == TC_BLOCK_END) {
@@ -183,15 +183,48 @@ static void note_cpu(struct tc_trace *t, uint32_t cpu)
 		t->streamed.sample_cpus[t->streamed.n_sample_cpus++] = cpu;
 }
 
-/* The stretch's samples, twice: counted, then selected (stats_exact.h). */
-static int sample_passes(struct trace_stream *s, double pct)
+/*
+ * The writer's histogram of the round trips, where it covers the stretch (the whole
+ * run) and this reader's layout: 1 when it was read into r, else 0 (or -ENOMEM).
+ */
+static int given_hist(struct trace_stream *s, struct tc_rtt_hist *r)
+{
+	struct tc_codec_error ce = {0};
+	int err;
+
+	if (!s->rtt_off || s->lo || s->hi != UINT64_MAX)
+		return 0;
+	err = tc_rtt_hist__init(r);
+	if (err)
+		return err;
+	err = codec_decode_rtt_hist(s->img.data, s->img.len, s->rtt_off, r, &ce);
+	if (err == -EBADMSG)
+		log_warn("read %s: its round-trip histogram is not used: %s", s->path, ce.msg);
+	if (err == -ENOMEM)
+		return err;
+	return !err && r->h->total == s->run_samples;
+}
+
+/*
+ * The stretch's samples, twice: counted, then selected (stats_exact.h). With the
+ * writer's histogram (given) the first pass is not needed; the second counts the
+ * samples again into check, and a histogram that differs from them is not used
+ * (1: the passes are made again, not trusting it).
+ */
+static int sample_passes(struct trace_stream *s, double pct, int trust)
 {
 	struct tc_trace *t = trace__view(s->skel);
 	struct tc_trace *k = s->skel;
-	int err = t ? 0 : -ENOMEM;
+	struct tc_rtt_hist given = {0}, check = {0};
+	int err = !t ? -ENOMEM : trust ? given_hist(s, &given) : 0;
+	int use = err == 1;
 
-	for (int pass = 0; !err && pass < 2; pass++) {
-		if (pass && !k->streamed.n_samples)
+	if (use) {
+		stats_exact_given(&s->st, given.h, given.sum);
+		err = tc_rtt_hist__init(&check);
+	}
+	for (int pass = use; !err && pass < 2; pass++) {
+		if (pass && !use && !k->streamed.n_samples)
 			err = -ERANGE; /* the stretch holds no round trip */
 		else if (pass)
 			err = stats_exact_begin(&s->st, pct);
@@ -200,14 +233,17 @@ static int sample_passes(struct trace_stream *s, double pct)
 				continue;
 			t->n_samples = t->n_events = 0;
 			err = read_block(s, &s->used[i], t);
+			if (!err && use)
+				tc_rtt_hist_add(&check, t->samples, t->n_samples);
 			for (size_t j = 0; !err && j < t->n_samples; j++) {
 				const struct tc_sample *x = &t->samples[j];
 
-				if (pass) {
-					stats_exact_select(&s->st, rtt(x));
+				if (pass)
+					stats_exact_select(&s->st, tc_sample_rtt(x));
+				if (pass && !use)
 					continue;
-				}
-				stats_exact_count(&s->st, rtt(x));
+				if (!pass)
+					stats_exact_count(&s->st, tc_sample_rtt(x));
 				note_cpu(k, x->cpu);
 				if (!k->streamed.n_samples++ ||
 				    x->t_start < k->streamed.first_sample_ns)
@@ -215,6 +251,14 @@ static int sample_passes(struct trace_stream *s, double pct)
 			}
 		}
 	}
+	if (!err && use && (check.sum != given.sum || memcmp(check.h, given.h, sizeof(*check.h)))) {
+		log_warn("read %s: its round-trip histogram differs from its round trips: "
+			 "counted them instead",
+			 s->path);
+		err = 1;
+	}
+	tc_rtt_hist__free(&given);
+	tc_rtt_hist__free(&check);
 	trace__free_view(t);
 	return err ?: stats_exact_finish(&s->st, &s->sum, &s->pct);
 }
@@ -286,7 +330,12 @@ int trace_stream_open(const char *path, const struct trace_stream_opts *o,
 	err = err ?: place_blocks(s);
 	err = err ?: choose(s, o);
 	if (!err && s->run_samples)
-		err = sample_passes(s, o->pct);
+		err = sample_passes(s, o->pct, 1);
+	if (err == 1) {
+		stats_exact__free(&s->st);
+		memset(&s->skel->streamed, 0, sizeof(s->skel->streamed));
+		err = stats_exact__init(&s->st) ?: sample_passes(s, o->pct, 0);
+	}
 	if (err) {
 		trace_stream_close(s);
 		return err;
