@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "histogram.h"
+#include "radix.h"
 #include "stats_exact.h"
 
 int stats_exact__init(struct stats_exact *s)
@@ -133,7 +134,7 @@ int stats_exact_finish(struct stats_exact *s, struct lat_summary *out, uint64_t 
 	const struct hist *h = s->h;
 
 	for (size_t i = 0; i < STATS_EXACT_TARGETS; i++)
-		if (s->t[i].vals)
+		if (s->t[i].vals && radix_sort_u64(s->t[i].vals, s->t[i].n_vals))
 			qsort(s->t[i].vals, s->t[i].n_vals, sizeof(*s->t[i].vals), cmp_u64);
 	for (size_t i = 0; i < STATS_EXACT_TARGETS; i++) {
 		struct stats_target *t = &s->t[i], *holder = t;
