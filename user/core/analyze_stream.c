@@ -40,39 +40,54 @@ static uint16_t holds(const struct tc_event *e)
 /*
  * Keeps in x, of the n events ev, those that may still matter from `from` on: those
  * ending after it (less STREAM_AHEAD_NS of slack), and the callbacks that ran inside a
- * kept interval of theirs on their CPU (they name it in later windows). 0 or -ENOMEM.
+ * kept interval of theirs on their CPU (they name it in later windows). One pass notes
+ * the kept events, the kept parents and the callbacks that ended (few); those are then
+ * weighed against the parents, and the kept ones copied in their order. 0 or -ENOMEM.
  */
 static int carry_filter(struct evvec *x, const struct tc_event *ev, size_t n, uint64_t from)
 {
 	uint64_t edge = from > STREAM_AHEAD_NS ? from - STREAM_AHEAD_NS : 0;
 	struct parent *ps = NULL;
-	size_t n_ps = 0, cap_ps = 0;
+	size_t *kept = NULL, *cbs = NULL;
+	size_t n_ps = 0, cap_ps = 0, n_kept = 0, cap_kept = 0, n_cbs = 0, cap_cbs = 0, o = 0;
 	int err = 0;
 
 	x->n = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct tc_event *e = &ev[i];
-		uint16_t cb = holds(e);
-
-		if (!cb || end_of(e) < edge)
-			continue;
-		if (grow(&ps, &cap_ps, n_ps + 1, sizeof(*ps))) {
-			free(ps);
-			return -ENOMEM;
-		}
-		ps[n_ps++] = (struct parent){e->cpu, cb, e->start_ns, end_of(e)};
-	}
 	for (size_t i = 0; !err && i < n; i++) {
 		const struct tc_event *e = &ev[i];
-		int keep = end_of(e) >= edge;
+		uint16_t cb;
 
-		for (size_t k = 0; !keep && context_is_callback(e->kind) && k < n_ps; k++)
+		if (end_of(e) < edge) {
+			if (context_is_callback(e->kind) &&
+			    !(err = grow(&cbs, &cap_cbs, n_cbs + 1, sizeof(*cbs))))
+				cbs[n_cbs++] = i;
+			continue;
+		}
+		err = grow(&kept, &cap_kept, n_kept + 1, sizeof(*kept));
+		if (!err)
+			kept[n_kept++] = i;
+		cb = holds(e);
+		if (!err && cb && !(err = grow(&ps, &cap_ps, n_ps + 1, sizeof(*ps))))
+			ps[n_ps++] = (struct parent){e->cpu, cb, e->start_ns, end_of(e)};
+	}
+	/* the ended callbacks that ran inside a kept parent join the kept, in order */
+	for (size_t i = 0; !err && i < n_cbs; i++) {
+		const struct tc_event *e = &ev[cbs[i]];
+		int keep = 0;
+
+		for (size_t k = 0; !keep && k < n_ps; k++)
 			keep = ps[k].cpu == e->cpu && ps[k].callback == e->kind &&
 			       ps[k].start <= e->start_ns && e->start_ns < ps[k].end;
 		if (keep)
-			err = evvec_add(x, e, 1);
+			cbs[o++] = cbs[i];
 	}
+	for (size_t i = 0, j = 0; !err && (i < n_kept || j < o);)
+		err = evvec_add(
+			x, &ev[j == o || (i < n_kept && kept[i] < cbs[j]) ? kept[i++] : cbs[j++]],
+			1);
 	free(ps);
+	free(kept);
+	free(cbs);
 	return err;
 }
 
