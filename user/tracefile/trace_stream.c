@@ -136,6 +136,12 @@ static int place_blocks(struct trace_stream *s)
 	return err;
 }
 
+/* No --from/--to: every record is read. */
+static int whole_run(const struct trace_stream *s)
+{
+	return !s->lo && s->hi == UINT64_MAX;
+}
+
 static int in_stretch(const struct trace_stream *s, const struct tc_sample *x)
 {
 	return x->t_start >= s->lo && x->t_start < s->hi;
@@ -147,6 +153,7 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 	struct trace_stream *s = arg;
 	struct tc_codec_error ce = {0};
 	size_t ns = t->n_samples, ne = t->n_events, o;
+	int whole = whole_run(s);
 	int err = codec_decode_block(s->img.data, s->img.len, b->where, t, &ce);
 
 	report_err(s, err, &ce);
@@ -154,19 +161,22 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 	image_drop(&s->img, b->where, b->where + b->len);
 	if (err)
 		return err;
-	for (o = ns; ns < t->n_samples; ns++)
+	for (o = ns; !whole && ns < t->n_samples; ns++)
 		if (in_stretch(s, &t->samples[ns]))
 			t->samples[o++] = t->samples[ns];
-	t->n_samples = o;
+	if (!whole)
+		t->n_samples = o;
 	for (o = ne; ne < t->n_events; ne++) {
 		const struct tc_event *e = &t->events[ne];
 
-		if (e->start_ns >= s->ehi || sat_add(e->start_ns, e->dur_ns) < s->elo)
+		if (!whole && (e->start_ns >= s->ehi || sat_add(e->start_ns, e->dur_ns) < s->elo))
 			continue;
 		s->skel->streamed.n_events++;
 		if (e->kind == TC_EV_STEAL)
 			s->skel->streamed.stolen_ns += e->stolen_ns;
-		t->events[o++] = *e;
+		if (o != ne)
+			t->events[o] = *e;
+		o++;
 	}
 	t->n_events = o;
 	return 0;
@@ -192,7 +202,7 @@ static int given_hist(struct trace_stream *s, struct tc_rtt_hist *r)
 	struct tc_codec_error ce = {0};
 	int err;
 
-	if (!s->rtt_off || s->lo || s->hi != UINT64_MAX)
+	if (!s->rtt_off || !whole_run(s))
 		return 0;
 	err = tc_rtt_hist__init(r);
 	if (err)
