@@ -124,25 +124,35 @@ static int merge(struct pool *p, const uint8_t *nw, size_t m)
 	return 0;
 }
 
-/* Opens the next block: its records, sorted, merged with those waiting. Where none wait,
- * the block's array itself becomes the pool's (and the pool's old one the scratch's).
- * 0 or a negative errno. */
+/*
+ * Opens the next block: its records, sorted, merged with those waiting. Where none wait,
+ * or all the waiting ones start before the block's first record (its start is known
+ * from the index), the block is read after them into the scratch's array, which
+ * becomes the pool's (and the pool's old one the scratch's): its records are not
+ * copied again. 0 or a negative errno.
+ */
 int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *scratch)
 {
+	const struct stream_block *b = p->pending[p->next++];
 	int samples = p->type == TC_BLOCK_SAMPLES;
 	void **arr = samples ? (void **)&scratch->samples : (void **)&scratch->events;
 	size_t *cap = samples ? &scratch->cap_samples : &scratch->cap_events;
-	size_t m, c;
+	size_t wait = p->n - p->head, m, c;
+	int after = !wait || key_at(p, p->n - 1) <= b->min_start;
+	const uint8_t *old = p->rec + p->head * p->size;
 	void *swap;
-	int err;
+	int err = 0;
 
 	scratch->n_samples = scratch->n_events = 0;
-	err = src->read(src->arg, p->pending[p->next++], scratch);
+	if (after && wait)
+		err = samples ? trace__add_samples(scratch, (const struct tc_sample *)old, wait)
+			      : trace__add_events(scratch, (const struct tc_event *)old, wait);
+	err = err ?: src->read(src->arg, b, scratch);
 	if (err)
 		return err;
-	trace__sort(scratch);
+	trace__sort(scratch); /* stable: of equal starts, the waiting ones stay first */
 	m = samples ? scratch->n_samples : scratch->n_events;
-	if (p->head < p->n)
+	if (!after)
 		return merge(p, *arr, m);
 	swap = p->rec;
 	p->rec = *arr;
