@@ -4,7 +4,8 @@
  * traces whose answer the whole analysis gives: random spikes with preemptions, IRQs,
  * timer callbacks and steal intervals that reach across segment cuts, the blocks handed
  * over in shuffled order with overlapping time spans, at segment sizes down to 3 round
- * trips. Every total, every cause and the kept spikes must come out the same.
+ * trips. Every total, every cause (with the CPUs of its spikes) and the kept spikes must
+ * come out the same.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +37,8 @@ static struct tc_trace *random_trace(size_t n)
 	struct tc_trace *t = new_trace_n(n);
 	static const char *const comms[] = {"kworker/2:1", "irqbalance", "sshd", "python3"};
 
+	/* a second timing thread, on the next CPU: some IRQs hit it there */
+	assert_int_equal(trace__add_thread(t, PROBE_TID + 1, TC_THREAD_PROBE, PROBE_CPU + 1), 0);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s = t0(t, i);
 
@@ -46,9 +49,14 @@ static struct tc_trace *random_trace(size_t n)
 		case 0:
 			add_preempt(t, s + 100, 1500 + rnd() % 3000, comms[rnd() % 4]);
 			break;
-		case 1:
-			add_irq(t, TC_EV_HARDIRQ, PROBE_CPU, s + 200, 1000 + rnd() % 2000, 30);
+		case 1: {
+			uint32_t cpu = PROBE_CPU + (uint32_t)(rnd() % 2);
+
+			t->samples[i].cpu = cpu;
+			t->samples[i].tid = PROBE_TID + cpu - PROBE_CPU;
+			add_irq(t, TC_EV_HARDIRQ, cpu, s + 200, 1000 + rnd() % 2000, 30);
 			break;
+		}
 		case 2: {
 			struct tc_event tm = {.start_ns = s + 300,
 					      .dur_ns = 2500,
@@ -128,6 +136,15 @@ static const struct tc_cause *named(const struct tc_analysis *a, const char *nam
 	return NULL;
 }
 
+static const struct tc_cause *of_class(const struct tc_analysis *a, enum tc_cause_class cls)
+{
+	for (size_t i = 0; i < a->n_causes; i++)
+		if (a->causes[i].cls == cls)
+			return &a->causes[i];
+	fail_msg("no cause of class %d", (int)cls);
+	return NULL;
+}
+
 static void compare(const struct tc_trace *t, const struct tc_analysis *w, size_t seg, size_t per,
 		    size_t keep)
 {
@@ -170,6 +187,7 @@ static void compare(const struct tc_trace *t, const struct tc_analysis *w, size_
 		assert_int_equal(c->spikes, w->causes[i].spikes);
 		assert_int_equal(c->excess_ns, w->causes[i].excess_ns);
 		assert_int_equal(c->hidden_ns, w->causes[i].hidden_ns);
+		assert_memory_equal(&c->cpus, &w->causes[i].cpus, sizeof(c->cpus));
 	}
 	/* the kept spikes are the largest, in the same order, decided alike */
 	nw = analysis_top_spikes(w, top_w, 16);
@@ -210,6 +228,8 @@ static void test_stream_matches_whole(void **state)
 
 		assert_true(w->n_spikes > 50);
 		assert_non_null(named(w, "steal"));
+		/* the IRQs' spikes were on both timing threads' CPUs, whichever segment */
+		assert_int_equal(cpuset_count(&of_class(w, TC_CAUSE_HARDIRQ)->cpus), 2);
 		for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); i++)
 			for (size_t j = 0; j < sizeof(pers) / sizeof(pers[0]); j++)
 				compare(t, w, segs[i], pers[j], i == 1 ? 5 : 20000);

@@ -61,7 +61,8 @@ static uint32_t cause(const char *name, enum tc_cause_class cls, uint64_t n_spik
 	return (uint32_t)an.n_causes++;
 }
 
-/* One spike record whose primary cause c ran on cpu (the cause's spike count is set apart). */
+/* One spike record whose primary cause c ran on cpu, as the analysis notes it (the cause's
+ * spike count is set apart). */
 static void spike_on(uint32_t c, uint32_t cpu)
 {
 	struct tc_event e = {.start_ns = 1000 * (t->n_events + 1), .dur_ns = 500, .cpu = cpu};
@@ -71,6 +72,7 @@ static void spike_on(uint32_t c, uint32_t cpu)
 		(struct tc_contrib){.event = t->n_events - 1, .cause = c, .attributed_ns = 400};
 	spikes[an.n_spikes++] = (struct tc_spike){
 		.primary = c, .first_contrib = an.n_contribs++, .n_contrib = 1, .explained = 0.8};
+	cpuset_add(&causes[c].cpus, cpu);
 }
 
 static void check(enum tc_audit_check id, enum tc_audit_status st, const char *summary,

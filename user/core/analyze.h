@@ -65,6 +65,7 @@
 #include <stdint.h>
 
 #include "causes.h"
+#include "cpuset.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -130,6 +131,9 @@ struct tc_cause {
 	uint64_t spikes;    /* spikes where it is the primary cause */
 	uint64_t excess_ns; /* RTT excess attributed to it, over all spikes */
 	uint64_t hidden_ns; /* of which the calibrated hidden cost of its intervals */
+	/* the CPUs it was on: of each spike where it is primary, the CPU of its interval
+	 * credited most there (none for a cause without intervals) */
+	struct tc_cpuset cpus;
 };
 
 /* One interval's part in one spike. */

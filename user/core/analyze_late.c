@@ -431,6 +431,26 @@ static int settle(struct ctx *c, const uint8_t *touched)
 	return err;
 }
 
+/* The CPU of the interval of sp's primary cause credited most in it, -1 if none. */
+static int spike_cpu(const struct tc_trace *t, const struct tc_analysis *a,
+		     const struct tc_spike *sp)
+{
+	uint64_t best = 0;
+	int cpu = -1;
+
+	for (size_t i = 0; i < sp->n_contrib; i++) {
+		const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
+
+		if (k->cause != sp->primary || k->event >= t->n_events)
+			continue;
+		if (cpu < 0 || k->attributed_ns > best) {
+			best = k->attributed_ns;
+			cpu = (int)t->events[k->event].cpu;
+		}
+	}
+	return cpu;
+}
+
 int late_run(struct ctx *c)
 {
 	struct tc_analysis *a = c->a;
@@ -453,5 +473,12 @@ int late_run(struct ctx *c)
 		attributed = sat_add(attributed, a->causes[i].excess_ns);
 	a->causes[0].excess_ns =
 		a->total_excess_ns > attributed ? a->total_excess_ns - attributed : 0;
+	for (size_t i = 0; i < a->n_spikes; i++) {
+		const struct tc_spike *sp = &a->spikes[i];
+		int cpu = sp->primary < a->n_causes ? spike_cpu(c->t, a, sp) : -1;
+
+		if (cpu >= 0)
+			cpuset_add(&a->causes[sp->primary].cpus, (unsigned int)cpu);
+	}
 	return 0;
 }

@@ -112,25 +112,6 @@ static void add_cause(struct group *g, const struct tc_analysis *a, uint32_t c)
 }
 
 /* The CPU of the spike's largest interval of its primary cause, or -1. */
-static int spike_cpu(const struct tc_trace *t, const struct tc_analysis *a,
-		     const struct tc_spike *sp)
-{
-	uint64_t best = 0;
-	int cpu = -1;
-
-	for (size_t i = 0; i < sp->n_contrib; i++) {
-		const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
-
-		if (k->cause != sp->primary || k->event >= t->n_events)
-			continue;
-		if (cpu < 0 || k->attributed_ns > best) {
-			best = k->attributed_ns;
-			cpu = (int)t->events[k->event].cpu;
-		}
-	}
-	return cpu;
-}
-
 static void probe_cpus(const struct tc_trace *t, struct tc_cpuset *s)
 {
 	cpuset_zero(s);
@@ -242,23 +223,17 @@ static enum tc_audit_status write_checks(char *buf, size_t len, const struct tc_
 	return present ? worst : TC_AUDIT_UNKNOWN;
 }
 
-static void gather(const struct tc_trace *t, const struct tc_analysis *a, struct group *groups,
-		   int *rule_of)
+static void gather(const struct tc_analysis *a, struct group *groups, int *rule_of)
 {
 	for (size_t c = 0; c < a->n_causes; c++) {
-		rule_of[c] = rule_for(a->causes[c].cls, a->causes[c].name);
-		if (rule_of[c] >= 0 && a->causes[c].spikes)
-			add_cause(&groups[rule_of[c]], a, (uint32_t)c);
-	}
-	for (size_t s = 0; s < a->n_spikes; s++) {
-		const struct tc_spike *sp = &a->spikes[s];
-		int cpu;
+		struct group *g;
 
-		if (sp->primary >= a->n_causes || rule_of[sp->primary] < 0)
+		rule_of[c] = rule_for(a->causes[c].cls, a->causes[c].name);
+		if (rule_of[c] < 0 || !a->causes[c].spikes)
 			continue;
-		cpu = spike_cpu(t, a, sp);
-		if (cpu >= 0)
-			cpuset_add(&groups[rule_of[sp->primary]].cpus, (unsigned int)cpu);
+		g = &groups[rule_of[c]];
+		add_cause(g, a, (uint32_t)c);
+		cpuset_or(&g->cpus, &g->cpus, &a->causes[c].cpus);
 	}
 }
 
@@ -285,7 +260,7 @@ int audit_join(const struct tc_audit *au, const struct tc_trace *t, const struct
 		free(rule_of);
 		return -ENOMEM;
 	}
-	gather(t, a, groups, rule_of);
+	gather(a, groups, rule_of);
 	probe_cpus(t, &probe);
 	while (*n < max) {
 		struct tc_audit_join *j = &out[*n];

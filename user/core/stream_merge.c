@@ -74,6 +74,7 @@ static int cause_of(struct merger *m, const struct tc_cause *c, uint32_t *out)
 	a->causes[a->n_causes] = *c;
 	a->causes[a->n_causes].spikes = a->causes[a->n_causes].excess_ns = 0;
 	a->causes[a->n_causes].hidden_ns = 0;
+	cpuset_zero(&a->causes[a->n_causes].cpus);
 	*out = (uint32_t)a->n_causes++;
 	return 0;
 }
@@ -148,6 +149,8 @@ int stream_merge(struct merger *m, const struct tc_trace *seg, const struct tc_a
 				sat_add(a->causes[map[i]].excess_ns, sa->causes[i].excess_ns);
 			a->causes[map[i]].hidden_ns =
 				sat_add(a->causes[map[i]].hidden_ns, sa->causes[i].hidden_ns);
+			cpuset_or(&a->causes[map[i]].cpus, &a->causes[map[i]].cpus,
+				  &sa->causes[i].cpus);
 		}
 	}
 	for (size_t i = 0; !err && i < sa->n_spikes; i++)
