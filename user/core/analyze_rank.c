@@ -1,57 +1,30 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* analyze_rank.c - orderings of an analysis: top spikes, causes by excess. */
 #include "analyze.h"
+#include "heap.h"
 
-/* Index orderings as "x ranks below y" predicates, so one heap sort serves both. */
-typedef int (*below_fn)(const struct tc_analysis *a, size_t x, size_t y);
-
-static int spike_below(const struct tc_analysis *a, size_t x, size_t y)
+/* Index orderings as "x ranks below y" predicates (heap.h), so one heap sort serves both. */
+static int spike_below(const void *ctx, const void *x, const void *y)
 {
-	const struct tc_spike *p = &a->spikes[x], *q = &a->spikes[y];
+	const struct tc_analysis *a = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	const struct tc_spike *p = &a->spikes[i], *q = &a->spikes[j];
 
-	return p->rtt_ns != q->rtt_ns ? p->rtt_ns < q->rtt_ns : x > y;
+	return p->rtt_ns != q->rtt_ns ? p->rtt_ns < q->rtt_ns : i > j;
 }
 
-static int cause_below(const struct tc_analysis *a, size_t x, size_t y)
+static int cause_below(const void *ctx, const void *x, const void *y)
 {
-	const struct tc_cause *p = &a->causes[x], *q = &a->causes[y];
+	const struct tc_analysis *a = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	const struct tc_cause *p = &a->causes[i], *q = &a->causes[j];
 
-	return p->excess_ns != q->excess_ns ? p->excess_ns < q->excess_ns : x > y;
-}
-
-/* Sift-down in a heap whose root ranks lowest. */
-static void sift(const struct tc_analysis *a, size_t *h, size_t i, size_t n, below_fn below)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i, tmp;
-
-		if (l < n && below(a, h[l], h[m]))
-			m = l;
-		if (l + 1 < n && below(a, h[l + 1], h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
-}
-
-/* Sorts a heap whose root ranks lowest into highest-first order. */
-static void heap_drain(const struct tc_analysis *a, size_t *h, size_t n, below_fn below)
-{
-	for (size_t end = n; end-- > 1;) {
-		size_t tmp = h[0];
-
-		h[0] = h[end];
-		h[end] = tmp;
-		sift(a, h, 0, end, below);
-	}
+	return p->excess_ns != q->excess_ns ? p->excess_ns < q->excess_ns : i > j;
 }
 
 size_t analysis_top_spikes(const struct tc_analysis *a, size_t *idx, size_t n)
 {
+	const struct heap h = {idx, sizeof(*idx), spike_below, a};
 	size_t k = 0;
 
 	if (!a || !idx || !n)
@@ -61,19 +34,19 @@ size_t analysis_top_spikes(const struct tc_analysis *a, size_t *idx, size_t n)
 		if (k < n) {
 			idx[k++] = i;
 			if (k == n || i + 1 == a->n_spikes)
-				for (size_t j = k / 2; j-- > 0;)
-					sift(a, idx, j, k, spike_below);
-		} else if (spike_below(a, idx[0], i)) {
+				heap_build(&h, k);
+		} else if (spike_below(a, &idx[0], &i)) {
 			idx[0] = i;
-			sift(a, idx, 0, k, spike_below);
+			heap_sift_down(&h, k, 0);
 		}
 	}
-	heap_drain(a, idx, k, spike_below);
+	heap_drain(&h, k);
 	return k;
 }
 
 size_t analysis_causes_by_excess(const struct tc_analysis *a, size_t *idx)
 {
+	const struct heap h = {idx, sizeof(*idx), cause_below, a};
 	size_t n;
 
 	if (!a || !idx)
@@ -81,8 +54,7 @@ size_t analysis_causes_by_excess(const struct tc_analysis *a, size_t *idx)
 	n = a->n_causes;
 	for (size_t i = 0; i < n; i++)
 		idx[i] = i;
-	for (size_t j = n / 2; j-- > 0;)
-		sift(a, idx, j, n, cause_below);
-	heap_drain(a, idx, n, cause_below);
+	heap_build(&h, n);
+	heap_drain(&h, n);
 	return n;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "stream_internal.h"
 
 static int kept_below(const struct kept *x, const struct kept *y)
@@ -25,38 +26,11 @@ static void kept_free(struct kept *k)
 	free(k);
 }
 
-static void heap_down(struct kept **h, size_t n, size_t i)
+/* kept_below() of two heap slots (heap.h). */
+static int slot_below(const void *ctx, const void *x, const void *y)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct kept *tmp;
-
-		if (l < n && kept_below(h[l], h[m]))
-			m = l;
-		if (l + 1 < n && kept_below(h[l + 1], h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
-}
-
-static void heap_up(struct kept **h, size_t i)
-{
-	while (i) {
-		size_t up = (i - 1) / 2;
-		struct kept *tmp;
-
-		if (!kept_below(h[i], h[up]))
-			return;
-		tmp = h[i];
-		h[i] = h[up];
-		h[up] = tmp;
-		i = up;
-	}
+	(void)ctx;
+	return kept_below(*(struct kept *const *)x, *(struct kept *const *)y);
 }
 
 /* The run's index of cause c of a segment (added with nothing counted if new). */
@@ -110,15 +84,17 @@ static struct kept *keep_spike(const struct tc_trace *seg, const struct tc_analy
 
 static int merge_spike(struct merger *m, struct kept *k)
 {
+	const struct heap h = {m->heap, sizeof(*m->heap), slot_below, NULL};
+
 	if (!k)
 		return -ENOMEM;
 	if (m->n_heap < m->keep) {
 		m->heap[m->n_heap] = k;
-		heap_up(m->heap, m->n_heap++);
+		heap_sift_up(&h, m->n_heap++);
 	} else if (m->n_heap && kept_below(m->heap[0], k)) {
 		kept_free(m->heap[0]);
 		m->heap[0] = k;
-		heap_down(m->heap, m->n_heap, 0);
+		heap_sift_down(&h, m->n_heap, 0);
 	} else {
 		kept_free(k);
 	}
