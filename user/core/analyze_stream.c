@@ -19,7 +19,6 @@
 
 /* ---- the events a segment needs ----------------------------------------------------------- */
 
-/* Per CPU, the earliest start of a kept interval a callback may run inside. */
 /* An interval a timer or work callback may run inside, still running at the cut. */
 struct parent {
 	uint32_t cpu;
