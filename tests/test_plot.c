@@ -15,6 +15,7 @@
 static void test_plot_columns_min_p50_p99_max(void **state)
 {
 	struct tc_sample s[1000];
+	struct plot_series ps;
 	struct plot_column *c;
 
 	(void)state;
@@ -22,7 +23,10 @@ static void test_plot_columns_min_p50_p99_max(void **state)
 		s[i].t_start = 5000 + i * 1000;
 		s[i].t_end = s[i].t_start + (i % 100 == 99 ? 100 + i : 100);
 	}
-	assert_int_equal(plot_columns(s, 1000, 10, &c), 0);
+	assert_int_equal(plot_series_of(s, 1000, 10, &ps), 0);
+	c = ps.c;
+	assert_int_equal(ps.n, 1000);
+	assert_int_equal(ps.binned, 0);
 	for (size_t k = 0; k < 10; k++) {
 		assert_int_equal(c[k].n, 100);
 		assert_true(c[k].t_start <= s[k * 100].t_start);
@@ -32,17 +36,19 @@ static void test_plot_columns_min_p50_p99_max(void **state)
 		assert_int_equal(c[k].p99, 100); /* rank 99 of 100: the one outlier is the 100th */
 		assert_int_equal(c[k].max, 100 + k * 100 + 99);
 	}
-	free(c);
-	assert_int_equal(plot_columns(s, 0, 10, &c), -EINVAL);
+	plot_series__free(&ps);
+	assert_int_equal(plot_series_of(s, 0, 10, &ps), -EINVAL);
 }
 
 static void test_plot_columns_gaps_and_one_sample(void **state)
 {
 	struct tc_sample s[3] = {{0, 10, 0, 0}, {1, 30, 0, 0}, {1000, 1005, 0, 0}};
+	struct plot_series ps;
 	struct plot_column *c;
 
 	(void)state;
-	assert_int_equal(plot_columns(s, 3, 4, &c), 0);
+	assert_int_equal(plot_series_of(s, 3, 4, &ps), 0);
+	c = ps.c;
 	assert_int_equal(c[0].n, 2);
 	assert_int_equal(c[0].min, 10);
 	assert_int_equal(c[0].max, 29);
@@ -51,10 +57,76 @@ static void test_plot_columns_gaps_and_one_sample(void **state)
 	assert_int_equal(c[2].n, 0);
 	assert_int_equal(c[3].n, 1); /* the last sample lands in the last column */
 	assert_int_equal(c[3].p50, 5);
-	free(c);
-	assert_int_equal(plot_columns(s + 2, 1, 3, &c), 0);
-	assert_int_equal(c[0].n + c[1].n + c[2].n, 1);
-	free(c);
+	plot_series__free(&ps);
+	assert_int_equal(plot_series_of(s + 2, 1, 3, &ps), 0);
+	assert_int_equal(ps.c[0].n + ps.c[1].n + ps.c[2].n, 1);
+	plot_series__free(&ps);
+}
+
+/* 100 000 samples of a varied latency, 1 us apart. */
+static struct tc_sample *varied(size_t n)
+{
+	struct tc_sample *s = calloc(n, sizeof(*s));
+	uint64_t x = 88172645463325252ull;
+
+	for (size_t i = 0; s && i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		s[i].t_start = 1000000 + i * 1000;
+		s[i].t_end = s[i].t_start + 2000 + x % 50000;
+	}
+	return s;
+}
+
+/* Filled a segment at a time, as a streamed report does: the whole read's columns. */
+static void test_plot_series_in_pieces_is_the_whole(void **state)
+{
+	const size_t n = 100000, cols = 37;
+	struct tc_sample *s = varied(n);
+	struct plot_series whole, parts;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(plot_series_of(s, n, cols, &whole), 0);
+	assert_int_equal(plot_series_init(&parts, s[0].t_start, s[n - 1].t_start, cols, 1 << 20),
+			 0);
+	for (size_t i = 0; i < n; i += 4999)
+		assert_int_equal(plot_series_add(&parts, s + i, i + 4999 < n ? 4999 : n - i), 0);
+	plot_series_finish(&parts);
+	assert_int_equal(parts.n, n);
+	assert_int_equal(parts.binned, 0);
+	assert_memory_equal(parts.c, whole.c, cols * sizeof(*whole.c));
+	plot_series__free(&whole);
+	plot_series__free(&parts);
+	free(s);
+}
+
+/* Past exact_max a column's p50 and p99 come from a histogram: within its resolution;
+ * its count, min and max stay exact. */
+static void test_plot_series_binned_within_the_histogram(void **state)
+{
+	const size_t n = 100000, cols = 10;
+	struct tc_sample *s = varied(n);
+	struct plot_series whole, binned;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(plot_series_of(s, n, cols, &whole), 0);
+	assert_int_equal(plot_series_init(&binned, s[0].t_start, s[n - 1].t_start, cols, 1000), 0);
+	assert_int_equal(plot_series_add(&binned, s, n), 0);
+	plot_series_finish(&binned);
+	assert_int_equal(binned.binned, cols); /* 10 000 a column, over 1000 */
+	for (size_t k = 0; k < cols; k++) {
+		const struct plot_column *w = &whole.c[k], *b = &binned.c[k];
+
+		assert_int_equal(b->n, w->n);
+		assert_int_equal(b->min, w->min);
+		assert_int_equal(b->max, w->max);
+		assert_true(b->p50 >= w->p50 && b->p50 - w->p50 <= w->p50 / 128 + 1);
+		assert_true(b->p99 >= w->p99 && b->p99 - w->p99 <= w->p99 / 128 + 1);
+	}
+	plot_series__free(&whole);
+	plot_series__free(&binned);
+	free(s);
 }
 
 static void test_plot_hist_bins_keep_every_count(void **state)
@@ -148,6 +220,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plot_columns_min_p50_p99_max),
 		cmocka_unit_test(test_plot_columns_gaps_and_one_sample),
+		cmocka_unit_test(test_plot_series_in_pieces_is_the_whole),
+		cmocka_unit_test(test_plot_series_binned_within_the_histogram),
 		cmocka_unit_test(test_plot_hist_bins_keep_every_count),
 		cmocka_unit_test(test_plot_irq_matrix_rows_by_total),
 		cmocka_unit_test(test_plot_lanes_nest_or_move_aside),

@@ -2,8 +2,8 @@
 # The streamed report (report --stream, core/analyze_stream.h) against the whole one, no
 # root and no BPF: on every probe fixture, read a segment of N round trips at a time for
 # several N (down to 7, so that spikes, their intervals, steal and lost windows straddle
-# many cuts), the text, JSON and OpenMetrics reports must be the whole trace's byte for
-# byte, but for the line that says the trace was streamed. A truncated trace streams to
+# many cuts), the text, JSON, HTML and OpenMetrics reports must be the whole trace's byte
+# for byte, but for the line that says the trace was streamed. A truncated trace streams to
 # what its whole read gives. What streaming cannot do is refused with one line, exit 1.
 # Usage: tests/test_stream.sh BUILD_DIR
 set -eu
@@ -20,9 +20,10 @@ fail() {
 	bad=$((bad + 1))
 }
 
-# The report without the streamed line (text) or field and meta key (JSON).
+# The report without the streamed line (text), field and meta key (JSON) or fact (HTML).
 strip() {
-	grep -v '^  streamed    \|"streamed": \|"report.streamed": ' "$1" | sed 's/,$//' >"$2"
+	grep -v '^  streamed    \|"streamed": \|"report.streamed": \|<tr><td>streamed</td>' "$1" |
+		sed 's/,$//' >"$2"
 }
 
 same() { # trace, format, segment
@@ -51,9 +52,11 @@ for f in probe-2k probe-2k-v2 hog lost; do
 	done
 	same "tests/fixtures/$f.tct" json 333
 	same "tests/fixtures/$f.tct" openmetrics 333
+	same "tests/fixtures/$f.tct" html 7
 done
 # A stretch (--from/--to), with its events a second either side: the same.
-for args in "--from 2ms --to 5ms --top 2" "--from 1ms" "--to 3ms --format json"; do
+for args in "--from 2ms --to 5ms --top 2" "--from 1ms" "--to 3ms --format json" \
+	"--from 1ms --to 4ms --format html"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086 # the options' words
 	"$TC" report tests/fixtures/hog.tct $args >"$TMP/whole"
@@ -104,7 +107,6 @@ refused() { # what, then the report's arguments
 	[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q 'tailcause: report .*--stream' "$TMP/err" ||
 		fail "$what: not one clear line: $(cat "$TMP/err")"
 }
-refused html tests/fixtures/hog.tct --format html
 refused perfetto tests/fixtures/hog.tct --format perfetto
 refused noise tests/fixtures/command.tct
 refused iterations tests/fixtures/perftest-first.tct

@@ -293,6 +293,8 @@ static int segment(struct run *r)
 	o.steal_spent = r->spent;
 	o.n_steal_spent = r->n_spent;
 	err = analysis__run(r->seg, &o, &sa);
+	if (!err && r->p->on_samples)
+		err = r->p->on_samples(r->p->on_samples_arg, r->seg->samples, keep);
 	err = err ?: stream_merge(&r->m, r->seg, sa, r->done);
 	err = err ?: note_spent(r, sa, next > STREAM_AHEAD_NS ? next - STREAM_AHEAD_NS : 0);
 	analysis__free(sa);

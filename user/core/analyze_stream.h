@@ -86,6 +86,10 @@ struct stream_params {
 	 * NULL. */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/* Called with each segment's round trips, in start order, every one once (an HTML
+	 * report's latency series); may be NULL. A negative errno stops the run with it. */
+	int (*on_samples)(void *arg, const struct tc_sample *s, size_t n);
+	void *on_samples_arg;
 	struct stream_out *out; /* filled in; required */
 };
 

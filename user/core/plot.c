@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* plot.c - per-column reduction, log-axis bins, the IRQ matrix and nesting-safe lanes. */
+/* plot.c - log-axis bins, the IRQ matrix and nesting-safe lanes (columns: plot_series.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,110 +7,6 @@
 
 #include "grow.h"
 #include "plot.h"
-
-/* ---- columns ---------------------------------------------------------------------------- */
-
-static void swap_u64(uint64_t *a, uint64_t *b)
-{
-	uint64_t t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-static uint64_t median3(uint64_t a, uint64_t b, uint64_t c)
-{
-	if (a > b)
-		swap_u64(&a, &b);
-	if (b > c)
-		b = c;
-	return a > b ? a : b;
-}
-
-/*
- * The k-th smallest of v[0..n) (0-based), reordering v: quickselect with a
- * three-way partition, so runs of equal latencies cost nothing extra.
- */
-static uint64_t select_kth(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n;
-
-	while (hi - lo > 1) {
-		uint64_t pivot = median3(v[lo], v[lo + (hi - lo) / 2], v[hi - 1]);
-		size_t lt = lo, i = lo, gt = hi;
-
-		while (i < gt) {
-			if (v[i] < pivot)
-				swap_u64(&v[lt++], &v[i++]);
-			else if (v[i] > pivot)
-				swap_u64(&v[i], &v[--gt]);
-			else
-				i++;
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return pivot;
-	}
-	return v[k];
-}
-
-static size_t rank_of(size_t n, double p)
-{
-	double r = ceil(p / 100.0 * (double)n);
-
-	return r < 1 ? 0 : r >= (double)n ? n - 1 : (size_t)r - 1;
-}
-
-static void reduce(struct plot_column *c, uint64_t *v, size_t n)
-{
-	c->n = n;
-	if (!n)
-		return;
-	c->min = c->max = v[0];
-	for (size_t i = 1; i < n; i++) {
-		if (v[i] < c->min)
-			c->min = v[i];
-		if (v[i] > c->max)
-			c->max = v[i];
-	}
-	c->p99 = select_kth(v, n, rank_of(n, 99));
-	c->p50 = select_kth(v, n, rank_of(n, 50));
-}
-
-int plot_columns(const struct tc_sample *s, size_t n, size_t cols, struct plot_column **out)
-{
-	uint64_t t0, span, *v;
-	struct plot_column *c;
-	size_t i = 0;
-
-	if (!n || !cols)
-		return -EINVAL;
-	t0 = s[0].t_start;
-	span = s[n - 1].t_start - t0 + 1;
-	c = calloc(cols, sizeof(*c));
-	v = malloc(n * sizeof(*v));
-	if (!c || !v) {
-		free(c);
-		free(v);
-		return -ENOMEM;
-	}
-	for (size_t k = 0; k < cols; k++) {
-		/* column k holds t_start in [t0 + k * span / cols, t0 + (k + 1) * span / cols) */
-		uint64_t end = t0 + (uint64_t)((long double)span * (k + 1) / cols);
-		size_t m = 0;
-
-		c[k].t_start = t0 + (uint64_t)((long double)span * k / cols);
-		for (; i < n && (s[i].t_start < end || k + 1 == cols); i++)
-			v[m++] = tc_sample_rtt(&s[i]);
-		reduce(&c[k], v, m);
-	}
-	free(v);
-	*out = c;
-	return 0;
-}
 
 /* ---- histogram bins on a log axis ------------------------------------------------------ */
 

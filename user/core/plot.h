@@ -26,11 +26,39 @@ struct plot_column {
 };
 
 /*
- * Cuts [s[0].t_start, s[n-1].t_start] into cols equal columns; s must be
- * sorted by t_start. Linear (selection, not sorting). Returns 0 and a new
- * array of cols columns in *out, -EINVAL when n or cols is 0, or -ENOMEM.
+ * A latency series cut into cols equal columns from the first to the last round
+ * trip's start, filled as the samples come in start order: a whole trace's at once,
+ * a streamed report's a segment at a time. A column keeps up to exact_max latencies
+ * and reduces them exactly (selection, not sorting); past that it counts them in a
+ * histogram (histogram.h), and its p50 and p99 are then at the histogram's
+ * resolution (1/128 of the value): binned counts those columns. Memory: exact_max
+ * values and one histogram.
  */
-int plot_columns(const struct tc_sample *s, size_t n, size_t cols, struct plot_column **out);
+struct plot_series {
+	uint64_t t0, span; /* the columns cover starts in [t0, t0 + span) */
+	size_t cols;
+	struct plot_column *c; /* cols columns */
+	uint64_t n;	       /* samples added */
+	size_t binned;	       /* columns whose p50 and p99 are binned */
+	/* private to plot_series.c */
+	size_t cur, exact_max, n_v, cap_v;
+	uint64_t cur_end, *v;
+	struct hist *h;
+	int binned_now;
+};
+
+/* Columns from the first to the last round trip's start; 0, -EINVAL or -ENOMEM. */
+int plot_series_init(struct plot_series *ps, uint64_t first_start, uint64_t last_start, size_t cols,
+		     size_t exact_max);
+/* Adds s[0..n), in start order after the samples added before (a sample starting
+ * earlier goes into the current column); 0 or -ENOMEM. */
+int plot_series_add(struct plot_series *ps, const struct tc_sample *s, size_t n);
+/* Reduces the last column and frees the buffers: ps->c is complete. */
+void plot_series_finish(struct plot_series *ps);
+void plot_series__free(struct plot_series *ps);
+/* The series of s[0..n) (sorted by t_start), every column exact: 0, -EINVAL (n or
+ * cols 0) or -ENOMEM; free with plot_series__free(). */
+int plot_series_of(const struct tc_sample *s, size_t n, size_t cols, struct plot_series *ps);
 
 /* A new histogram of the RTTs (t_end - t_start) of s[0..n); NULL with errno set on failure. */
 struct hist *plot_rtt_hist(const struct tc_sample *s, size_t n);

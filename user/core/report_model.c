@@ -347,6 +347,7 @@ int report_model__build(struct report_model *m, const struct tc_trace *t,
 	m->a = a;
 	m->hist = h;
 	m->noise = n;
+	m->series = o->series;
 	m->div = o->div ? o->div : 2;
 	m->top = o->top;
 	m->nic_irq_pattern = o->nic_irq_pattern;

@@ -160,13 +160,17 @@ struct report_model_opts {
 	unsigned int top;	     /* spikes (or noise intervals) listed with their detail */
 	const char *nic_irq_pattern; /* NULL: TC_NIC_IRQ_PATTERN_DEFAULT */
 	unsigned int div;	     /* latency = duration / div: 2 one way, 1 whole */
+	/* a streamed report's latency series (core/plot.h), built as it read the run;
+	 * NULL: the HTML report computes it from t's samples */
+	const struct plot_series *series;
 };
 
 struct report_model {
-	const struct tc_trace *t;     /* events and samples, sorted */
-	const struct tc_analysis *a;  /* a latency report, else NULL */
-	const struct hist *hist;      /* its latency histogram (RTT ns) */
-	const struct tc_noise *noise; /* a noise report (no samples), else NULL */
+	const struct tc_trace *t;	  /* events and samples, sorted */
+	const struct tc_analysis *a;	  /* a latency report, else NULL */
+	const struct hist *hist;	  /* its latency histogram (RTT ns) */
+	const struct tc_noise *noise;	  /* a noise report (no samples), else NULL */
+	const struct plot_series *series; /* report_model_opts.series */
 	unsigned int div;
 	unsigned int top;
 	const char *nic_irq_pattern;

@@ -167,37 +167,6 @@ static int cmp_kept_sample(const void *x, const void *y)
 	return a->sp.sample < b->sp.sample ? -1 : a->sp.sample > b->sp.sample;
 }
 
-/* A new trace with skel's tables; NULL on failure. */
-static struct tc_trace *copy_tables(const struct tc_trace *skel)
-{
-	struct tc_trace *t = trace__new();
-	int err = t ? 0 : -ENOMEM;
-
-	for (size_t i = 0; !err && i < skel->n_meta; i++)
-		err = trace__set_meta(t, skel->meta[i].key, skel->meta[i].val);
-	for (size_t i = 0; !err && i < skel->n_threads; i++)
-		err = trace__add_thread(t, skel->threads[i].tid, skel->threads[i].role,
-					skel->threads[i].cpu);
-	for (size_t i = 0; !err && i < skel->n_irq_names; i++)
-		err = trace__add_irq_name(t, skel->irq_names[i].irq, skel->irq_names[i].name);
-	for (size_t i = 0; !err && i < skel->n_counters; i++)
-		err = trace__add_counter(t, skel->counters[i].kind, skel->counters[i].key,
-					 skel->counters[i].cpu, skel->counters[i].value);
-	for (size_t i = 0; !err && i < skel->n_drops; i++)
-		if (skel->drops[i])
-			err = trace__set_drops(t, (uint32_t)i, skel->drops[i]);
-	if (err) {
-		trace__free(t);
-		return NULL;
-	}
-	t->mono_ns = skel->mono_ns;
-	t->realtime_ns = skel->realtime_ns;
-	t->truncated = skel->truncated;
-	t->streamed = skel->streamed;
-	t->streamed.on = 1;
-	return t;
-}
-
 /* The kept spikes' trace and the run's analysis with them; 0 or -ENOMEM. */
 int stream_finish(struct merger *m, const struct tc_trace *skel, struct tc_trace **rt)
 {
@@ -210,7 +179,11 @@ int stream_finish(struct merger *m, const struct tc_trace *skel, struct tc_trace
 	qsort(m->heap, m->n_heap, sizeof(*m->heap), cmp_kept_sample);
 	for (size_t i = 0; i < m->n_heap; i++)
 		n_c += m->heap[i]->sp.n_contrib;
-	t = copy_tables(skel);
+	t = trace__copy_tables(skel);
+	if (t) {
+		t->streamed = skel->streamed;
+		t->streamed.on = 1;
+	}
 	a->spikes = calloc(m->n_heap ? m->n_heap : 1, sizeof(*a->spikes));
 	a->contribs = calloc(n_c ? n_c : 1, sizeof(*a->contribs));
 	if (!t || !a->spikes || !a->contribs) {

@@ -69,6 +69,34 @@ void trace__free_view(struct tc_trace *v)
 	free(v);
 }
 
+struct tc_trace *trace__copy_tables(const struct tc_trace *src)
+{
+	struct tc_trace *t = trace__new();
+	int err = t ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < src->n_meta; i++)
+		err = trace__set_meta(t, src->meta[i].key, src->meta[i].val);
+	for (size_t i = 0; !err && i < src->n_threads; i++)
+		err = trace__add_thread(t, src->threads[i].tid, src->threads[i].role,
+					src->threads[i].cpu);
+	for (size_t i = 0; !err && i < src->n_irq_names; i++)
+		err = trace__add_irq_name(t, src->irq_names[i].irq, src->irq_names[i].name);
+	for (size_t i = 0; !err && i < src->n_counters; i++)
+		err = trace__add_counter(t, src->counters[i].kind, src->counters[i].key,
+					 src->counters[i].cpu, src->counters[i].value);
+	for (size_t i = 0; !err && i < src->n_drops; i++)
+		if (src->drops[i])
+			err = trace__set_drops(t, (uint32_t)i, src->drops[i]);
+	if (err) {
+		trace__free(t);
+		return NULL;
+	}
+	t->mono_ns = src->mono_ns;
+	t->realtime_ns = src->realtime_ns;
+	t->truncated = src->truncated;
+	return t;
+}
+
 /* Makes room for `more` elements of `size` bytes after `used`; doubles the capacity. */
 static int grow(void **arr, size_t *cap, size_t used, size_t more, size_t size)
 {

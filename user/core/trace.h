@@ -110,10 +110,10 @@ struct tc_trace {
 	 */
 	struct {
 		int on;
-		uint64_t n_samples, n_events; /* as recorded (no derived events) */
-		uint64_t first_sample_ns;
-		uint64_t stolen_ns;	  /* of the steal intervals (TC_EV_STEAL) */
-		uint32_t sample_cpus[64]; /* the CPUs samples were timed on */
+		uint64_t n_samples, n_events;		  /* as recorded (no derived events) */
+		uint64_t first_sample_ns, last_sample_ns; /* the round trips' starts */
+		uint64_t stolen_ns;			  /* of the steal intervals (TC_EV_STEAL) */
+		uint32_t sample_cpus[64];		  /* the CPUs samples were timed on */
 		size_t n_sample_cpus;
 	} streamed;
 
@@ -134,6 +134,9 @@ void trace__free(struct tc_trace *t);
  */
 struct tc_trace *trace__view(const struct tc_trace *base);
 void trace__free_view(struct tc_trace *v);
+/* A new trace with copies of src's tables (meta, threads, IRQ names, counters, drops),
+ * its clocks and truncation, and no samples or events; NULL on failure. */
+struct tc_trace *trace__copy_tables(const struct tc_trace *src);
 
 /* Each append copies its input; returns 0 or -ENOMEM. */
 int trace__set_meta(struct tc_trace *t, const char *key, const char *val);

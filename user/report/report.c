@@ -5,6 +5,7 @@
  * (-TC_ERRNO__INPUT); memory and output failures keep their errno.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include "lib/infile.h"
 #include "lib/outfile.h"
 #include "tracefile/trace_file.h"
+#include "tracefile/trace_stream.h"
 #include "report.h"
 
 static const char *const format_names[] = {
@@ -174,6 +176,7 @@ int report_render(const struct report_opts *o, const struct tc_trace *t,
 		/* The user's iterations are whole operations; the probe's are ping-pong round
 		   trips. */
 		.div = o->samples_path ? 1 : iter_div_of(t),
+		.series = o->series,
 	};
 	struct report_model *m = malloc(sizeof(*m));
 	int err;
@@ -250,20 +253,30 @@ void report_no_stretch(const char *path, const struct report_opts *o)
 			(double)o->from_ns / 1e9, (double)o->to_ns / 1e9);
 }
 
-/* --from/--to: the stretch of the run to report, from its first round trip. */
-static int cut_stretch(struct tc_trace *t, const char *path, const struct report_opts *o)
+static uint64_t first_start(const struct tc_trace *t)
 {
-	uint64_t first, lo, hi;
-	size_t all = t->n_samples, kept;
+	uint64_t first = t->n_samples ? t->samples[0].t_start : 0;
 
-	if (!t->n_samples) {
-		log_err("report %s: --from/--to: the trace has no round trips to count from", path);
-		return -TC_ERRNO__INPUT;
-	}
-	first = t->samples[0].t_start;
 	for (size_t i = 1; i < t->n_samples; i++)
 		if (t->samples[i].t_start < first)
 			first = t->samples[i].t_start;
+	return first;
+}
+
+/*
+ * --from/--to: the stretch of the run to report, from its first round trip (first) of
+ * all; t holds the whole run, or already only the stretch (read_stretch()).
+ */
+static int cut_stretch(struct tc_trace *t, const char *path, const struct report_opts *o,
+		       uint64_t first, uint64_t all)
+{
+	uint64_t lo, hi;
+	size_t kept;
+
+	if (!all) {
+		log_err("report %s: --from/--to: the trace has no round trips to count from", path);
+		return -TC_ERRNO__INPUT;
+	}
 	lo = first + o->from_ns;
 	hi = o->to_ns == UINT64_MAX || first + o->to_ns < first ? UINT64_MAX : first + o->to_ns;
 	kept = trace__cut(t, lo, hi, REPORT_STRETCH_MARGIN_NS);
@@ -273,11 +286,49 @@ static int cut_stretch(struct tc_trace *t, const char *path, const struct report
 	}
 	if (hi == UINT64_MAX)
 		return trace__set_metaf(t, "report.stretch",
-					"+%.3f s to the end: %zu of the %zu round trips",
+					"+%.3f s to the end: %zu of the %" PRIu64 " round trips",
 					(double)o->from_ns / 1e9, kept, all);
 	return trace__set_metaf(t, "report.stretch",
-				"+%.3f s to +%.3f s: %zu of the %zu round trips",
+				"+%.3f s to +%.3f s: %zu of the %" PRIu64 " round trips",
 				(double)o->from_ns / 1e9, (double)o->to_ns / 1e9, kept, all);
+}
+
+static int has_stretch(const struct report_opts *o)
+{
+	return o->from_ns || (o->to_ns && o->to_ns != UINT64_MAX);
+}
+
+/*
+ * A stretch of a trace whose round trips are its own: only the blocks it needs are
+ * read (through the index, where the file has one), whatever the report's format.
+ * 0 with *out, its run's first start and round trips; 1: read the file whole.
+ */
+static int read_stretch(const char *path, const struct report_opts *o, struct tc_trace **out,
+			uint64_t *first, uint64_t *all)
+{
+	struct trace_stream_opts so = {
+		.from_ns = o->from_ns,
+		.to_ns = o->to_ns ? o->to_ns : UINT64_MAX,
+		.margin_ns = REPORT_STRETCH_MARGIN_NS,
+		.no_stats = 1,
+	};
+	struct trace_stream *ts = NULL;
+	int err;
+
+	if (!has_stretch(o) || o->samples_path)
+		return 1;
+	err = trace_stream_open(path, &so, &ts);
+	if (err)
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+	if (!trace_stream_run_samples(ts) || trace__meta(trace_stream_skeleton(ts), "iter.spec")) {
+		trace_stream_close(ts); /* its iterations are made from the whole trace */
+		return 1;
+	}
+	*first = trace_stream_run_first(ts);
+	*all = trace_stream_run_samples(ts);
+	err = trace_stream_read(ts, out);
+	trace_stream_close(ts);
+	return err == -ENOMEM ? err : err ? -TC_ERRNO__INPUT : 0;
 }
 
 /* --peer: the other host's trace, joined to t on t's clock. */
@@ -316,8 +367,9 @@ static int join_peer(struct tc_trace *t, const char *path, const char *peer_path
 int report_file(const char *path, struct report_opts *o, FILE *out)
 {
 	struct tc_trace *t = NULL;
+	uint64_t first = 0, all = 0;
 	struct stat st;
-	int err, rc;
+	int err, rc, whole;
 
 	/* a long trace a segment at a time, where the report allows it */
 	if (o->stream > 0 ||
@@ -326,7 +378,10 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 		if (rc != 1)
 			return rc;
 	}
-	err = trace_file_read(path, &t);
+	whole = read_stretch(path, o, &t, &first, &all);
+	if (whole < 0)
+		return whole;
+	err = whole ? trace_file_read(path, &t) : 0;
 	if (err)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	o->path = path;
@@ -352,8 +407,10 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 			return rc;
 		}
 	}
-	if (o->from_ns || (o->to_ns && o->to_ns != UINT64_MAX)) {
-		rc = cut_stretch(t, path, o);
+	if (has_stretch(o)) {
+		/* read whole: counted from its round trips, its iterations' where they are */
+		rc = cut_stretch(t, path, o, whole ? first_start(t) : first,
+				 whole ? t->n_samples : all);
 		if (rc) {
 			trace__free(t);
 			return rc;

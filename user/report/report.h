@@ -32,10 +32,12 @@ struct report_opts {
 	uint64_t interval_ns;	   /* the noise report's interval; 0: 100 ms */
 	int stream; /* 1 --stream: a segment at a time whatever the size; -1 --no-stream: whole */
 	size_t segment_samples; /* round trips per segment (0: the default) */
+	/* set by report_stream.c: the latency series it built as it read the run (HTML) */
+	const struct plot_series *series;
 };
 
 /* A trace file this large is read a segment at a time (report_stream.c) where the
- * report allows it: text, JSON or OpenMetrics of a probe's round trips. */
+ * report allows it: text, JSON, HTML or OpenMetrics of a probe's round trips. */
 #define REPORT_STREAM_FILE_MIN ((uint64_t)64 << 20)
 /* --from/--to keep the events this far either side of the stretch. */
 #define REPORT_STRETCH_MARGIN_NS 1000000000ull

@@ -215,6 +215,10 @@ static void facts(struct html *h)
 			 or_q(rh->cpus), rh->round_trips);
 		fact(h->out, "probe", buf);
 	}
+	if (rh->stretch)
+		fact(h->out, "stretch", rh->stretch);
+	if (rh->streamed)
+		fact(h->out, "streamed", rh->streamed);
 	if (rh->peer.joined) {
 		snprintf(buf, sizeof(buf),
 			 "%s: %s, the %s; clocks aligned by %llu round trips to within +-%.3f us",

@@ -2,7 +2,7 @@
 /*
  * report_html.h - private to the HTML report: the page (report_html.c) and its
  * inline SVG charts (report_html_charts.c, report_html_heatmaps.c,
- * report_html_noise.c).
+ * report_html_noise.c); report_stream.c builds the latency chart's columns.
  */
 #ifndef TAILCAUSE_REPORT_REPORT_HTML_H
 #define TAILCAUSE_REPORT_REPORT_HTML_H
@@ -18,6 +18,8 @@
 #define CHART_W 1040
 #define PLOT_X0 78
 #define PLOT_X1 (CHART_W - 24)
+/* The latency-over-time chart: one column per pixel. */
+#define HTML_SERIES_COLUMNS (PLOT_X1 - PLOT_X0)
 
 struct html {
 	FILE *out;

@@ -7,6 +7,7 @@
  * user/core/plot.c's.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,30 +123,55 @@ static int legend(struct html *h)
 	return 0;
 }
 
+/* What the columns are: exact, or (a long streamed run's) binned in some. */
+static void series_note(struct html *h, const struct plot_series *ps)
+{
+	size_t dots = h->m->n_ranked < MAX_DOTS ? h->m->n_ranked : MAX_DOTS;
+	uint64_t spikes = h->m->a->n_spikes_run;
+
+	fprintf(h->out,
+		"<h2>Latency over time</h2>\n<p class=\"note\">%" PRIu64 " samples in %zu"
+		" columns; dots: ",
+		ps->n, ps->cols);
+	if (dots == spikes)
+		fprintf(h->out, dots == 1 ? "the one spike" : "the %zu spikes", dots);
+	else
+		fprintf(h->out, "the %zu largest of %" PRIu64 " spikes", dots, spikes);
+	fputs(", coloured by primary cause", h->out);
+	if (ps->binned)
+		fprintf(h->out,
+			"; the p50 and p99 of the %zu columns of more than %zu samples are"
+			" read from their histograms, within 1/128 of the value",
+			ps->binned, ps->exact_max);
+	fputs("</p>\n", h->out);
+}
+
 int html_chart_series(struct html *h)
 {
 	const struct tc_trace *t = h->m->t;
 	const struct tc_analysis *a = h->m->a;
-	size_t n = PLOT_X1 - PLOT_X0;
-	struct plot_column *c;
+	const struct plot_series *ps = h->m->series;
+	struct plot_series own;
 	struct log_axis ay;
-	uint64_t t0 = t->samples[0].t_start;
-	double span = (double)(t->samples[t->n_samples - 1].t_start - t0 + 1);
-	int err = plot_columns(t->samples, t->n_samples, n, &c);
+	double span;
+	int err = 0;
 
-	if (err)
-		return err;
+	if (!ps) {
+		err = plot_series_of(t->samples, t->n_samples, HTML_SERIES_COLUMNS, &own);
+		if (err)
+			return err;
+		ps = &own;
+	}
+	span = (double)ps->span;
 	log_axis_init(&ay, rm_lat_ns(h->m, a->stats.min), rm_lat_ns(h->m, a->stats.max), 290, 20);
+	series_note(h, ps);
 	fprintf(h->out,
-		"<h2>Latency over time</h2>\n<p class=\"note\">%zu samples in %zu"
-		" columns; dots: spikes (the %d largest), coloured by primary cause</p>\n"
 		"<svg id=\"latency-over-time\" width=\"%d\" height=\"320\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
-		t->n_samples, n, MAX_DOTS, CHART_W);
+		CHART_W);
 	html_log_ticks_y(h->out, &ay, PLOT_X0, PLOT_X1);
 	time_ticks(h->out, span / 1e9, 20, 290);
-	columns(h->out, h->m, c, n, &ay);
-	free(c);
+	columns(h->out, h->m, ps->c, ps->cols, &ay);
 	fprintf(h->out,
 		"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
 		"stroke-dasharray=\"5,4\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" "
@@ -153,7 +179,9 @@ int html_chart_series(struct html *h)
 		PLOT_X0, PLOT_X1, log_axis_px(&ay, rm_lat_ns(h->m, a->threshold_ns)),
 		log_axis_px(&ay, rm_lat_ns(h->m, a->threshold_ns)), PLOT_X1,
 		log_axis_px(&ay, rm_lat_ns(h->m, a->threshold_ns)) - 4);
-	err = dots(h, t0, span, &ay);
+	err = dots(h, ps->t0, span, &ay);
+	if (ps == &own)
+		plot_series__free(&own);
 	fprintf(h->out,
 		"<line class=\"axis\" x1=\"%d\" y1=\"290\" x2=\"%d\" y2=\"290\"/>"
 		"<text class=\"lbl\" x=\"14\" y=\"14\">latency (%s)</text></svg>\n",

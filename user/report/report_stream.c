@@ -11,19 +11,28 @@
 #include <unistd.h>
 
 #include "core/analyze_stream.h"
+#include "core/plot.h"
 #include "core/report_model.h"
 #include "core/spike_rule.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "report.h"
+#include "report_html.h"
 #include "tracefile/trace_stream.h"
 
 /*
  * The spikes kept with their intervals: the text, JSON and OpenMetrics reports show the
- * --top largest and count the rest; the largest spikes of a long run overlap many
- * intervals each (a 5 ms one, hundreds), so this bounds the report's memory.
+ * --top largest and count the rest (the HTML report draws up to RM_RANKED_MAX as dots);
+ * the largest spikes of a long run overlap many intervals each (a 5 ms one, hundreds),
+ * so this bounds the report's memory.
  */
 #define REPORT_STREAM_KEEP 2000
+/*
+ * The HTML chart's columns keep this many latencies each (16 MiB) for their exact p50
+ * and p99, and count more in a histogram: a run of a billion round trips is drawn
+ * exactly (a million a column), a day of a fast probe's within 1/128.
+ */
+#define REPORT_STREAM_EXACT ((size_t)1 << 21)
 
 /* What a streamed report cannot do (yet), by the options (skel NULL) or the trace: 0, or
  * why. */
@@ -33,8 +42,9 @@ static const char *not_streamable(const struct report_opts *o, const struct tc_t
 		return "a benchmark's own iterations are placed on the whole trace";
 	if (skel && !skel->streamed.n_samples)
 		return "a trace without round trips is a noise report";
-	if (o->format == REPORT_HTML || o->format == REPORT_PERFETTO || o->html_path)
-		return "the HTML and Perfetto reports draw every round trip";
+	if (o->format == REPORT_PERFETTO)
+		return "the Perfetto trace holds every round trip (report a stretch of it with "
+		       "--from/--to)";
 	if (o->samples_path || o->iter_log_path)
 		return "a benchmark's own iterations are placed on the whole trace";
 	if (o->peer_path)
@@ -88,6 +98,19 @@ static const char *cuts(const struct stream_out *so)
 	return buf;
 }
 
+/* The spikes kept with their intervals: the HTML chart draws up to RM_RANKED_MAX. */
+static size_t keep_of(const struct report_opts *o)
+{
+	size_t keep = o->format == REPORT_HTML || o->html_path ? RM_RANKED_MAX : REPORT_STREAM_KEEP;
+
+	return o->top > keep ? o->top : keep;
+}
+
+static int series_add(void *arg, const struct tc_sample *s, size_t n)
+{
+	return plot_series_add(arg, s, n);
+}
+
 static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, const char *path)
 {
 	const struct tc_trace *skel = trace_stream_skeleton(ts);
@@ -98,11 +121,12 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 		.out = &so,
 		.opts = &ao,
 		.segment_samples = o->segment_samples,
-		.keep = o->top > REPORT_STREAM_KEEP ? o->top : REPORT_STREAM_KEEP,
+		.keep = keep_of(o),
 		.progress = show_progress,
 		.progress_arg = &pr,
 	};
 	struct stream_source src;
+	struct plot_series ps = {0};
 	struct tc_analysis *a = NULL;
 	struct tc_trace *t = NULL;
 	int err;
@@ -110,6 +134,17 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 	err = trace_stream_stats(ts, &sp.stats, &sp.stats_pct);
 	if (err)
 		return -TC_ERRNO__INPUT;
+	if (o->format == REPORT_HTML || o->html_path) {
+		err = plot_series_init(&ps, skel->streamed.first_sample_ns,
+				       skel->streamed.last_sample_ns, HTML_SERIES_COLUMNS,
+				       REPORT_STREAM_EXACT);
+		if (err) {
+			log_err("report %s: %s", path, strerror(-err));
+			return err == -EINVAL ? -TC_ERRNO__INPUT : err;
+		}
+		sp.on_samples = series_add;
+		sp.on_samples_arg = &ps;
+	}
 	trace_stream_source(ts, &src);
 	err = analysis_stream_run(skel, &src, &sp, &t, &a);
 	if (pr.on)
@@ -117,7 +152,12 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 	if (err) {
 		if (err != -EBADMSG)
 			log_err("analyze %s: %s", path, strerror(-err));
+		plot_series__free(&ps);
 		return err == -EINVAL || err == -EBADMSG ? -TC_ERRNO__INPUT : err;
+	}
+	if (sp.on_samples) {
+		plot_series_finish(&ps);
+		o->series = &ps;
 	}
 	err = stretch_meta(t, ts, o);
 	err = err
@@ -131,6 +171,8 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 		err = report_render(o, t, a, trace_stream_hist(ts), NULL, out);
 	else
 		log_err("report %s: %s", path, strerror(-err));
+	o->series = NULL;
+	plot_series__free(&ps);
 	analysis__free(a);
 	trace__free(t);
 	return err;

@@ -23,8 +23,8 @@ struct trace_stream {
 	size_t index_off; /* of the INDEX block, 0: none */
 	size_t rtt_off;	  /* of the RTT_HIST block, 0: none */
 	int reached_end;
-	uint64_t lo, hi, elo, ehi; /* the stretch's round trips, and its events */
-	uint64_t run_samples;
+	uint64_t lo, hi, elo, ehi;	 /* the stretch's round trips, and its events */
+	uint64_t run_samples, run_first; /* the run's round trips and first start */
 	struct stats_exact st;
 	struct lat_summary sum;
 	uint64_t pct;
@@ -255,6 +255,9 @@ static int sample_passes(struct trace_stream *s, double pct, int trust)
 				if (!pass)
 					stats_exact_count(&s->st, tc_sample_rtt(x));
 				note_cpu(k, x->cpu);
+				if (!k->streamed.n_samples ||
+				    x->t_start > k->streamed.last_sample_ns)
+					k->streamed.last_sample_ns = x->t_start;
 				if (!k->streamed.n_samples++ ||
 				    x->t_start < k->streamed.first_sample_ns)
 					k->streamed.first_sample_ns = x->t_start;
@@ -288,6 +291,7 @@ static int choose(struct trace_stream *s, const struct trace_stream_opts *o)
 	}
 	if (first == UINT64_MAX)
 		first = 0;
+	s->run_first = first;
 	s->hi = s->ehi = UINT64_MAX; /* the whole run: everything */
 	if (o->from_ns || o->to_ns != UINT64_MAX) {
 		s->lo = first + o->from_ns;
@@ -339,7 +343,7 @@ int trace_stream_open(const char *path, const struct trace_stream_opts *o,
 	s->img.released = 0; /* the passes below drop pages from the start again */
 	err = err ?: place_blocks(s);
 	err = err ?: choose(s, o);
-	if (!err && s->run_samples)
+	if (!err && s->run_samples && !o->no_stats)
 		err = sample_passes(s, o->pct, 1);
 	if (err == 1) {
 		stats_exact__free(&s->st);
@@ -376,6 +380,26 @@ int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uin
 const struct hist *trace_stream_hist(const struct trace_stream *s)
 {
 	return s->st.h;
+}
+
+uint64_t trace_stream_run_first(const struct trace_stream *s)
+{
+	return s->run_first;
+}
+
+int trace_stream_read(struct trace_stream *s, struct tc_trace **out)
+{
+	struct tc_trace *t = trace__copy_tables(s->skel);
+	int err = t ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < s->n_used; i++)
+		err = read_block(s, &s->used[i], t);
+	if (err) {
+		trace__free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
 }
 
 void trace_stream_source(struct trace_stream *s, struct stream_source *src)

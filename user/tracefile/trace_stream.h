@@ -32,6 +32,8 @@ struct trace_stream_opts {
 	/* the round trips from from_ns to to_ns after the first (0 and UINT64_MAX: all),
 	 * and the events within margin_ns of them, as trace__cut() keeps */
 	uint64_t from_ns, to_ns, margin_ns;
+	/* the stretch is read whole with trace_stream_read(): no statistics passes */
+	int no_stats;
 };
 
 /*
@@ -50,6 +52,14 @@ const struct tc_trace *trace_stream_skeleton(const struct trace_stream *s);
 int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uint64_t *pct);
 /* The round trips' histogram (core/plot.h's plot_rtt_hist() of all the samples). */
 const struct hist *trace_stream_hist(const struct trace_stream *s);
+/* The start of the run's first round trip, from which the stretch counts (0: none). */
+uint64_t trace_stream_run_first(const struct trace_stream *s);
+/*
+ * The stretch as one whole trace (copies of the tables; the caller frees it): what
+ * trace_file_read() and then trace__cut() of the stretch keep, in the same order,
+ * from the stretch's blocks only. 0, -ENOMEM, or -errno / -EBADMSG (reported).
+ */
+int trace_stream_read(struct trace_stream *s, struct tc_trace **out);
 /* The blocks, for analysis_stream_run(); valid while s is open. */
 void trace_stream_source(struct trace_stream *s, struct stream_source *src);
 void trace_stream_close(struct trace_stream *s);
