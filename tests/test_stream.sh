@@ -69,6 +69,14 @@ for args in "--from 2ms --to 5ms --top 2" "--from 1ms" "--to 3ms --format json" 
 		diff -u "$TMP/w" "$TMP/s" | head -20
 	}
 done
+# What reads a stretch whole (Perfetto) reads the stretch's blocks alone: the stretch's
+# round trips, no more, no fewer.
+n=$((n + 1))
+"$TC" report tests/fixtures/hog.tct --from 2ms --to 5ms --format perfetto >"$TMP/pf.json"
+want=$("$TC" report tests/fixtures/hog.tct --from 2ms --to 5ms | sed -n 's/.*stretch .*: \([0-9]*\) of the .*/\1/p')
+got=$(python3 -c 'import json, sys
+print(sum(e.get("cat") == "round_trip" for e in json.load(open(sys.argv[1]))["traceEvents"]))' "$TMP/pf.json")
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "the stretch's Perfetto trace: $got round trips, not $want"
 n=$((n + 1))
 rc=0
 "$TC" report tests/fixtures/hog.tct --from 1h --stream >"$TMP/out" 2>"$TMP/err" || rc=$?

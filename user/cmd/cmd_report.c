@@ -55,6 +55,7 @@ static void report_help(void)
 	       "  tailcause report client.tct --peer server.tct\n"
 	       "  tailcause report long.tct --from 10m --to 11m\n"
 	       "  tailcause report hour.tct --format json -o hour.json   (streamed: 64 MiB+)\n"
+	       "  tailcause report hour.tct --from 600s --to 601s --format perfetto -o s.json\n"
 	       "  tailcause report bench.tct --samples bench.csv\n"
 	       "  tailcause report cmd.tct --interval 10 --format json\n");
 }

@@ -204,8 +204,9 @@ static const struct {
 	 RA_FORMAT,
 	 "      --stream[=N]     read the trace a segment of N round trips at a time (default\n"
 	 "                       65536), in memory that does not grow with its length; a\n"
-	 "                       trace file of 64 MiB or more is read so by itself (text, json\n"
-	 "                       and openmetrics of a probe's round trips; the header says so)"},
+	 "                       trace file of 64 MiB or more is read so by itself (text, json,\n"
+	 "                       html and openmetrics of a probe's round trips; the header\n"
+	 "                       says so). Perfetto reads a --from/--to stretch's blocks alone"},
 	{{"no-stream", no_argument, NULL, OPT_NO_STREAM},
 	 RA_FORMAT,
 	 "      --no-stream      read the whole trace into memory, whatever its size"},

@@ -364,6 +364,47 @@ static int join_peer(struct tc_trace *t, const char *path, const char *peer_path
 				    : "(the server's trace, sent over the link, not kept)");
 }
 
+/* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read. */
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+/*
+ * A long trace read whole must fit: its records' arrays alone (before any analysis)
+ * taking more than the memory available is refused in one line, where the kernel's
+ * OOM killer would end the report minutes later without a word. 0 or -TC_ERRNO__ENV.
+ */
+static int fits_whole(const char *path)
+{
+	uint64_t samples, events, need, avail;
+	struct stat st;
+
+	if (stat(path, &st) || (uint64_t)st.st_size < REPORT_STREAM_FILE_MIN ||
+	    trace_file_counts(path, &samples, &events))
+		return 0; /* small, or no index: the read says what it finds */
+	need = samples * sizeof(struct tc_sample) + events * sizeof(struct tc_event);
+	avail = mem_available();
+	if (!avail || need <= avail)
+		return 0;
+	log_err("report %s: read whole, its %" PRIu64 " round trips and %" PRIu64
+		" events need over %.1f GiB, and %.1f GiB are available: %s",
+		path, samples, events, (double)need / (1 << 30), (double)avail / (1 << 30),
+		samples ? "report a stretch of it (--from/--to), or as text, JSON, HTML or "
+			  "OpenMetrics, which read it a segment at a time"
+			: "a noise report reads the whole trace; record a shorter run");
+	return -TC_ERRNO__ENV;
+}
+
 int report_file(const char *path, struct report_opts *o, FILE *out)
 {
 	struct tc_trace *t = NULL;
@@ -381,6 +422,9 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 	whole = read_stretch(path, o, &t, &first, &all);
 	if (whole < 0)
 		return whole;
+	err = whole ? fits_whole(path) : 0;
+	if (err)
+		return err;
 	err = whole ? trace_file_read(path, &t) : 0;
 	if (err)
 		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
