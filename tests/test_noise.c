@@ -252,6 +252,73 @@ static void test_noise_timed_page_fault(void **state)
 	trace__free(t);
 }
 
+#define FN_VMSTAT 0xffffffff81200010ull
+#define FN_TICK	  0xffffffff81300020ull
+#define FN_POLL	  0xffffffffc0400030ull
+
+static void callback(struct tc_trace *t, uint16_t kind, uint64_t start, uint64_t dur, uint64_t func)
+{
+	add(t, kind, start, dur, CPU, kind == TC_EV_WORK ? 300 : 0,
+	    kind == TC_EV_WORK ? 0 : TC_TIMER_HRTIMER);
+	last(t)->func = func;
+	if (kind == TC_EV_WORK)
+		strncpy(last(t)->other_comm, "kworker/2:1", TC_COMM_LEN - 1);
+}
+
+/*
+ * Callbacks name what ran them, as in a spike (bench, tid 100, on CPU 2):
+ *   0 ms     page fault: it runs
+ *   10 ms    preempted 2 ms by kworker/2:1, which ran vmstat_update 1.5 ms -> workqueue:
+ *            vmstat_update 2 ms
+ *   20 ms    preempted 1 ms by kworker/2:1, no work item seen  -> preemption:kworker/2:1
+ *   30 ms    local timer 8 us, tick_sched_timer 5 us inside    -> timer:tick 8 us
+ *   40 ms    local timer 9 us, my_poll 6 us and tick 1 us      -> timer:my_poll 9 us
+ *   50 ms    local timer 7 us, no callback                     -> timer 7 us
+ *   60 ms    TIMER softirq 20 us, my_poll 10 us inside         -> timer:my_poll, 20 us more
+ *   61 ms    a callback on another CPU inside nothing of CPU 2 -> no effect
+ *   70 ms    page fault
+ */
+static void test_noise_callbacks_name_kworkers_and_timers(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise_opts o = {0};
+	struct tc_noise *n;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(trace__add_thread(t, CMD_TID, TC_THREAD_TARGET, UINT32_MAX), 0);
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81200010", "vmstat_update"), 0);
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81300020", "tick_sched_timer"), 0);
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffffc0400030", "my_poll"), 0);
+	fault(t, 0, CMD_TID, "bench");
+	offcpu(t, 10 * MS, 2 * MS, CMD_TID, 1, 0, 300, "kworker/2:1");
+	callback(t, TC_EV_WORK, 10 * MS + 100 * US, 1500 * US, FN_VMSTAT);
+	offcpu(t, 20 * MS, 1 * MS, CMD_TID, 1, 0, 300, "kworker/2:1");
+	add(t, TC_EV_TIMER, 30 * MS, 8 * US, CPU, 0, 0);
+	callback(t, TC_EV_TIMER_FN, 30 * MS + 2 * US, 5 * US, FN_TICK);
+	add(t, TC_EV_TIMER, 40 * MS, 9 * US, CPU, 0, 0);
+	callback(t, TC_EV_TIMER_FN, 40 * MS + 1 * US, 1 * US, FN_TICK);
+	callback(t, TC_EV_TIMER_FN, 40 * MS + 2 * US, 6 * US, FN_POLL);
+	add(t, TC_EV_TIMER, 50 * MS, 7 * US, CPU, 0, 0);
+	add(t, TC_EV_SOFTIRQ, 60 * MS, 20 * US, CPU, 0, 1 /* TIMER */);
+	callback(t, TC_EV_TIMER_FN, 60 * MS + 5 * US, 10 * US, FN_POLL);
+	add(t, TC_EV_TIMER_FN, 61 * MS, 3 * US, 3, 0, TC_TIMER_HRTIMER);
+	last(t)->func = FN_VMSTAT;
+	fault(t, 70 * MS, CMD_TID, "bench");
+	trace__sort(t);
+	assert_int_equal(noise__run(t, &o, &n), 0);
+	assert_int_equal(cause(n, "workqueue:vmstat_update")->ns, 2 * MS);
+	assert_int_equal(cause(n, "workqueue:vmstat_update")->count, 1);
+	assert_int_equal(cause(n, "preemption:kworker/2:1")->ns, 1 * MS);
+	assert_int_equal(cause(n, "timer:tick")->ns, 8 * US);
+	assert_int_equal(cause(n, "timer:my_poll")->ns, 29 * US);
+	assert_int_equal(cause(n, "timer:my_poll")->count, 2);
+	assert_int_equal(cause(n, "timer")->ns, 7 * US);
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_IRQ], 44 * US);
+	noise__free(n);
+	trace__free(t);
+}
+
 static void test_noise_empty_trace(void **state)
 {
 	struct tc_trace *t = trace__new();
@@ -378,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_noise_irq_goes_to_the_running_thread),
 		cmocka_unit_test(test_noise_compaction_stall_and_kcompactd),
 		cmocka_unit_test(test_noise_timed_page_fault),
+		cmocka_unit_test(test_noise_callbacks_name_kworkers_and_timers),
 		cmocka_unit_test(test_noise_empty_trace),
 		cmocka_unit_test(test_noise_unsorted_is_einval),
 		cmocka_unit_test(test_noise_stretches_sorted_without_comparison_sort),

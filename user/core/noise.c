@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "grow.h"
 #include "noise_acc.h"
 
@@ -269,20 +270,85 @@ static int add_instant(struct noise_acc *acc, size_t thread, const struct tc_eve
 	return part_add(acc, row, cause, 0, 1, 0);
 }
 
+/* ---- callbacks: what names a kworker's preemption and a timer interrupt -------------- */
+
+#define NOISE_CALLBACK_FUNCS 8 /* distinct functions weighed inside one interval */
+
+/*
+ * The function of the callbacks of kind (TC_EV_WORK, TC_EV_TIMER_FN) on cpu that start
+ * inside [s, end) with the most time there, or 0, as a spike's window names them
+ * (context.h's context_callback()): among the events after t->events[i] (sorted by
+ * start), the first CONTEXT_LOOKAHEAD of those that start inside. Ties go to the
+ * earlier callback.
+ */
+static uint64_t busiest_callback(const struct tc_trace *t, size_t i, uint32_t cpu, uint64_t s,
+				 uint64_t end, uint16_t kind)
+{
+	uint64_t func[NOISE_CALLBACK_FUNCS], ns[NOISE_CALLBACK_FUNCS], best = 0, best_ns = 0;
+	size_t n = 0;
+
+	for (size_t j = i + 1; j < t->n_events && j - i <= CONTEXT_LOOKAHEAD; j++) {
+		const struct tc_event *c = &t->events[j];
+		uint64_t c_end = sat_add(c->start_ns, c->dur_ns);
+		size_t k;
+
+		if (c->start_ns >= end)
+			break;
+		if (c->kind != kind || c->cpu != cpu || !c->func || c->start_ns < s)
+			continue;
+		for (k = 0; k < n && func[k] != c->func; k++)
+			;
+		if (k == n && n == NOISE_CALLBACK_FUNCS)
+			continue;
+		if (k == n) {
+			func[n] = c->func;
+			ns[n++] = 0;
+		}
+		ns[k] += (c_end < end ? c_end : end) - c->start_ns;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!best || ns[k] > best_ns) {
+			best = func[k];
+			best_ns = ns[k];
+		}
+	return best;
+}
+
 /* ---- pass 2: the threads' own intervals and instants ---------------------------------- */
 
-static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
-		      uint32_t *cause)
+/* e's cause in group g, named with the callback func that ran inside it (0: none). */
+static int name_event_fn(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
+			 uint64_t func, uint32_t *cause)
 {
+	struct tc_name_ctx ctx = {TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, func};
 	char name[TC_CAUSE_NAME_LEN];
-	enum tc_cause_class cls = causes_name_event(acc->t, e, acc->pattern, name, sizeof(name));
+	enum tc_cause_class cls = causes_name_event_ctx(acc->t, e, func ? &ctx : NULL, acc->pattern,
+							name, sizeof(name));
 
 	return cause_of(acc, g, cls, name, cause);
 }
 
-/* Preempted: all of it. Blocked: asleep until woken, then waiting for the CPU. */
-static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e)
+static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
+		      uint32_t *cause)
 {
+	return name_event_fn(acc, g, e, 0, cause);
+}
+
+/* A preemption by a kworker is its work item: the function that ran in [s, end). */
+static int name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
+			   uint64_t end, uint32_t *cause)
+{
+	uint64_t func = 0;
+
+	if (!strncmp(e->other_comm, "kworker/", 8))
+		func = busiest_callback(acc->t, i, e->cpu, s, end, TC_EV_WORK);
+	return name_event_fn(acc, TC_NOISE_OFFCPU, e, func, cause);
+}
+
+/* Preempted: all of it. Blocked: asleep until woken, then waiting for the CPU. */
+static int add_offcpu(struct noise_acc *acc, size_t th, size_t i)
+{
+	const struct tc_event *e = &acc->t->events[i];
 	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns),
 		 woken = sat_add(s, e->woken_after_ns);
 	struct tc_event as_preempted = *e;
@@ -290,7 +356,7 @@ static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e
 	int err;
 
 	if (e->flags & TC_OFFCPU_PREEMPTED) {
-		err = name_event(acc, TC_NOISE_OFFCPU, e, &cause);
+		err = name_preemption(acc, i, e, s, end, &cause);
 		return err ?: add_span(acc, th, cause, s, end, 1, 0);
 	}
 	if (!e->woken_after_ns || woken >= end)
@@ -305,7 +371,7 @@ static int add_offcpu(struct noise_acc *acc, size_t th, const struct tc_event *e
 		err = fixed_cause(acc, NOISE_FIXED_IDLE, TC_NOISE_OFFCPU, TC_CAUSE_IDLE_EXIT,
 				  "idle-exit", &cause);
 	else
-		err = name_event(acc, TC_NOISE_OFFCPU, &as_preempted, &cause);
+		err = name_preemption(acc, i, &as_preempted, woken, end, &cause);
 	return err ?: add_span(acc, th, cause, woken, end, 1, 0);
 }
 
@@ -328,7 +394,7 @@ static int thread_pass(struct noise_acc *acc)
 			continue;
 		switch (e->kind) {
 		case TC_EV_OFFCPU:
-			err = add_offcpu(acc, th, e);
+			err = add_offcpu(acc, th, i);
 			break;
 		case TC_EV_PAGE_FAULT:
 		case TC_EV_MIGRATE:
@@ -365,24 +431,39 @@ static int is_cpu_wide(const struct tc_event *e)
 		e->kind == TC_EV_TIMER || e->kind == TC_EV_NIC || e->kind == TC_EV_NMI);
 }
 
-static int cpu_wide_cause(struct noise_acc *acc, const struct tc_event *e, uint32_t *cause)
+/*
+ * t->events[i]'s cause: by kind and vector, or for the local timer interrupt and the
+ * TIMER/HRTIMER softirqs by the callback that ran inside (timer:tick, timer:<function>),
+ * each name looked up once.
+ */
+static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause)
 {
-	uint64_t key = (uint64_t)e->kind << 32 | e->arg;
-	size_t i;
+	const struct tc_event *e = &acc->t->events[i];
+	uint64_t key = (uint64_t)e->kind << 32 | e->arg, func = 0;
+	struct u64map *cache = &acc->namecache;
+	size_t c;
 	int err;
 
-	if (u64map_get(&acc->namecache, key, &i)) {
-		*cause = (uint32_t)i;
+	if (context_is_timer_parent(e))
+		func = busiest_callback(acc->t, i, e->cpu, e->start_ns,
+					sat_add(e->start_ns, e->dur_ns), TC_EV_TIMER_FN);
+	if (func) {
+		key = func; /* a callback names its parent alike, whatever the parent */
+		cache = &acc->fncache;
+	}
+	if (u64map_get(cache, key, &c)) {
+		*cause = (uint32_t)c;
 		return 0;
 	}
-	err = name_event(acc, TC_NOISE_IRQ, e, cause);
-	return err ?: u64map_put(&acc->namecache, key, *cause);
+	err = name_event_fn(acc, TC_NOISE_IRQ, e, func, cause);
+	return err ?: u64map_put(cache, key, *cause);
 }
 
-/* Credits e's overlap with the CPU's stretches; takes it from its parent when nested. */
-static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu_sweep *c,
-		     const struct tc_event *e)
+/* Credits t->events[i]'s overlap with the CPU's stretches; takes it from its parent when
+ * nested. */
+static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu_sweep *c, size_t i)
 {
+	const struct tc_event *e = &acc->t->events[i];
 	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns), count = 1;
 	int nested;
 	uint32_t cause;
@@ -393,7 +474,7 @@ static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu
 	nested = c->depth && s >= c->open_start[c->depth - 1] && end <= c->open_end[c->depth - 1];
 	while (c->pos < c->n && st[c->first + c->pos].end <= s)
 		c->pos++;
-	err = cpu_wide_cause(acc, e, &cause);
+	err = cpu_wide_cause(acc, i, &cause);
 	for (size_t j = c->pos; !err && j < c->n && st[c->first + j].start < end; j++) {
 		const struct stretch *x = &st[c->first + j];
 		uint64_t lo = x->start > s ? x->start : s, hi = x->end < end ? x->end : end;
@@ -432,7 +513,7 @@ static int cpu_pass(struct noise_acc *acc, const struct stretch *st, size_t n)
 		const struct tc_event *e = &t->events[i];
 
 		if (is_cpu_wide(e) && u64map_get(&index, e->cpu, &k))
-			err = sweep_one(acc, st, &cpus[k], e);
+			err = sweep_one(acc, st, &cpus[k], i);
 	}
 	free(cpus);
 	u64map__free(&index);
@@ -472,6 +553,7 @@ static void acc_free(struct noise_acc *acc)
 	u64map__free(&acc->partmap);
 	u64map__free(&acc->causemap);
 	u64map__free(&acc->namecache);
+	u64map__free(&acc->fncache);
 	free(acc->rows);
 	free(acc->parts);
 	free(acc->causes);

@@ -61,6 +61,7 @@ struct noise_acc {
 	struct u64map partmap;	 /* row << 24 | cause -> parts[] */
 	struct u64map causemap;	 /* hash of group and name -> causes[] */
 	struct u64map namecache; /* kind << 32 | arg of CPU-wide kinds -> causes[] */
+	struct u64map fncache;	 /* a timer callback's function -> causes[] (its parent's) */
 
 	struct noise_racc *rows;
 	size_t n_rows, cap_rows;
