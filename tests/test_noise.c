@@ -319,6 +319,62 @@ static void test_noise_callbacks_name_kworkers_and_timers(void **state)
 	trace__free(t);
 }
 
+static void sig_event(struct tc_trace *t, uint64_t start, uint64_t dur, uint32_t signo,
+		      uint16_t flags)
+{
+	add(t, TC_EV_SIGNAL, start, dur, CPU, CMD_TID, signo);
+	last(t)->flags = flags;
+}
+
+/*
+ * Signal handlers are the thread's noise while they ran (bench, tid 100, on CPU 2):
+ *   0 ms       page fault: it runs
+ *   10 ms      SIGPROF handler 100 us                          -> signal:SIGPROF
+ *   10.020 ms  hardirq eth0 10 us inside it                    -> irq 10 us, not the handler's
+ *   10.050 ms  preempted 30 us by hog inside it                -> preemption:hog 30 us, not the
+ *                                                                 handler's: SIGPROF 60 us
+ *   20 ms      SIGUSR1 handler 50 us, SIGALRM 20 us nested     -> SIGUSR1 30 us, SIGALRM 20 us
+ *   30 ms      SIGURG, its end not traced                      -> counted, no time
+ *   35 ms      SIGCHLD, no handler                             -> not counted
+ *   40 ms      page fault
+ */
+static void test_noise_signal_handlers(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise_opts o = {0};
+	struct tc_noise *n;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(trace__add_thread(t, CMD_TID, TC_THREAD_TARGET, UINT32_MAX), 0);
+	assert_int_equal(trace__add_irq_name(t, 30, "eth0"), 0);
+	fault(t, 0, CMD_TID, "bench");
+	sig_event(t, 10 * MS, 100 * US, 27, 0);
+	add(t, TC_EV_HARDIRQ, 10 * MS + 20 * US, 10 * US, CPU, 0, 30);
+	offcpu(t, 10 * MS + 50 * US, 30 * US, CMD_TID, 1, 0, 200, "hog");
+	sig_event(t, 20 * MS, 50 * US, 10, 0);
+	sig_event(t, 20 * MS + 10 * US, 20 * US, 14, 0);
+	sig_event(t, 30 * MS, 0, 23, TC_SIGNAL_END_UNTRACED);
+	sig_event(t, 35 * MS, 0, 17, TC_SIGNAL_NO_HANDLER);
+	fault(t, 40 * MS, CMD_TID, "bench");
+	trace__sort(t);
+	assert_int_equal(noise__run(t, &o, &n), 0);
+	assert_int_equal(cause(n, "signal:SIGPROF")->ns, 60 * US);
+	assert_int_equal(cause(n, "signal:SIGPROF")->group, TC_NOISE_SIGNAL);
+	assert_int_equal(cause(n, "hardirq:eth0")->ns, 10 * US);
+	assert_int_equal(cause(n, "preemption:hog")->ns, 30 * US);
+	assert_int_equal(cause(n, "signal:SIGUSR1")->ns, 30 * US);
+	assert_int_equal(cause(n, "signal:SIGALRM")->ns, 20 * US);
+	assert_int_equal(cause(n, "signal:SIGURG")->ns, 0);
+	assert_int_equal(cause(n, "signal:SIGURG")->count, 1);
+	for (size_t i = 0; i < n->n_causes; i++)
+		assert_string_not_equal(n->causes[i].name, "signal:SIGCHLD");
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_SIGNAL], 110 * US);
+	assert_int_equal(n->threads[0].noise_ns, 150 * US);
+	noise__free(n);
+	trace__free(t);
+}
+
 static void test_noise_empty_trace(void **state)
 {
 	struct tc_trace *t = trace__new();
@@ -446,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_noise_compaction_stall_and_kcompactd),
 		cmocka_unit_test(test_noise_timed_page_fault),
 		cmocka_unit_test(test_noise_callbacks_name_kworkers_and_timers),
+		cmocka_unit_test(test_noise_signal_handlers),
 		cmocka_unit_test(test_noise_empty_trace),
 		cmocka_unit_test(test_noise_unsorted_is_einval),
 		cmocka_unit_test(test_noise_stretches_sorted_without_comparison_sort),

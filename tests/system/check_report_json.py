@@ -142,8 +142,9 @@ def noise_checks(d):
     n = d["noise"]
     errs = []
     t = n["totals"]
-    if abs(t["noise_us"] - (t["offcpu_us"] + t["irq_us"] + t["mm_us"])) > 0.01 * len(n["threads"]) + 0.01:
-        errs.append("noise.totals: noise_us is not offcpu + irq + mm")
+    parts = t["offcpu_us"] + t["irq_us"] + t["mm_us"] + t["signal_us"]
+    if abs(t["noise_us"] - parts) > 0.01 * len(n["threads"]) + 0.01:
+        errs.append("noise.totals: noise_us is not offcpu + irq + mm + signal")
     if abs(sum(th["noise_us"] for th in n["threads"]) - t["noise_us"]) > 0.001 * (len(n["threads"]) + 1):
         errs.append("noise.threads: noise does not add up to the total")
     worst = [w["noise_us"] for w in n["worst_intervals"]]

@@ -6,11 +6,13 @@
  *   1. anchors: the off-CPU intervals, page faults and compaction/reclaim of
  *      each thread, in time order per thread, give the stretches it is known
  *      to have run, and on which CPU (noise_stretch.c);
- *   2. per thread: off-CPU intervals (split into blocked and waiting), its
- *      own compaction/reclaim, page faults and migrations;
+ *   2. per thread: its signal handlers (whole, first), off-CPU intervals (split
+ *      into blocked and waiting, and taken from a handler they fall in), its own
+ *      compaction/reclaim, page faults and migrations;
  *   3. CPU-wide intervals (hardirq, softirq, timer, IPI, NIC), swept against
  *      the stretches of their CPU, sorted by start and clipped to be disjoint;
- *      a per-CPU stack of open intervals finds the nested ones.
+ *      a per-CPU stack of open intervals finds the nested ones; an outermost
+ *      one is taken from the handler it fell in.
  * Every amount is split at interval boundaries into (thread, interval, cause)
  * accumulators kept in hash maps; noise_build.c sorts them into the result.
  */
@@ -199,9 +201,8 @@ static uint64_t bin_of(const struct noise_acc *acc, uint64_t ts)
 	return ts > acc->t0 ? (ts - acc->t0) / acc->iv : 0;
 }
 
-/* Splits [s, e) at interval boundaries; count goes to the first interval. */
-static int add_span(struct noise_acc *acc, size_t thread, uint32_t cause, uint64_t s, uint64_t e,
-		    uint64_t count, int sub)
+int noise_add_span(struct noise_acc *acc, size_t thread, uint32_t cause, uint64_t s, uint64_t e,
+		   uint64_t count, int sub)
 {
 	for (uint64_t b = bin_of(acc, s);; b++) {
 		uint64_t edge = acc->t0 + (b + 1) * acc->iv, hi = e < edge ? e : edge;
@@ -265,60 +266,15 @@ static int add_instant(struct noise_acc *acc, size_t thread, const struct tc_eve
 		return err;
 	/* A fault with its end took that long; one without is counted, not timed. */
 	if (e->dur_ns)
-		return add_span(acc, thread, cause, e->start_ns, sat_add(e->start_ns, e->dur_ns), 1,
-				0);
+		return noise_add_span(acc, thread, cause, e->start_ns,
+				      sat_add(e->start_ns, e->dur_ns), 1, 0);
 	return part_add(acc, row, cause, 0, 1, 0);
-}
-
-/* ---- callbacks: what names a kworker's preemption and a timer interrupt -------------- */
-
-#define NOISE_CALLBACK_FUNCS 8 /* distinct functions weighed inside one interval */
-
-/*
- * The function of the callbacks of kind (TC_EV_WORK, TC_EV_TIMER_FN) on cpu that start
- * inside [s, end) with the most time there, or 0, as a spike's window names them
- * (context.h's context_callback()): among the events after t->events[i] (sorted by
- * start), the first CONTEXT_LOOKAHEAD of those that start inside. Ties go to the
- * earlier callback.
- */
-static uint64_t busiest_callback(const struct tc_trace *t, size_t i, uint32_t cpu, uint64_t s,
-				 uint64_t end, uint16_t kind)
-{
-	uint64_t func[NOISE_CALLBACK_FUNCS], ns[NOISE_CALLBACK_FUNCS], best = 0, best_ns = 0;
-	size_t n = 0;
-
-	for (size_t j = i + 1; j < t->n_events && j - i <= CONTEXT_LOOKAHEAD; j++) {
-		const struct tc_event *c = &t->events[j];
-		uint64_t c_end = sat_add(c->start_ns, c->dur_ns);
-		size_t k;
-
-		if (c->start_ns >= end)
-			break;
-		if (c->kind != kind || c->cpu != cpu || !c->func || c->start_ns < s)
-			continue;
-		for (k = 0; k < n && func[k] != c->func; k++)
-			;
-		if (k == n && n == NOISE_CALLBACK_FUNCS)
-			continue;
-		if (k == n) {
-			func[n] = c->func;
-			ns[n++] = 0;
-		}
-		ns[k] += (c_end < end ? c_end : end) - c->start_ns;
-	}
-	for (size_t k = 0; k < n; k++)
-		if (!best || ns[k] > best_ns) {
-			best = func[k];
-			best_ns = ns[k];
-		}
-	return best;
 }
 
 /* ---- pass 2: the threads' own intervals and instants ---------------------------------- */
 
-/* e's cause in group g, named with the callback func that ran inside it (0: none). */
-static int name_event_fn(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
-			 uint64_t func, uint32_t *cause)
+int noise_name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
+		     uint64_t func, uint32_t *cause)
 {
 	struct tc_name_ctx ctx = {TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, func};
 	char name[TC_CAUSE_NAME_LEN];
@@ -331,7 +287,7 @@ static int name_event_fn(struct noise_acc *acc, enum tc_noise_group g, const str
 static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
 		      uint32_t *cause)
 {
-	return name_event_fn(acc, g, e, 0, cause);
+	return noise_name_event(acc, g, e, 0, cause);
 }
 
 /* A preemption by a kworker is its work item: the function that ran in [s, end). */
@@ -341,8 +297,8 @@ static int name_preemption(struct noise_acc *acc, size_t i, const struct tc_even
 	uint64_t func = 0;
 
 	if (!strncmp(e->other_comm, "kworker/", 8))
-		func = busiest_callback(acc->t, i, e->cpu, s, end, TC_EV_WORK);
-	return name_event_fn(acc, TC_NOISE_OFFCPU, e, func, cause);
+		func = noise_busiest_callback(acc->t, i, e->cpu, s, end, TC_EV_WORK);
+	return noise_name_event(acc, TC_NOISE_OFFCPU, e, func, cause);
 }
 
 /* Preempted: all of it. Blocked: asleep until woken, then waiting for the CPU. */
@@ -355,15 +311,18 @@ static int add_offcpu(struct noise_acc *acc, size_t th, size_t i)
 	uint32_t cause;
 	int err;
 
+	err = noise_out_of_handler(acc, th, s, end); /* off CPU: not running its handler */
+	if (err)
+		return err;
 	if (e->flags & TC_OFFCPU_PREEMPTED) {
 		err = name_preemption(acc, i, e, s, end, &cause);
-		return err ?: add_span(acc, th, cause, s, end, 1, 0);
+		return err ?: noise_add_span(acc, th, cause, s, end, 1, 0);
 	}
 	if (!e->woken_after_ns || woken >= end)
 		woken = end;
 	err = fixed_cause(acc, NOISE_FIXED_BLOCKED, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED,
 			  "blocked", &cause);
-	err = err ?: add_span(acc, th, cause, s, woken, 1, 0);
+	err = err ?: noise_add_span(acc, th, cause, s, woken, 1, 0);
 	if (err || woken >= end)
 		return err;
 	as_preempted.flags |= TC_OFFCPU_PREEMPTED;
@@ -372,7 +331,7 @@ static int add_offcpu(struct noise_acc *acc, size_t th, size_t i)
 				  "idle-exit", &cause);
 	else
 		err = name_preemption(acc, i, &as_preempted, woken, end, &cause);
-	return err ?: add_span(acc, th, cause, woken, end, 1, 0);
+	return err ?: noise_add_span(acc, th, cause, woken, end, 1, 0);
 }
 
 static int thread_pass(struct noise_acc *acc)
@@ -404,8 +363,8 @@ static int thread_pass(struct noise_acc *acc)
 		case TC_EV_RECLAIM:
 			err = name_event(acc, TC_NOISE_MM, e, &cause);
 			err = err
-				      ?: add_span(acc, th, cause, e->start_ns,
-						  sat_add(e->start_ns, e->dur_ns), 1, 0);
+				      ?: noise_add_span(acc, th, cause, e->start_ns,
+							sat_add(e->start_ns, e->dur_ns), 1, 0);
 			break;
 		}
 	}
@@ -445,8 +404,8 @@ static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause)
 	int err;
 
 	if (context_is_timer_parent(e))
-		func = busiest_callback(acc->t, i, e->cpu, e->start_ns,
-					sat_add(e->start_ns, e->dur_ns), TC_EV_TIMER_FN);
+		func = noise_busiest_callback(acc->t, i, e->cpu, e->start_ns,
+					      sat_add(e->start_ns, e->dur_ns), TC_EV_TIMER_FN);
 	if (func) {
 		key = func; /* a callback names its parent alike, whatever the parent */
 		cache = &acc->fncache;
@@ -455,7 +414,7 @@ static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause)
 		*cause = (uint32_t)c;
 		return 0;
 	}
-	err = name_event_fn(acc, TC_NOISE_IRQ, e, func, cause);
+	err = noise_name_event(acc, TC_NOISE_IRQ, e, func, cause);
 	return err ?: u64map_put(cache, key, *cause);
 }
 
@@ -479,9 +438,12 @@ static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu
 		const struct stretch *x = &st[c->first + j];
 		uint64_t lo = x->start > s ? x->start : s, hi = x->end < end ? x->end : end;
 
-		err = add_span(acc, x->thread, cause, lo, hi, count, 0);
+		err = noise_add_span(acc, x->thread, cause, lo, hi, count, 0);
 		if (!err && nested)
-			err = add_span(acc, x->thread, c->open_cause[c->depth - 1], lo, hi, 0, 1);
+			err = noise_add_span(acc, x->thread, c->open_cause[c->depth - 1], lo, hi, 0,
+					     1);
+		else if (!err)
+			err = noise_out_of_handler(acc, x->thread, lo, hi);
 		count = 0;
 	}
 	if (!err && c->depth < NEST_DEPTH) {
@@ -554,6 +516,7 @@ static void acc_free(struct noise_acc *acc)
 	u64map__free(&acc->causemap);
 	u64map__free(&acc->namecache);
 	u64map__free(&acc->fncache);
+	free(acc->handlers);
 	free(acc->rows);
 	free(acc->parts);
 	free(acc->causes);
@@ -575,6 +538,7 @@ int noise__run(const struct tc_trace *t, const struct tc_noise_opts *o, struct t
 	err = err ?: noise_stretch_build(&acc, &st, &n_st);
 	for (size_t i = 0; !err && i < n_st; i++)
 		err = add_run(&acc, st[i].thread, st[i].cpu, st[i].start, st[i].end);
+	err = err ?: noise_handler_pass(&acc);
 	err = err ?: thread_pass(&acc);
 	err = err ?: cpu_pass(&acc, st, n_st);
 	free(st);

@@ -21,7 +21,12 @@
  *   irq      hard IRQs, softirqs, the local timer, IPIs and NIC driver work on
  *            its CPU while it ran there; an interval nested in another on the
  *            same CPU (an IRQ inside a softirq) is counted once, in the inner;
- *   mm       its own direct compaction and reclaim.
+ *   mm       its own direct compaction and reclaim;
+ *   signal   its own signal handlers while they ran (a profiler's SIGPROF, a
+ *            runtime's preemption signal, a timer's SIGALRM): the handler's time
+ *            less the time it was off CPU and the IRQs inside it, counted there; a
+ *            handler whose end was not traced (recorded without --signal-ends) is
+ *            counted, not timed.
  * Blocked time before the wake-up is its own doing (a sleep, a read): shown,
  * never counted as noise. Page faults and migrations are counted (the tracer
  * records faults as instants, without a duration).
@@ -42,6 +47,7 @@ enum tc_noise_group {
 	TC_NOISE_OFFCPU = 0, /* preempted, or runnable after a wake-up while another ran */
 	TC_NOISE_IRQ,	  /* hardirq, softirq, timer, IPI, NMI, NIC work on its CPU while it ran */
 	TC_NOISE_MM,	  /* its own direct compaction or reclaim */
+	TC_NOISE_SIGNAL,  /* its own signal handlers, while they ran */
 	TC_NOISE_BLOCKED, /* asleep: not noise */
 	TC_NOISE_FAULT, /* its own page faults: counted, timed where the end was seen; not noise */
 	TC_NOISE_GROUPS,
@@ -79,7 +85,7 @@ struct tc_noise_row {
 	uint64_t end_ns;
 	size_t thread;	   /* index into tc_noise.threads */
 	uint64_t run_ns;   /* time it is known to have run */
-	uint64_t noise_ns; /* offcpu + irq + mm */
+	uint64_t noise_ns; /* offcpu + irq + mm + signal */
 	uint64_t group_ns[TC_NOISE_GROUPS];
 	uint64_t faults;
 	uint64_t migrations;
@@ -142,7 +148,7 @@ size_t noise_worst_rows(const struct tc_noise *n, size_t *idx, size_t k);
 /* Fills idx (n->n_causes entries) with cause indices by time, most first; returns n_causes. */
 size_t noise_causes_by_time(const struct tc_noise *n, size_t *idx);
 
-/* "offcpu", "irq", "mm", "blocked", "fault". */
+/* "offcpu", "irq", "mm", "signal", "blocked", "fault". */
 const char *noise_group_name(enum tc_noise_group g);
 
 #endif /* TAILCAUSE_CORE_NOISE_H */

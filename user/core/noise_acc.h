@@ -43,6 +43,13 @@ struct noise_tcache {
 	uint32_t part_cause;
 };
 
+/* A signal handler of one of the threads (TC_EV_SIGNAL), while it ran. */
+struct noise_handler {
+	uint64_t start, end; /* end == start: its end was not traced */
+	uint32_t thread;
+	uint32_t cause;
+};
+
 /* The causes with a fixed name, looked up once. */
 enum noise_fixed { NOISE_FIXED_FAULT, NOISE_FIXED_BLOCKED, NOISE_FIXED_IDLE, NOISE_FIXED_N };
 
@@ -62,6 +69,9 @@ struct noise_acc {
 	struct u64map causemap;	 /* hash of group and name -> causes[] */
 	struct u64map namecache; /* kind << 32 | arg of CPU-wide kinds -> causes[] */
 	struct u64map fncache;	 /* a timer callback's function -> causes[] (its parent's) */
+
+	struct noise_handler *handlers; /* by thread, then start */
+	size_t n_handlers, cap_handlers;
 
 	struct noise_racc *rows;
 	size_t n_rows, cap_rows;
@@ -106,6 +116,28 @@ static inline size_t noise_thread_of(const struct noise_acc *acc, uint32_t tid)
  * by CPU and start and clipped to be disjoint, in a new array; 0 or -ENOMEM.
  */
 int noise_stretch_build(struct noise_acc *acc, struct stretch **out, size_t *n_out);
+
+/* noise.c: adds (sub == 0) or takes away the time [s, e) of thread's cause, split at
+ * interval boundaries; count goes to the first interval. 0 or -ENOMEM. */
+int noise_add_span(struct noise_acc *acc, size_t thread, uint32_t cause, uint64_t s, uint64_t e,
+		   uint64_t count, int sub);
+/* noise.c: e's cause in group g, named with the callback func that ran inside it (0: none);
+ * 0, -ENOMEM or -E2BIG. */
+int noise_name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
+		     uint64_t func, uint32_t *cause);
+
+/*
+ * noise_context.c: the function of the callbacks of kind (TC_EV_WORK, TC_EV_TIMER_FN)
+ * on cpu that start inside [s, end) with the most time there, among the events after
+ * t->events[i] (the first CONTEXT_LOOKAHEAD that start inside), or 0.
+ */
+uint64_t noise_busiest_callback(const struct tc_trace *t, size_t i, uint32_t cpu, uint64_t s,
+				uint64_t end, uint16_t kind);
+/* noise_context.c: the threads' signal handlers, credited whole (before the passes). */
+int noise_handler_pass(struct noise_acc *acc);
+/* noise_context.c: [lo, hi) of thread th counted elsewhere (off CPU, an IRQ) is taken
+ * from the handler it fell in. 0 or -ENOMEM. */
+int noise_out_of_handler(struct noise_acc *acc, size_t th, uint64_t lo, uint64_t hi);
 
 /* Turns the accumulators into *out; 0 or -ENOMEM. Leaves acc to be freed by the caller. */
 int noise_acc_build(struct noise_acc *acc, struct tc_noise **out);

@@ -10,7 +10,8 @@
 const char *noise_group_name(enum tc_noise_group g)
 {
 	static const char *const names[] = {
-		[TC_NOISE_OFFCPU] = "offcpu",	[TC_NOISE_IRQ] = "irq",	    [TC_NOISE_MM] = "mm",
+		[TC_NOISE_OFFCPU] = "offcpu",	[TC_NOISE_IRQ] = "irq",
+		[TC_NOISE_MM] = "mm",		[TC_NOISE_SIGNAL] = "signal",
 		[TC_NOISE_BLOCKED] = "blocked", [TC_NOISE_FAULT] = "fault",
 	};
 

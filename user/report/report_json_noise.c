@@ -18,6 +18,7 @@ static void times(struct json *j, uint64_t run, uint64_t noise, const uint64_t *
 	json_num(j, "offcpu_us", NS_US(g[TC_NOISE_OFFCPU]), 3);
 	json_num(j, "irq_us", NS_US(g[TC_NOISE_IRQ]), 3);
 	json_num(j, "mm_us", NS_US(g[TC_NOISE_MM]), 3);
+	json_num(j, "signal_us", NS_US(g[TC_NOISE_SIGNAL]), 3);
 	json_num(j, "blocked_us", NS_US(g[TC_NOISE_BLOCKED]), 3);
 	json_u64(j, "page_faults", faults);
 	json_u64(j, "migrations", migrations);

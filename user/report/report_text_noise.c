@@ -30,8 +30,8 @@ static void print_intro(FILE *out, const struct tc_noise *n)
 		"  noise is time the host took from a thread: off CPU while preempted or waiting\n"
 		"  for its CPU after a wake-up; IRQs, softirqs, the timer and IPIs on its CPU "
 		"while\n"
-		"  it ran; its own compaction and reclaim. Blocked (asleep) time is its own "
-		"doing.\n"
+		"  it ran; its own compaction and reclaim; its signal handlers while they ran.\n"
+		"  Blocked (asleep) time is its own doing.\n"
 		"  Times count only while a thread is known to run: between its switch-ins and\n"
 		"  switch-outs (or page faults); before its first and after its last they are "
 		"unknown.\n");
@@ -85,17 +85,19 @@ static void print_threads(FILE *out, const struct tc_noise *n)
 {
 	if (!n->n_threads)
 		return;
-	fprintf(out, "\nthreads\n  %8s %-16s %10s %10s %10s %9s %8s %11s %7s %5s\n", "tid", "comm",
-		"run[ms]", "noise[ms]", "offcpu[ms]", "irq[ms]", "mm[ms]", "blocked[ms]", "faults",
-		"migr");
+	fprintf(out, "\nthreads\n  %8s %-16s %10s %10s %10s %9s %8s %11s %11s %7s %5s\n", "tid",
+		"comm", "run[ms]", "noise[ms]", "offcpu[ms]", "irq[ms]", "mm[ms]", "signal[ms]",
+		"blocked[ms]", "faults", "migr");
 	for (size_t i = 0; i < n->n_threads; i++) {
 		const struct tc_noise_thread *th = &n->threads[i];
 
-		fprintf(out, "  %8u %-16.16s %10.3f %10.3f %10.3f %9.3f %8.3f %11.3f %7llu %5llu\n",
+		fprintf(out,
+			"  %8u %-16.16s %10.3f %10.3f %10.3f %9.3f %8.3f %11.3f %11.3f %7llu %5llu\n",
 			th->tid, th->comm, MS(th->run_ns), MS(th->noise_ns),
 			MS(th->group_ns[TC_NOISE_OFFCPU]), MS(th->group_ns[TC_NOISE_IRQ]),
-			MS(th->group_ns[TC_NOISE_MM]), MS(th->group_ns[TC_NOISE_BLOCKED]),
-			(unsigned long long)th->faults, (unsigned long long)th->migrations);
+			MS(th->group_ns[TC_NOISE_MM]), MS(th->group_ns[TC_NOISE_SIGNAL]),
+			MS(th->group_ns[TC_NOISE_BLOCKED]), (unsigned long long)th->faults,
+			(unsigned long long)th->migrations);
 	}
 }
 
