@@ -138,6 +138,29 @@ check btf tp_btf
 record tp env TAILCAUSE_FORCE_FALLBACK=1
 check tp tp/timer
 
+# A command's noise report names the timer interrupts on its CPU by their callbacks too:
+# a busy loop on B with the timers armed loses time to timer:timerfd_tmrproc and
+# timer:tick, and little to a plain `timer` no callback named.
+arm cmd
+"$TC" record --no-progress -o "$TMP/cmd.tct" -- taskset -c "$B" "$O/tests/tc-spin" tcnoise 3 \
+	>"$TMP/cmd.log" 2>&1 || { cat "$TMP/cmd.log"; fail "record -- tc-spin failed"; }
+stop_timers
+"$TC" report "$TMP/cmd.tct" --format json -o "$TMP/cmd.json" || fail "the noise report failed"
+python3 - "$TMP/cmd.json" "$PERIOD_US" <<'PY' || fail "cmd: the noise report does not name the timers"
+import json, sys
+causes = {c["name"]: c for c in json.load(open(sys.argv[1]))["noise"]["causes"]}
+expiries = 3e6 / int(sys.argv[2])  # one timerfd's, over the command's 3 s
+fd, tick = causes.get("timer:timerfd_tmrproc"), causes.get("timer:tick")
+assert fd and fd["group"] == "irq" and fd["count"] >= 0.8 * expiries, \
+    "timer:timerfd_tmrproc %s for %d expiries; causes %s" % (fd, expiries, sorted(causes))
+assert tick and tick["count"] >= 100, "timer:tick %s" % tick
+timed = sum(c["time_us"] for c in causes.values() if c["class"] == "timer")
+plain = causes.get("timer", {"time_us": 0})["time_us"]
+assert plain <= 0.1 * timed, "%.0f of %.0f us of timer noise named by no callback" % (plain, timed)
+print("cmd noise: timer:timerfd_tmrproc %d (%.0f us), timer:tick %d (%.0f us), plain timer %.0f us" % (
+    fd["count"], fd["time_us"], tick["count"], tick["time_us"], plain))
+PY
+
 # NMIs: perf sampling on hardware cycles raises one per sample on B.
 if [ ! -d /sys/bus/event_source/devices/cpu ] && [ ! -d /sys/bus/event_source/devices/cpu_core ]; then
 	echo "skipped (NMI part): no hardware PMU here ($(dmesg 2>/dev/null |
