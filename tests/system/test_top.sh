@@ -13,9 +13,20 @@ cpus=$(probe_cpus)
 
 "$TC" record -o "$TMP/live.tct" -D 4s -n 200k --cpu "$cpus" --no-progress >"$TMP/rec.out" 2>&1 &
 rec=$!
+# Mid-run, the file already names the kernel functions of the callbacks seen so far (the
+# tick's, at least), so that top names them while the recording runs.
+(sleep 2.5 && cp "$TMP/live.tct.partial" "$TMP/mid.tct") &
+copier=$!
 "$TC" top "$TMP/live.tct" --every 500ms >"$TMP/top.out" 2>"$TMP/top.err" ||
 	{ cat "$TMP/top.err"; fail "top exited non-zero"; }
 wait "$rec" || { cat "$TMP/rec.out"; fail "record failed"; }
+wait "$copier" || fail "the recording's partial file was gone after 2.5 s of a 4 s run"
+"$TC" dump "$TMP/mid.tct" >"$TMP/mid.dump" 2>/dev/null || true
+grep -q '^meta ksym\.' "$TMP/mid.dump" ||
+	fail "2.5 s into the recording, its file names no kernel function ($(grep -c '^event kind=timer_fn' "$TMP/mid.dump") timer callbacks)"
+if grep '^tailcause top .*  recording, ' -A12 "$TMP/top.out" | grep -q 'timer:0x'; then
+	fail "top showed a timer callback by its address while the recording ran"
+fi
 frames=$(grep -c '^tailcause top ' "$TMP/top.out")
 [ "$frames" -ge 2 ] || { cat "$TMP/top.out"; fail "top printed $frames blocks, not one per interval"; }
 grep -q '^tailcause top .*  recording, ' "$TMP/top.out" ||

@@ -219,6 +219,7 @@ int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs, FILE *f)
 
 	if (!left || !f)
 		return 0;
+	rewind(f); /* read before, for the names known then */
 	while (left && !err && fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
 		char type, name[256];

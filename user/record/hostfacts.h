@@ -27,7 +27,7 @@ FILE *hostfacts_kallsyms_open(void);
 
 /*
  * Names the kernel functions at the addresses in addrs (the keys; callbacks the
- * tracers saw) from kallsyms (hostfacts_kallsyms_open(), read to its end; NULL:
+ * tracers saw) from kallsyms (hostfacts_kallsyms_open(), read from its start; NULL:
  * none), as meta "ksym.<hex address>" = name; 0 or -ENOMEM. An address kallsyms
  * does not list (or a kallsyms without addresses: kptr_restrict) stays unnamed,
  * and the report prints it as an address.

@@ -32,6 +32,31 @@
 #include "tracefile/trace_file.h"
 #include "record/bpf/tracer.h"
 
+/*
+ * The callbacks' new functions named in the file as they appear, at most once a
+ * second, so that `tailcause top` names them while the recording runs (the trace's
+ * last META names them all again). Under r->lock: one writer at a time.
+ */
+static int name_new_funcs(struct recorder *r)
+{
+	uint64_t now = probe_now_ns();
+	struct tc_trace *k;
+	int err;
+
+	if (!r->kallsyms || r->funcs.used == r->funcs_named ||
+	    now - r->last_naming_ns < 1000000000ull)
+		return 0;
+	r->last_naming_ns = now;
+	r->funcs_named = r->funcs.used;
+	k = trace__new();
+	/* out of memory here only leaves the names to the end */
+	err = k && !hostfacts_ksyms(k, &r->funcs, r->kallsyms) && k->n_meta
+		      ? trace_writer__facts(r->writer, k)
+		      : 0;
+	trace__free(k);
+	return err;
+}
+
 static int write_pending(struct recorder *r)
 {
 	int err = 0;
@@ -41,6 +66,7 @@ static int write_pending(struct recorder *r)
 		/* the main thread writes META meanwhile: one writer at a time */
 		pthread_mutex_lock(&r->lock);
 		err = trace_writer__events(r->writer, r->pending, r->n_pending);
+		err = err ?: name_new_funcs(r);
 		pthread_mutex_unlock(&r->lock);
 		if (err)
 			r->write_err = err;

@@ -43,7 +43,9 @@ struct recorder {
 	int write_err;
 
 	struct u64map funcs; /* kernel functions the callbacks named, for their names */
-	FILE *kallsyms;	     /* opened while privileged, read at the end */
+	FILE *kallsyms;	     /* opened while privileged, read as new ones appear and at the end */
+	size_t funcs_named;  /* of funcs, named in the file so far */
+	uint64_t last_naming_ns;
 
 	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
 			       * drain: increases become TC_EV_LOST windows */

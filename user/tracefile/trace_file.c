@@ -122,6 +122,15 @@ int trace_writer__meta(struct trace_writer *w, const struct tc_trace *t)
 	return err;
 }
 
+int trace_writer__facts(struct trace_writer *w, const struct tc_trace *t)
+{
+	int err = codec_encode_meta(&w->buf, t);
+
+	if (err)
+		log_err("encode meta: %s", strerror(-err));
+	return err ?: flush(w);
+}
+
 /* Notes where the block about to be encoded goes, and its records' span. */
 static int note_block(struct trace_writer *w, uint32_t type, uint64_t n, uint64_t min_start,
 		      uint64_t max_end)

@@ -23,6 +23,9 @@ struct trace_writer *trace_writer__open(const char *path, int force, uint64_t mo
 					uint64_t realtime_ns);
 /* Appends META and THREADS blocks for what t holds now; 0 or -errno (reported). */
 int trace_writer__meta(struct trace_writer *w, const struct tc_trace *t);
+/* Appends a META block of t's meta alone (facts learnt mid-run: the kernel functions'
+ * names, so that a reader following the file names them); 0 or -errno (reported). */
+int trace_writer__facts(struct trace_writer *w, const struct tc_trace *t);
 /* Appends events as EVENTS blocks; 0 or -errno (reported). */
 int trace_writer__events(struct trace_writer *w, const struct tc_event *e, size_t n);
 /* Appends samples as SAMPLES blocks before the end (a run too long to hold); 0 or -errno. */
