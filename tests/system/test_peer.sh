@@ -228,6 +228,59 @@ else
 	echo "note: nftables cannot drop packets here: the lossy-path check was not run"
 fi
 
+# --duration on both hosts, as perftest's -D: runs of -n round trips until the first side's
+# time is up; both traces hold every run, the client's memory stays flat, and the join
+# pairs the round trips run by run (the server records one fewer a run).
+rm -f "$TMP/dur-srv.log"
+ip netns exec "$NS_A" "$TC" record --probe udp --server --port "$PORT" -c "$S,$C" -n 5000 \
+	-D 30s --no-progress -o "$TMP/dur-srv.tct" >"$TMP/dur-srv.log" 2>&1 &
+SRV_PID=$!
+wait_server "$TMP/dur-srv.log"
+taskset -c "$S" "$O/tests/tc-spin" tcpeerhog 120 &
+HOG_PID=$!
+ip netns exec "$NS_B" "$TC" record --probe udp --port "$PORT" -c "$C,$S" -n 5000 -D 3s \
+	--no-progress -o "$TMP/dur-cli.tct" 10.211.0.1 >"$TMP/dur-cli.log" 2>&1 ||
+	{ cat "$TMP/dur-cli.log" "$TMP/dur-srv.log"; fail "the client's -D recording failed"; }
+wait "$SRV_PID" || { cat "$TMP/dur-srv.log"; fail "the server's -D recording failed"; }
+SRV_PID=
+kill "$HOG_PID"; wait "$HOG_PID" 2>/dev/null || true; HOG_PID=
+[ -s "$TMP/dur-cli-peer.tct" ] || { cat "$TMP/dur-cli.log"; fail "-D: the server's trace was not fetched"; }
+"$TC" report "$TMP/dur-cli.tct" --peer "$TMP/dur-srv.tct" --format json -o "$TMP/dur.json" ||
+	fail "-D: the two-host report failed"
+"$TC" dump "$TMP/dur-cli.tct" | grep -m1 '^meta run.run_samples=' >"$TMP/dur.meta" || true
+python3 - "$TMP/dur.json" "$TMP/dur.meta" <<'EOF' || fail "-D: the two hosts' runs do not join"
+import json, sys
+d = json.load(open(sys.argv[1]))
+run, peer = d["run"], d["run"]["peer"]
+per = int(open(sys.argv[2]).read().split("=")[1])
+assert per == 5000, per
+# the server's 30 s ended with the client's 3 s: several runs, not one, and not 30 s of them
+assert 2 * per <= run["round_trips"] <= 40 * per, run["round_trips"]
+assert peer["round_trips_aligned"] >= 0.99 * run["round_trips"] * (per - 1) / per, peer
+assert abs(peer["clock_offset_us"]) <= peer["clock_uncertainty_us"] + 0.001, peer
+assert peer["clock_uncertainty_us"] < 1000 and peer["clock_consistent"], peer
+causes = {c["name"]: c["spikes"] for c in d["latency"]["causes"]}
+assert causes.get("peer:preemption:tcpeerhog", 0) > 0, causes
+print("-D on both hosts: %d round trips in runs of %d, %d aligned to +-%.1f us; "
+      "peer:preemption:tcpeerhog %d spikes" % (run["round_trips"], per,
+      peer["round_trips_aligned"], peer["clock_uncertainty_us"], causes["peer:preemption:tcpeerhog"]))
+EOF
+# -D on the client alone: the server ran one run; the client says why the runs ended.
+rm -f "$TMP/dur1-srv.log"
+ip netns exec "$NS_A" "$TC" record --probe udp --server --port "$PORT" -c "$S,$C" -n 5000 \
+	--no-progress -o "$TMP/dur1-srv.tct" >"$TMP/dur1-srv.log" 2>&1 &
+SRV_PID=$!
+wait_server "$TMP/dur1-srv.log"
+ip netns exec "$NS_B" "$TC" record --probe udp --port "$PORT" -c "$C,$S" -n 5000 -D 3s \
+	--no-progress -o "$TMP/dur1-cli.tct" 10.211.0.1 >"$TMP/dur1-cli.log" 2>&1 ||
+	{ cat "$TMP/dur1-cli.log"; fail "-D against a server without it failed"; }
+wait "$SRV_PID" || { cat "$TMP/dur1-srv.log"; fail "the server without -D failed"; }
+SRV_PID=
+grep -q "give -D to both sides, as perftest" "$TMP/dur1-cli.log" ||
+	{ cat "$TMP/dur1-cli.log"; fail "-D on one side only: the client does not say why it ended"; }
+grep -q "give -D to both sides, as perftest" "$TMP/dur1-srv.log" ||
+	{ cat "$TMP/dur1-srv.log"; fail "-D on one side only: the server does not say so"; }
+
 # A peer that disappears mid-run: the client's trace is complete and says so.
 ip netns exec "$NS_A" "$TC" lat --probe udp --port "$PORT" -c "$S,$C" -n 5000000 \
 	>"$TMP/gone-srv.log" 2>&1 &

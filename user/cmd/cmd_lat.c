@@ -69,9 +69,16 @@ static int run_for(const struct run_args *a, void *probe, struct tc_sample *s,
 	int tty = isatty(STDERR_FILENO), err = 0;
 
 	cli_stop_on_signals();
-	while (!err && now - start < a->duration_ns && !stop_requested()) {
+	for (uint64_t runs = 0; !err; runs++) {
+		int want = now - start < a->duration_ns && !stop_requested();
 		size_t done = 0;
 
+		/* two hosts: both sides agree between runs (both give -D, as perftest) */
+		want = runs ? probe_next_run(a->probe, probe, want) : want;
+		if (want <= 0) {
+			err = want;
+			break;
+		}
 		err = a->probe->run(probe, s, a->probe_opts.iterations, &done);
 		for (size_t i = 0; i < done; i++)
 			stats_acc__add(acc, s[i].t_end - s[i].t_start);
@@ -128,11 +135,6 @@ int cmd_lat(int argc, char **argv)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest) {
 		log_err("lat: unexpected argument '%s'", a.rest[0]);
-		return -TC_ERRNO__USAGE;
-	}
-	if (a.duration_ns && a.probe_opts.mode != PROBE_LOOPBACK) {
-		log_err("lat: --duration runs both sides in this process (--loopback, or --probe "
-			"shm): the two-host exchange agrees on -n round trips");
 		return -TC_ERRNO__USAGE;
 	}
 	if (probe_resolve_cpus(&a.probe_opts))

@@ -148,10 +148,8 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		ro.iter = &iter;
 		ro.iter_first = a->iter_first;
 	}
-	if (a->duration_ns && (a->command || a->probe_opts.mode != PROBE_LOOPBACK)) {
-		log_err("--duration runs the probe with both sides on this host: not with a "
-			"command (it ends when it ends) or a two-host probe (the exchange agrees on "
-			"-n round trips)");
+	if (a->duration_ns && a->command) {
+		log_err("--duration runs the probe: not with a command (it ends when it ends)");
 		return -TC_ERRNO__USAGE;
 	}
 	if (!cli_can_trace(why, sizeof(why))) {

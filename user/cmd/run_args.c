@@ -63,9 +63,12 @@ static const struct {
 	 RA_DURATION,
 	 "  -D, --duration TIME  run for TIME (30, 90s, 30m, 2h) instead of -n round trips, as\n"
 	 "                       perftest's -D, with every percentile; -n is the size of each\n"
-	 "                       run of the probe (shm, udp and verbs --loopback). lat counts\n"
-	 "                       each round trip in a histogram (within 0.8 %), record writes\n"
-	 "                       each run's round trips to the file at once: memory stays flat"},
+	 "                       run of the probe. Two hosts: give -D to both sides, as\n"
+	 "                       perftest; they agree after each run whether another follows,\n"
+	 "                       and the first to reach its TIME (or a Ctrl-C) ends both. lat\n"
+	 "                       counts each round trip in a histogram (within 0.8 %), record\n"
+	 "                       writes each run's round trips to the file at once: memory\n"
+	 "                       stays flat"},
 	{{"ib-dev", required_argument, NULL, 'd'},
 	 RA_VERBS,
 	 "  -d, --ib-dev DEV     verbs: RDMA device (default: the first ibv_devinfo lists)"},

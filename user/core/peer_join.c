@@ -87,18 +87,59 @@ static int check_pair(const struct tc_trace *local, const struct tc_trace *peer,
 	return 0;
 }
 
-/* Pairs the round trips by index and estimates the server's clock against the client's. */
+/* What one whole run of a --duration recording holds (run.run_samples), or 0. */
+static size_t run_samples(const struct tc_trace *t)
+{
+	const char *v = trace__meta(t, "run.run_samples");
+	char *end;
+	unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+
+	return v && !*end && n <= SIZE_MAX ? (size_t)n : 0;
+}
+
+/*
+ * The round trips of one run on both sides, by index, as (client, server) into pair
+ * (room for the fewer round trips of the two); returns how many. A --duration
+ * recording's runs are paired each apart, since the server records one round trip
+ * fewer a run than the client (its are from one request's read to the next).
+ */
+static size_t pair_up(const struct tc_trace *client, const struct tc_trace *server,
+		      size_t (*pair)[2])
+{
+	size_t lc = run_samples(client), ls = run_samples(server), k = 0;
+
+	if (!lc || !ls) /* one run */
+		lc = ls = client->n_samples > server->n_samples ? client->n_samples
+								: server->n_samples;
+	for (size_t c = 0, s = 0; c < client->n_samples && s < server->n_samples; c += lc, s += ls)
+		for (size_t i = 0;
+		     i < lc && i < ls && c + i < client->n_samples && s + i < server->n_samples;
+		     i++) {
+			pair[k][0] = c + i;
+			pair[k++][1] = s + i;
+		}
+	return k;
+}
+
+/* Estimates the server's clock against the client's from the paired round trips. */
 static int align(const struct tc_trace *client, const struct tc_trace *server, struct peer_join *j)
 {
 	size_t n = client->n_samples < server->n_samples ? client->n_samples : server->n_samples;
 	struct clock_sync_pt *p = calloc(n ? n : 1, sizeof(*p));
+	size_t(*pair)[2] = calloc(n ? n : 1, sizeof(*pair));
 	int err;
 
-	if (!p)
+	if (!p || !pair) {
+		free(p);
+		free(pair);
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (struct clock_sync_pt){client->samples[i].t_start,
-					      server->samples[i].t_start, client->samples[i].t_end};
+	}
+	n = pair_up(client, server, pair);
+	for (size_t k = 0; k < n; k++)
+		p[k] = (struct clock_sync_pt){client->samples[pair[k][0]].t_start,
+					      server->samples[pair[k][1]].t_start,
+					      client->samples[pair[k][0]].t_end};
+	free(pair);
 	err = clock_sync_estimate(p, n, &j->sync);
 	free(p);
 	if (err == -EINVAL)
@@ -229,15 +270,19 @@ static int note_arrivals(struct tc_trace *cli, const struct tc_trace *srv, struc
 		 *back = malloc((n ? n : 1) * sizeof(*back));
 	uint64_t *at = malloc((n ? n : 1) * sizeof(*at));
 
-	if (!to || !back || !at) {
+	size_t(*pair)[2] = malloc((n ? n : 1) * sizeof(*pair));
+
+	if (!to || !back || !at || !pair) {
 		free(to);
 		free(back);
 		free(at);
+		free(pair);
 		return -ENOMEM;
 	}
+	n = pair_up(cli, srv, pair); /* as align() paired them */
 	for (size_t i = 0; i < n; i++) {
-		const struct tc_sample *c = &cli->samples[i];
-		uint64_t a = to_local(j, srv->samples[i].t_start);
+		const struct tc_sample *c = &cli->samples[pair[i][0]];
+		uint64_t a = to_local(j, srv->samples[pair[i][1]].t_start);
 
 		at[i] = a;
 		if (a < c->t_start || a > c->t_end)
@@ -245,6 +290,7 @@ static int note_arrivals(struct tc_trace *cli, const struct tc_trace *srv, struc
 		to[m] = a - c->t_start;
 		back[m++] = c->t_end - a;
 	}
+	free(pair);
 	qsort(at, n, sizeof(*at), cmp_u64);
 	qsort(to, m, sizeof(*to), cmp_u64);
 	qsort(back, m, sizeof(*back), cmp_u64);

@@ -176,6 +176,63 @@ int link_barrier(int fd, const char *what)
 	return err;
 }
 
+#define NEXT_RUN  "tailcause-run? "
+#define NEXT_MORE NEXT_RUN "more\n"
+#define NEXT_END  NEXT_RUN "end\n"
+
+/* The peer's next line, peeked (left in the socket): its length with the '\n', or 0. */
+static int peek_line(int fd, char *buf, size_t len, size_t *n)
+{
+	*n = 0;
+	for (int tries = 0; tries < 1000; tries++) {
+		ssize_t r = recv(fd, buf, len - 1, MSG_PEEK);
+		char *nl;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? (errno == EAGAIN ? -ETIMEDOUT : -errno) : -ECONNRESET;
+		buf[r] = 0;
+		nl = memchr(buf, '\n', (size_t)r);
+		if (nl || (size_t)r == len - 1) {
+			*n = nl ? (size_t)(nl - buf) + 1 : 0;
+			return 0;
+		}
+		usleep(1000); /* the rest of the line is on its way */
+	}
+	return -ETIMEDOUT;
+}
+
+int link_next_run(int fd, int want)
+{
+	char line[64];
+	size_t n;
+	int err;
+
+	set_timeout(fd, LINK_BARRIER_TIMEOUT_S);
+	err = link_send_all(fd, want ? NEXT_MORE : NEXT_END, strlen(want ? NEXT_MORE : NEXT_END));
+	err = err ?: peek_line(fd, line, sizeof(line), &n);
+	if (err == -ECONNRESET) {
+		log_warn("the peer closed the link after the run: it does not run with --duration "
+			 "(give -D to both sides, as perftest), or it stopped");
+		return 0;
+	}
+	if (err) {
+		log_err("agree on the next run with the peer: %s", strerror(-err));
+		return err;
+	}
+	if (!n || strncmp(line, NEXT_RUN, strlen(NEXT_RUN))) {
+		link_printable(line);
+		log_warn("the peer does not run with --duration (it sent '%.40s'): the runs end "
+			 "here; give -D to both sides, as perftest",
+			 line);
+		return 0;
+	}
+	if (recv(fd, line, n, 0) != (ssize_t)n) /* consumed: it was ours to read */
+		return -EIO;
+	return want && !strncmp(line, NEXT_MORE, n);
+}
+
 void link_printable(char *line)
 {
 	for (char *c = line; *c; c++)

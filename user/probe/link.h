@@ -32,6 +32,15 @@ int link_send_all(int fd, const void *buf, size_t len);
 int link_recv_line(int fd, char *buf, size_t len);
 /* Both sides reach the same point (QPs ready, run over). 0 or -errno (reported). */
 int link_barrier(int fd, const char *what);
+/*
+ * --duration on both sides (as perftest's -D): between runs each side says on the link
+ * whether it wants another (want: time left on its own clock, no Ctrl-C), and another
+ * follows only if both do. 1: run again; 0: the runs end (this side or the peer is
+ * done; a peer that closed the link or sent something else, such as a client asking for
+ * the trace, is not running with --duration, said in one line, and its line is left
+ * unread for what follows); -errno when the link failed (reported).
+ */
+int link_next_run(int fd, int want);
 /* Replaces what is not printable ASCII in line by '?', for an error message. */
 void link_printable(char *line);
 

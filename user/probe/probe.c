@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "link.h"
 #include "probe.h"
 
 extern const struct probe_ops shm_probe;
@@ -103,6 +104,13 @@ uint64_t probe_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int probe_next_run(const struct probe_ops *p, void *state, int want)
+{
+	int fd = p->link ? p->link(state) : -1;
+
+	return fd < 0 ? want : link_next_run(fd, want);
 }
 
 const char *probe_mode_name(enum probe_mode m)

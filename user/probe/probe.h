@@ -110,4 +110,11 @@ int probe_pin_self(int cpu);
 /* CLOCK_MONOTONIC in nanoseconds: the clock of bpf_ktime_get_ns(). */
 uint64_t probe_now_ns(void);
 
+/*
+ * --duration: whether another run follows. want is this side's wish (time left, no
+ * Ctrl-C); two hosts agree over the run's link (link.h's link_next_run(): both sides
+ * give -D, as perftest), loopback probes take want. 1, 0, or -errno (reported).
+ */
+int probe_next_run(const struct probe_ops *p, void *state, int want);
+
 #endif /* TAILCAUSE_PROBE_PROBE_H */

@@ -24,8 +24,12 @@ int peer_trace_serve(int fd, const char *path)
 	struct stat st;
 	int in, err;
 
-	if (link_recv_line(fd, line, sizeof(line)) || strcmp(line, "tailcause-trace? 1"))
+	if (link_recv_line(fd, line, sizeof(line)) || strcmp(line, "tailcause-trace? 1")) {
+		if (!strncmp(line, "tailcause-run? ", 15))
+			log_warn("the client runs --duration, this side does not: the run ended "
+				 "after -n round trips; give -D to both sides, as perftest");
 		return 0; /* a client that does not record (lat) just closes */
+	}
 	in = open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st)) {
 		err = -errno;
@@ -80,6 +84,9 @@ int peer_trace_fetch(int fd, const char *path)
 
 	err = link_send_all(fd, ASK, strlen(ASK));
 	err = err ?: link_recv_line(fd, line, sizeof(line));
+	/* a server with --duration asked for another run first (this side has no -D) */
+	if (!err && !strncmp(line, "tailcause-run? ", 15))
+		err = link_recv_line(fd, line, sizeof(line));
 	if (err) {
 		log_warn("the server sent no trace (%s): is it 'tailcause record --server'? "
 			 "This host's trace is complete",
