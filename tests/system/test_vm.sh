@@ -214,6 +214,20 @@ if [ "${2:-}" = --in-guest ]; then
 		bad "the path counters of rxe0"
 	fi
 	kill "$srv" 2>/dev/null || :; wait "$srv" 2>/dev/null || :
+	# -D on both verbs sides, as perftest: runs of -n round trips, agreed between runs over
+	# the link, until the first side's time is up (the client's 2 s, not the server's 60).
+	timeout 90 "$TC" lat --probe verbs --server -d rxe0 -n 2000 -D 60s --cpu 0,1 \
+		>"$T/dsrv.out" 2>&1 &
+	srv=$!
+	if wait_listen "$T/dsrv.out" &&
+		run_rc 0 "$TC" lat --probe verbs -d rxe0 -n 2000 -D 2s --cpu 1,0 127.0.0.1 &&
+		awk '$1 ~ /^[0-9]+$/ && $2 >= 4000 { n = 1 } END { exit !n }' "$T/out" &&
+		wait "$srv"; then
+		ok "lat -D on both verbs sides: several runs, ended by the first side's time"
+	else
+		cat "$T/dsrv.out" >>"$T/out"; bad "lat -D on both verbs sides"
+	fi
+	kill "$srv" 2>/dev/null || :; wait "$srv" 2>/dev/null || :
 	# Both ends recorded (server and client on rxe0: two traces, one clock), a hog on the
 	# server's CPU: one command on the client, `run HOST` against the recording server,
 	# fetches the server's trace and must blame the server's hog as the peer's.
@@ -340,7 +354,10 @@ if [ "${2:-}" = --in-guest ]; then
 		has 'paired by marked iterations' && has '^  peer:preemption:tcsrvhog  *[1-9]'; then
 		ok "perftest's two ends under record --iter, joined: the server's hog is the peer's"
 	else
-		cat "$T/pts2.out" >>"$T/out"; bad "perftest's two ends under record --iter, joined"
+		# the server's perftest output, then the report's (bad() shows the end)
+		cp "$T/out" "$T/rep.out"
+		cat "$T/pts2.out" "$T/rep.out" >"$T/out"
+		bad "perftest's two ends under record --iter, joined"
 	fi
 	kill "$hog" 2>/dev/null || :; wait "$hog" 2>/dev/null || :
 	if bpftool prog show 2>/dev/null | grep -qE 'name tc_(sched|irq|softirq)'; then

@@ -105,6 +105,7 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 		h->stolen_ns = t->streamed.stolen_ns;
 	}
 	h->lost = trace__total_drops(t);
+	h->has_missed = meta_u64(t, "run.missed", &h->missed);
 	h->hypervisor = trace__meta(t, "host.hypervisor");
 	h->steal = trace__meta(t, "run.steal");
 	h->steal_traced = h->steal && !strncmp(h->steal, "traced", 6);

@@ -100,7 +100,9 @@ struct rm_header {
 	const char *calib_status; /* "measured on CPUs 0,1 ...", "not measured: ..."; NULL */
 	int calibrated;		  /* cal holds the trace's calibration */
 	struct tc_calibration cal;
-	uint64_t lost; /* records lost to ring-buffer overrun, all CPUs */
+	uint64_t lost;	 /* records lost to ring-buffer overrun, all CPUs */
+	int has_missed;	 /* the recorder counted the program runs the kernel skipped */
+	uint64_t missed; /* runs the kernel's recursion guard skipped: records never made */
 	struct rm_peer peer;
 	int has_bad_records;
 	uint64_t bad_records;

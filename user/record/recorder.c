@@ -288,6 +288,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 		if (lost)
 			err = trace__set_drops(r->trace, (uint32_t)c, lost);
 	}
+	err = err ?: recorder_store_missed(r);
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);

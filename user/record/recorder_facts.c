@@ -35,6 +35,28 @@ static int store_tracer_status(struct recorder *r)
 	return err;
 }
 
+struct missed_ctx {
+	struct tc_trace *t;
+	int err;
+};
+
+static void note_missed(void *ctx, const char *concern, const char *prog, uint64_t missed)
+{
+	struct missed_ctx *m = ctx;
+	char key[96];
+
+	snprintf(key, sizeof(key), "missed.%s.%s", concern, prog);
+	m->err = m->err ?: trace__set_metaf(m->t, key, "%llu", (unsigned long long)missed);
+}
+
+int recorder_store_missed(struct recorder *r)
+{
+	struct missed_ctx m = {r->trace, 0};
+	uint64_t sum = tracer__missed(r->tracer, note_missed, &m);
+
+	return m.err ?: trace__set_metaf(r->trace, "run.missed", "%llu", (unsigned long long)sum);
+}
+
 static int store_command_facts(struct recorder *r)
 {
 	const struct recorder_opts *o = r->o;

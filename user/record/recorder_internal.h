@@ -75,6 +75,9 @@ int recorder_attach_marks(struct recorder *r);
 
 /* The facts of the run (host, audit, probe or command, tracers) as meta; 0 or -ENOMEM. */
 int recorder_store_run_facts(struct recorder *r);
+/* recorder_facts.c: the program runs the kernel skipped (tracer__missed()), as meta
+ * run.missed and missed.<concern>.<program>; 0 or -ENOMEM. */
+int recorder_store_missed(struct recorder *r);
 
 /* recorder.c: keeps one event for the trace (drain thread, or after it ended). */
 void recorder_keep_event(struct recorder *r, const struct tc_event *e);

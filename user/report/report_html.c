@@ -249,6 +249,13 @@ static void facts(struct html *h)
 	snprintf(buf, sizeof(buf), "%zu intervals, %llu lost to ring-buffer overrun", rh->n_events,
 		 (unsigned long long)rh->lost);
 	fact(h->out, "events", buf);
+	if (rh->missed) {
+		snprintf(buf, sizeof(buf),
+			 "%llu program runs skipped by the kernel's recursion guard: their "
+			 "records were never made",
+			 (unsigned long long)rh->missed);
+		fact(h->out, "missed", buf);
+	}
 	fputs("</table>\n", h->out);
 	if (rh->truncated)
 		fputs("<p class=\"warn\">The trace file is truncated: it ends before its END block;"

@@ -28,6 +28,10 @@ static void write_trace(struct json *j, const struct report_model *m)
 	json_bool(j, "truncated", h->truncated);
 	json_u64(j, "events", h->n_events);
 	json_u64(j, "lost_events", h->lost);
+	if (h->has_missed)
+		json_u64(j, "missed_program_runs", h->missed);
+	else
+		json_null(j, "missed_program_runs");
 	json_arr(j, "lost_by_cpu");
 	for (size_t c = 0; c < m->t->n_drops; c++) {
 		if (!m->t->drops[c])

@@ -222,6 +222,12 @@ void report_text_header(FILE *out, const struct report_model *m)
 	print_tracers(out, m);
 	fprintf(out, "  events      %zu intervals, %" PRIu64 " lost to ring-buffer overrun%s\n",
 		h->n_events, h->lost, h->lost ? " (attribution may be incomplete)" : "");
+	if (h->missed)
+		fprintf(out,
+			"  missed      %" PRIu64 " program runs skipped by the kernel's recursion "
+			"guard (an event while another BPF program ran on its CPU): their records "
+			"were never made\n",
+			h->missed);
 	print_lost(out, m);
 	if (h->truncated)
 		fprintf(out,

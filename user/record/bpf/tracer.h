@@ -119,6 +119,16 @@ int tracer__read_drops(const struct tracer *t, uint64_t *drops, size_t ncpu);
  */
 int tracer__steal_source(const struct tracer *t, char *why, size_t len);
 
+/*
+ * The runs of the loaded programs the kernel skipped (bpf_prog_info's recursion_misses:
+ * an event that came while a BPF program already ran on that CPU, which the kernel's
+ * recursion guard refuses, so its record is missing): each(ctx, concern, program,
+ * missed) for every program that missed some; returns their sum.
+ */
+uint64_t tracer__missed(const struct tracer *t,
+			void (*each)(void *ctx, const char *concern, const char *prog,
+				     uint64_t missed),
+			void *ctx);
 /* The status of every program; *out stays valid until tracer__free(). */
 size_t tracer__status(const struct tracer *t, const struct tc_prog_status **out);
 

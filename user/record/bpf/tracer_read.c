@@ -306,3 +306,31 @@ size_t tracer__flush_open(struct tracer *t, uint64_t now_ns,
 	free(open);
 	return n;
 }
+
+uint64_t tracer__missed(const struct tracer *t,
+			void (*each)(void *ctx, const char *concern, const char *prog,
+				     uint64_t missed),
+			void *ctx)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < t->n_loaded; i++) {
+		struct bpf_program *p;
+
+		bpf_object__for_each_program (p, t->loaded[i].obj) {
+			struct bpf_prog_info info;
+			__u32 len = sizeof(info);
+			int fd = bpf_program__fd(p);
+
+			memset(&info, 0, sizeof(info));
+			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+			    !info.recursion_misses)
+				continue;
+			sum += info.recursion_misses;
+			if (each)
+				each(ctx, t->loaded[i].ops ? t->loaded[i].ops->name : "iter",
+				     bpf_program__name(p), info.recursion_misses);
+		}
+	}
+	return sum;
+}
