@@ -354,9 +354,15 @@ if [ "${2:-}" = --in-guest ]; then
 		has 'paired by marked iterations' && has '^  peer:preemption:tcsrvhog  *[1-9]'; then
 		ok "perftest's two ends under record --iter, joined: the server's hog is the peer's"
 	else
-		# the server's perftest output, then the report's (bad() shows the end)
+		# the server's perftest output, then the report's header and causes (bad() shows
+		# the end)
 		cp "$T/out" "$T/rep.out"
-		cat "$T/pts2.out" "$T/rep.out" >"$T/out"
+		{
+			tail -4 "$T/pts2.out"
+			grep -E '^  (peer|round trips|spikes) ' "$T/rep.out"
+			sed -n '/^  cause  *spikes/,/^$/p' "$T/rep.out" | head -8
+			grep 'missing:' "$T/rep.out"
+		} >"$T/out"
 		bad "perftest's two ends under record --iter, joined"
 	fi
 	kill "$hog" 2>/dev/null || :; wait "$hog" 2>/dev/null || :

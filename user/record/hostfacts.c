@@ -206,33 +206,115 @@ int hostfacts_irq_names(struct tc_trace *t)
 	return err;
 }
 
-FILE *hostfacts_kallsyms_open(void)
+/* Grows *p to hold need elements of sz bytes, doubling; 0 or -ENOMEM. */
+static int grow_array(void **p, size_t *cap, size_t need, size_t sz)
 {
-	return fopen("/proc/kallsyms", "re");
+	size_t n = *cap ? *cap : 4096;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
 }
 
-int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs, FILE *f)
+static int cmp_ksym(const void *x, const void *y)
 {
-	char line[512], key[32];
-	size_t left = addrs->used, unused;
+	const uint64_t *a = x, *b = y; /* (address, name offset): the first name first */
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* The parsed (address, name offset) pairs sorted, then split into k's arrays. */
+static int ksyms_sort(struct ksyms *k, uint64_t (*pairs)[2])
+{
+	qsort(pairs, k->n, sizeof(*pairs), cmp_ksym);
+	k->addr = malloc((k->n ? k->n : 1) * sizeof(*k->addr));
+	k->name = malloc((k->n ? k->n : 1) * sizeof(*k->name));
+	if (!k->addr || !k->name)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->n; i++) {
+		k->addr[i] = pairs[i][0];
+		k->name[i] = (uint32_t)pairs[i][1];
+	}
+	return 0;
+}
+
+int hostfacts_ksyms_load(struct ksyms *k)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	uint64_t(*pairs)[2] = NULL;
+	char line[512];
 	int err = 0;
 
-	if (!left || !f)
-		return 0;
-	rewind(f); /* read before, for the names known then */
-	while (left && !err && fgets(line, sizeof(line), f)) {
+	memset(k, 0, sizeof(*k));
+	if (!f)
+		return 0; /* no names: the report prints addresses */
+	while (!err && fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
 		char type, name[256];
+		size_t len;
 
-		/* "ffffffff81000000 T _stext" or "... t rxe_rcv\t[rdma_rxe]" */
+		/* "ffffffff81000000 T _stext" or "... t rxe_rcv\t[rdma_rxe]": functions only */
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr ||
-		    !u64map_get(addrs, addr, &unused))
+		    !strchr("tTwW", type))
 			continue;
-		snprintf(key, sizeof(key), "ksym.%llx", addr);
-		if (trace__meta(t, key))
-			continue; /* an alias at the same address: the first name stays */
-		err = trace__set_meta(t, key, name);
-		left--;
+		len = strlen(name) + 1;
+		if (grow_array((void **)&pairs, &k->cap, k->n + 1, sizeof(*pairs)) ||
+		    grow_array((void **)&k->names, &k->names_cap, k->names_len + len, 1) ||
+		    k->names_len > UINT32_MAX - len) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(k->names + k->names_len, name, len);
+		pairs[k->n][0] = addr;
+		pairs[k->n++][1] = k->names_len;
+		k->names_len += len;
+	}
+	fclose(f);
+	err = err ?: ksyms_sort(k, pairs);
+	free(pairs);
+	if (err)
+		hostfacts_ksyms_free(k);
+	return err;
+}
+
+void hostfacts_ksyms_free(struct ksyms *k)
+{
+	free(k->addr);
+	free(k->name);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+int hostfacts_ksyms(struct tc_trace *t, const uint64_t *addrs, size_t n, const struct ksyms *k)
+{
+	char key[32];
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		size_t lo = 0, hi = k->n;
+
+		while (lo < hi) { /* the first entry at addrs[i] */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (k->addr[mid] < addrs[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == k->n || k->addr[lo] != addrs[i])
+			continue;
+		snprintf(key, sizeof(key), "ksym.%llx", (unsigned long long)addrs[i]);
+		err = trace__set_meta(t, key, k->names + k->name[lo]);
 	}
 	return err;
 }

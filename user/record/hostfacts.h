@@ -11,28 +11,36 @@
 
 #include "core/cpuset.h"
 #include "core/trace.h"
-#include "core/u64map.h"
 
 /* Adds host facts as meta keys (host.*) to t; 0 or -ENOMEM. Missing files are skipped. */
 int hostfacts_collect(struct tc_trace *t);
 /* Adds an IRQ name for every IRQ the kernel lists; 0 or -ENOMEM. */
 int hostfacts_irq_names(struct tc_trace *t);
 
-/*
- * /proc/kallsyms opened for hostfacts_ksyms(), or NULL. Open it before dropping
- * privileges: the kernel decides at open whether the reader sees addresses
- * (CAP_SYSLOG, kptr_restrict), and a recorder past privs_drop() would read zeros.
- */
-FILE *hostfacts_kallsyms_open(void);
+/* The kernel's functions by address, from /proc/kallsyms (hostfacts_ksyms_load()). */
+struct ksyms {
+	uint64_t *addr; /* sorted; an alias at the same address after the first name */
+	uint32_t *name; /* offsets into names */
+	char *names;
+	size_t n, cap, names_len, names_cap; /* cap, names_cap: while loading */
+};
 
 /*
- * Names the kernel functions at the addresses in addrs (the keys; callbacks the
- * tracers saw) from kallsyms (hostfacts_kallsyms_open(), read from its start; NULL:
- * none), as meta "ksym.<hex address>" = name; 0 or -ENOMEM. An address kallsyms
- * does not list (or a kallsyms without addresses: kptr_restrict) stays unnamed,
- * and the report prints it as an address.
+ * Reads /proc/kallsyms's functions into k, once, before the run: naming a callback is
+ * then a lookup, never another pass over the file while the probe runs. Call it
+ * before dropping privileges: the kernel decides at open whether the reader sees
+ * addresses (CAP_SYSLOG, kptr_restrict); without them k stays empty. 0 or -ENOMEM.
  */
-int hostfacts_ksyms(struct tc_trace *t, const struct u64map *addrs, FILE *kallsyms);
+int hostfacts_ksyms_load(struct ksyms *k);
+void hostfacts_ksyms_free(struct ksyms *k);
+
+/*
+ * Names the kernel functions at addrs[0..n) (callbacks the tracers saw) from k, as
+ * meta "ksym.<hex address>" = name (the first name where several share the address);
+ * 0 or -ENOMEM. An address k does not hold stays unnamed, and the report prints it as
+ * an address.
+ */
+int hostfacts_ksyms(struct tc_trace *t, const uint64_t *addrs, size_t n, const struct ksyms *k);
 
 /* The other hardware threads of cpu's core (SMT siblings) into out; 0, or -errno when the
  * topology cannot be read (out is then empty). */

@@ -43,16 +43,18 @@ static int name_new_funcs(struct recorder *r)
 	struct tc_trace *k;
 	int err;
 
-	if (!r->kallsyms || r->funcs.used == r->funcs_named ||
-	    now - r->last_naming_ns < 1000000000ull)
+	if (!r->ksyms.n || r->n_funcs == r->funcs_named || now - r->last_naming_ns < 1000000000ull)
 		return 0;
 	r->last_naming_ns = now;
-	r->funcs_named = r->funcs.used;
 	k = trace__new();
 	/* out of memory here only leaves the names to the end */
-	err = k && !hostfacts_ksyms(k, &r->funcs, r->kallsyms) && k->n_meta
+	err = k &&
+			      !hostfacts_ksyms(k, r->func_list + r->funcs_named,
+					       r->n_funcs - r->funcs_named, &r->ksyms) &&
+			      k->n_meta
 		      ? trace_writer__facts(r->writer, k)
 		      : 0;
+	r->funcs_named = r->n_funcs;
 	trace__free(k);
 	return err;
 }
@@ -80,10 +82,24 @@ static void note_func(struct recorder *r, const struct tc_event *e)
 {
 	size_t unused;
 
-	if ((e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN || e->kind == TC_EV_NMI) &&
-	    e->func && !u64map_get(&r->funcs, e->func, &unused) &&
-	    u64map_put(&r->funcs, e->func, 0))
-		log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
+	if (!(e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN || e->kind == TC_EV_NMI) ||
+	    !e->func || u64map_get(&r->funcs, e->func, &unused))
+		return;
+	if (r->n_funcs == r->cap_funcs) {
+		size_t cap = r->cap_funcs ? 2 * r->cap_funcs : 64;
+		uint64_t *v = realloc(r->func_list, cap * sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		r->func_list = v;
+		r->cap_funcs = cap;
+	}
+	if (u64map_put(&r->funcs, e->func, 0))
+		goto nomem;
+	r->func_list[r->n_funcs++] = e->func;
+	return;
+nomem:
+	log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
 }
 
 void recorder_keep_event(struct recorder *r, const struct tc_event *e)
@@ -292,7 +308,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
-	err = err ?: hostfacts_ksyms(r->trace, &r->funcs, r->kallsyms);
+	err = err ?: hostfacts_ksyms(r->trace, r->func_list, r->n_funcs, &r->ksyms);
 	err = err
 		      ?: trace__set_metaf(r->trace, "run.completed", "%zu",
 					  (size_t)atomic_load(&r->streamed) + done);
@@ -532,7 +548,9 @@ int recorder_run(const struct recorder_opts *o)
 	 * probe and drain threads inherit the reduced set. kallsyms shows its
 	 * addresses only to a reader that opened it with CAP_SYSLOG.
 	 */
-	r.kallsyms = hostfacts_kallsyms_open();
+	err = hostfacts_ksyms_load(&r.ksyms);
+	if (err)
+		goto out_free;
 	if (o->iter)
 		mark_calib_baseline(&r.mcal, o->iter); /* the calls timed before any marker */
 	err = o->iter ? recorder_attach_marks(&r) : 0;
@@ -576,8 +594,8 @@ out_free:
 	if (r.probe)
 		o->probe->close(r.probe);
 	tracer__free(r.tracer);
-	if (r.kallsyms)
-		fclose(r.kallsyms);
+	hostfacts_ksyms_free(&r.ksyms);
+	free(r.func_list);
 out:
 	trace__free(r.trace);
 	free(r.pending);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "calibration.h"
+#include "hostfacts.h"
 #include "mark_calib.h"
 #include "core/trace.h"
 #include "core/u64map.h"
@@ -42,10 +43,12 @@ struct recorder {
 	_Atomic size_t streamed; /* --duration: round trips already written to the file */
 	int write_err;
 
-	struct u64map funcs; /* kernel functions the callbacks named, for their names */
-	FILE *kallsyms;	     /* opened while privileged, read as new ones appear and at the end */
-	size_t funcs_named;  /* of funcs, named in the file so far */
+	struct u64map funcs; /* kernel functions the callbacks named, seen once each */
+	uint64_t *func_list; /* the same, in the order seen */
+	size_t n_funcs, cap_funcs;
+	size_t funcs_named; /* of func_list, named in the file so far */
 	uint64_t last_naming_ns;
+	struct ksyms ksyms; /* read while privileged, before the run */
 
 	uint64_t *drops_seen; /* per CPU and kind (tracer__read_drops), at the last
 			       * drain: increases become TC_EV_LOST windows */
