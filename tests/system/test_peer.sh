@@ -125,6 +125,18 @@ assert sum(s["direction"]["slow"] == "to-peer" for s in hogged) > len(hogged) / 
 EOF
 python3 "$(dirname "$0")/check_report_json.py" docs/report-schema.json "$TMP/far.json" >/dev/null ||
 	fail "the two-host JSON report does not have the documented shape"
+# A stretch of the joined run: the clocks are aligned by the whole run's round trips, then
+# the stretch is cut, so the alignment is the whole report's.
+"$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --from 100ms --to 400ms \
+	--format json -o "$TMP/far-stretch.json" || fail "a stretch of the two-host report failed"
+python3 - "$TMP/far.json" "$TMP/far-stretch.json" <<'EOF' || fail "a stretch joined the clocks otherwise"
+import json, sys
+whole, part = (json.load(open(f))["run"] for f in sys.argv[1:])
+assert part["stretch"], part
+for k in ("round_trips_aligned", "clock_offset_us", "clock_uncertainty_us"):
+    assert whole["peer"][k] == part["peer"][k], (k, whole["peer"][k], part["peer"][k])
+assert part["round_trips"] < whole["round_trips"], (part["round_trips"], whole["round_trips"])
+EOF
 # the other formats: Perfetto shows the peer's CPU as a process of its own,
 # OpenMetrics labels where each cause was
 "$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --format perfetto -o "$TMP/far.pf.json"

@@ -5,7 +5,6 @@
  * order (a whole trace's at once, a streamed report's a segment at a time).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -301,7 +301,8 @@ static int has_stretch(const struct report_opts *o)
 /*
  * A stretch of a trace whose round trips are its own: only the blocks it needs are
  * read (through the index, where the file has one), whatever the report's format.
- * 0 with *out, its run's first start and round trips; 1: read the file whole.
+ * 0 with *out, its run's first start and round trips; 1: read the file whole (the
+ * round trips are made or paired from the whole run: --samples, --iter, --peer).
  */
 static int read_stretch(const char *path, const struct report_opts *o, struct tc_trace **out,
 			uint64_t *first, uint64_t *all)
@@ -315,7 +316,8 @@ static int read_stretch(const char *path, const struct report_opts *o, struct tc
 	struct trace_stream *ts = NULL;
 	int err;
 
-	if (!has_stretch(o) || o->samples_path)
+	/* --samples and --peer pair round trips by their place in the whole run */
+	if (!has_stretch(o) || o->samples_path || o->peer_path)
 		return 1;
 	err = trace_stream_open(path, &so, &ts);
 	if (err)
