@@ -32,33 +32,6 @@
 #include "tracefile/trace_file.h"
 #include "record/bpf/tracer.h"
 
-/*
- * The callbacks' new functions named in the file as they appear, at most once a
- * second, so that `tailcause top` names them while the recording runs (the trace's
- * last META names them all again). Under r->lock: one writer at a time.
- */
-static int name_new_funcs(struct recorder *r)
-{
-	uint64_t now = probe_now_ns();
-	struct tc_trace *k;
-	int err;
-
-	if (!r->ksyms.n || r->n_funcs == r->funcs_named || now - r->last_naming_ns < 1000000000ull)
-		return 0;
-	r->last_naming_ns = now;
-	k = trace__new();
-	/* out of memory here only leaves the names to the end */
-	err = k &&
-			      !hostfacts_ksyms(k, r->func_list + r->funcs_named,
-					       r->n_funcs - r->funcs_named, &r->ksyms) &&
-			      k->n_meta
-		      ? trace_writer__facts(r->writer, k)
-		      : 0;
-	r->funcs_named = r->n_funcs;
-	trace__free(k);
-	return err;
-}
-
 static int write_pending(struct recorder *r)
 {
 	int err = 0;
@@ -68,7 +41,7 @@ static int write_pending(struct recorder *r)
 		/* the main thread writes META meanwhile: one writer at a time */
 		pthread_mutex_lock(&r->lock);
 		err = trace_writer__events(r->writer, r->pending, r->n_pending);
-		err = err ?: name_new_funcs(r);
+		err = err ?: recorder_name_new_funcs(r);
 		pthread_mutex_unlock(&r->lock);
 		if (err)
 			r->write_err = err;
@@ -77,34 +50,9 @@ static int write_pending(struct recorder *r)
 	return err;
 }
 
-/* A callback's function, kept to be named at the end (a failure only leaves it unnamed). */
-static void note_func(struct recorder *r, const struct tc_event *e)
-{
-	size_t unused;
-
-	if (!(e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN || e->kind == TC_EV_NMI) ||
-	    !e->func || u64map_get(&r->funcs, e->func, &unused))
-		return;
-	if (r->n_funcs == r->cap_funcs) {
-		size_t cap = r->cap_funcs ? 2 * r->cap_funcs : 64;
-		uint64_t *v = realloc(r->func_list, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		r->func_list = v;
-		r->cap_funcs = cap;
-	}
-	if (u64map_put(&r->funcs, e->func, 0))
-		goto nomem;
-	r->func_list[r->n_funcs++] = e->func;
-	return;
-nomem:
-	log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
-}
-
 void recorder_keep_event(struct recorder *r, const struct tc_event *e)
 {
-	note_func(r, e);
+	recorder_note_func(r, e);
 	r->pending[r->n_pending++] = *e;
 	if (r->n_pending == TC_BLOCK_RECORDS)
 		write_pending(r);

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* recorder_facts.c - what a trace records about its run: host, audit, probe or command, tracers. */
+/*
+ * recorder_facts.c - what a trace records about its run: host, audit, probe or command,
+ * tracers, the kernel functions its callbacks ran, and the program runs the kernel skipped.
+ */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit/host_audit.h"
 #include "hostfacts.h"
+#include "lib/log.h"
 #include "lib/stop.h"
 #include "lib/version.h"
 #include "record/bpf/tracer.h"
 #include "recorder_internal.h"
+#include "tracefile/trace_file.h"
 
 static int store_tracer_status(struct recorder *r)
 {
@@ -55,6 +61,51 @@ int recorder_store_missed(struct recorder *r)
 	uint64_t sum = tracer__missed(r->tracer, note_missed, &m);
 
 	return m.err ?: trace__set_metaf(r->trace, "run.missed", "%llu", (unsigned long long)sum);
+}
+
+void recorder_note_func(struct recorder *r, const struct tc_event *e)
+{
+	size_t unused;
+
+	if (!(e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN || e->kind == TC_EV_NMI) ||
+	    !e->func || u64map_get(&r->funcs, e->func, &unused))
+		return;
+	if (r->n_funcs == r->cap_funcs) {
+		size_t cap = r->cap_funcs ? 2 * r->cap_funcs : 64;
+		uint64_t *v = realloc(r->func_list, cap * sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		r->func_list = v;
+		r->cap_funcs = cap;
+	}
+	if (u64map_put(&r->funcs, e->func, 0))
+		goto nomem;
+	r->func_list[r->n_funcs++] = e->func;
+	return;
+nomem:
+	log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
+}
+
+int recorder_name_new_funcs(struct recorder *r)
+{
+	uint64_t now = probe_now_ns();
+	struct tc_trace *k;
+	int err = 0;
+
+	if (!r->ksyms.n || r->n_funcs == r->funcs_named || now - r->last_naming_ns < 1000000000ull)
+		return 0;
+	r->last_naming_ns = now;
+	k = trace__new();
+	/* out of memory here only leaves the names to the end */
+	if (k &&
+	    !hostfacts_ksyms(k, r->func_list + r->funcs_named, r->n_funcs - r->funcs_named,
+			     &r->ksyms) &&
+	    k->n_meta)
+		err = trace_writer__facts(r->writer, k);
+	r->funcs_named = r->n_funcs;
+	trace__free(k);
+	return err;
 }
 
 static int store_command_facts(struct recorder *r)

@@ -78,6 +78,15 @@ int recorder_attach_marks(struct recorder *r);
 
 /* The facts of the run (host, audit, probe or command, tracers) as meta; 0 or -ENOMEM. */
 int recorder_store_run_facts(struct recorder *r);
+/* recorder_facts.c: a callback's kernel function, noted once to be named. */
+void recorder_note_func(struct recorder *r, const struct tc_event *e);
+/*
+ * recorder_facts.c: the functions noted since the last call named in the file (a META
+ * block), at most once a second, so that `tailcause top` names them while the
+ * recording runs (the trace's last META names them all again). Under r->lock: one
+ * writer at a time. 0 or -errno from the write.
+ */
+int recorder_name_new_funcs(struct recorder *r);
 /* recorder_facts.c: the program runs the kernel skipped (tracer__missed()), as meta
  * run.missed and missed.<concern>.<program>; 0 or -ENOMEM. */
 int recorder_store_missed(struct recorder *r);
