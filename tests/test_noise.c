@@ -252,6 +252,17 @@ static void test_noise_timed_page_fault(void **state)
 	trace__free(t);
 }
 
+/* The command's thread "bench" (tid 100), seen running on CPU 2 from a page fault at 0. */
+static struct tc_trace *bench_trace(void)
+{
+	struct tc_trace *t = trace__new();
+
+	assert_non_null(t);
+	assert_int_equal(trace__add_thread(t, CMD_TID, TC_THREAD_TARGET, UINT32_MAX), 0);
+	fault(t, 0, CMD_TID, "bench");
+	return t;
+}
+
 #define FN_VMSTAT 0xffffffff81200010ull
 #define FN_TICK	  0xffffffff81300020ull
 #define FN_POLL	  0xffffffffc0400030ull
@@ -280,17 +291,14 @@ static void callback(struct tc_trace *t, uint16_t kind, uint64_t start, uint64_t
  */
 static void test_noise_callbacks_name_kworkers_and_timers(void **state)
 {
-	struct tc_trace *t = trace__new();
+	struct tc_trace *t = bench_trace();
 	struct tc_noise_opts o = {0};
 	struct tc_noise *n;
 
 	(void)state;
-	assert_non_null(t);
-	assert_int_equal(trace__add_thread(t, CMD_TID, TC_THREAD_TARGET, UINT32_MAX), 0);
 	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81200010", "vmstat_update"), 0);
 	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81300020", "tick_sched_timer"), 0);
 	assert_int_equal(trace__set_meta(t, "ksym.ffffffffc0400030", "my_poll"), 0);
-	fault(t, 0, CMD_TID, "bench");
 	offcpu(t, 10 * MS, 2 * MS, CMD_TID, 1, 0, 300, "kworker/2:1");
 	callback(t, TC_EV_WORK, 10 * MS + 100 * US, 1500 * US, FN_VMSTAT);
 	offcpu(t, 20 * MS, 1 * MS, CMD_TID, 1, 0, 300, "kworker/2:1");
@@ -340,15 +348,12 @@ static void sig_event(struct tc_trace *t, uint64_t start, uint64_t dur, uint32_t
  */
 static void test_noise_signal_handlers(void **state)
 {
-	struct tc_trace *t = trace__new();
+	struct tc_trace *t = bench_trace();
 	struct tc_noise_opts o = {0};
 	struct tc_noise *n;
 
 	(void)state;
-	assert_non_null(t);
-	assert_int_equal(trace__add_thread(t, CMD_TID, TC_THREAD_TARGET, UINT32_MAX), 0);
 	assert_int_equal(trace__add_irq_name(t, 30, "eth0"), 0);
-	fault(t, 0, CMD_TID, "bench");
 	sig_event(t, 10 * MS, 100 * US, 27, 0);
 	add(t, TC_EV_HARDIRQ, 10 * MS + 20 * US, 10 * US, CPU, 0, 30);
 	offcpu(t, 10 * MS + 50 * US, 30 * US, CMD_TID, 1, 0, 200, "hog");

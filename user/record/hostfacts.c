@@ -226,32 +226,16 @@ static int grow_array(void **p, size_t *cap, size_t need, size_t sz)
 
 static int cmp_ksym(const void *x, const void *y)
 {
-	const uint64_t *a = x, *b = y; /* (address, name offset): the first name first */
+	const struct ksym *a = x, *b = y; /* an alias at the same address: the first name first */
 
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	return a[1] < b[1] ? -1 : a[1] > b[1];
-}
-
-/* The parsed (address, name offset) pairs sorted, then split into k's arrays. */
-static int ksyms_sort(struct ksyms *k, uint64_t (*pairs)[2])
-{
-	qsort(pairs, k->n, sizeof(*pairs), cmp_ksym);
-	k->addr = malloc((k->n ? k->n : 1) * sizeof(*k->addr));
-	k->name = malloc((k->n ? k->n : 1) * sizeof(*k->name));
-	if (!k->addr || !k->name)
-		return -ENOMEM;
-	for (size_t i = 0; i < k->n; i++) {
-		k->addr[i] = pairs[i][0];
-		k->name[i] = (uint32_t)pairs[i][1];
-	}
-	return 0;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
 }
 
 int hostfacts_ksyms_load(struct ksyms *k)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
-	uint64_t(*pairs)[2] = NULL;
 	char line[512];
 	int err = 0;
 
@@ -268,29 +252,26 @@ int hostfacts_ksyms_load(struct ksyms *k)
 		    !strchr("tTwW", type))
 			continue;
 		len = strlen(name) + 1;
-		if (grow_array((void **)&pairs, &k->cap, k->n + 1, sizeof(*pairs)) ||
-		    grow_array((void **)&k->names, &k->names_cap, k->names_len + len, 1) ||
-		    k->names_len > UINT32_MAX - len) {
-			err = -ENOMEM;
+		err = grow_array((void **)&k->v, &k->cap, k->n + 1, sizeof(*k->v))
+			      ?: grow_array((void **)&k->names, &k->names_cap, k->names_len + len,
+					    1);
+		if (err)
 			break;
-		}
 		memcpy(k->names + k->names_len, name, len);
-		pairs[k->n][0] = addr;
-		pairs[k->n++][1] = k->names_len;
+		k->v[k->n++] = (struct ksym){addr, k->names_len};
 		k->names_len += len;
 	}
 	fclose(f);
-	err = err ?: ksyms_sort(k, pairs);
-	free(pairs);
 	if (err)
 		hostfacts_ksyms_free(k);
+	else if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
 	return err;
 }
 
 void hostfacts_ksyms_free(struct ksyms *k)
 {
-	free(k->addr);
-	free(k->name);
+	free(k->v);
 	free(k->names);
 	memset(k, 0, sizeof(*k));
 }
@@ -306,15 +287,15 @@ int hostfacts_ksyms(struct tc_trace *t, const uint64_t *addrs, size_t n, const s
 		while (lo < hi) { /* the first entry at addrs[i] */
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (k->addr[mid] < addrs[i])
+			if (k->v[mid].addr < addrs[i])
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo == k->n || k->addr[lo] != addrs[i])
+		if (lo == k->n || k->v[lo].addr != addrs[i])
 			continue;
 		snprintf(key, sizeof(key), "ksym.%llx", (unsigned long long)addrs[i]);
-		err = trace__set_meta(t, key, k->names + k->name[lo]);
+		err = trace__set_meta(t, key, k->names + k->v[lo].name);
 	}
 	return err;
 }

@@ -18,11 +18,15 @@ int hostfacts_collect(struct tc_trace *t);
 int hostfacts_irq_names(struct tc_trace *t);
 
 /* The kernel's functions by address, from /proc/kallsyms (hostfacts_ksyms_load()). */
+struct ksym {
+	uint64_t addr;
+	size_t name; /* offset into ksyms.names */
+};
+
 struct ksyms {
-	uint64_t *addr; /* sorted; an alias at the same address after the first name */
-	uint32_t *name; /* offsets into names */
+	struct ksym *v; /* by address, then name offset: an alias after the first name */
 	char *names;
-	size_t n, cap, names_len, names_cap; /* cap, names_cap: while loading */
+	size_t n, cap, names_len, names_cap;
 };
 
 /*
