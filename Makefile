@@ -38,7 +38,7 @@ msg = @printf '  %-5s %s\n' "$(1)" "$(2)";
 MAKEFLAGS += --no-print-directory
 endif
 
-PKGS := libbpf libelf zlib libdeflate libibverbs
+PKGS := libbpf libelf zlib libdeflate libzstd libibverbs
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
@@ -55,7 +55,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 # Includes name their layer ("core/trace.h", "bpf/events.h"). lib/ and core/ build without
-# any package's headers: libc only (core: zlib, libdeflate); scripts/check-layers.sh checks.
+# any package's headers: libc only (core: zlib, libdeflate, zstd); scripts/check-layers.sh checks.
 PURE_CFLAGS := $(CFLAGS) -Iuser -I.
 USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser -I.
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
@@ -137,7 +137,7 @@ $(O)/tests/%: tests/%.c $(CORE_LIB) $(LIB_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(CORE_LIB) $(LIB_LIB) $(LDFLAGS) \
-		$(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
+		$(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
 
 # test_audit_{irq,host,nic} run the checks of user/audit on fixture trees and print them: they
 # link them, the audit's renderer (report/audit_print.o, report_common.o) and libibverbs (test_audit_join tests
@@ -166,7 +166,7 @@ $(O)/tests/test_trace_file: tests/test_trace_file.c $(TRACE_FILE_OBJS) $(CORE_LI
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
-		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lz -lm -o $@
+		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
 
 # libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).
 FUZZ_RUNS ?= 10000000
@@ -174,13 +174,13 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURC
 $(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lz -lm \
+	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
 		-o $@
 
 $(O)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lz -lm \
+	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
 		-o $@
 
 fuzz: $(O)/fuzz/fuzz_trace $(O)/fuzz/fuzz_json

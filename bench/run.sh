@@ -39,7 +39,7 @@ build() {  # OUT SRC ARGS...
 }
 build "$O/bench/storm" "$top/bench/storm.c" -lpthread
 build "$O/bench/gen_trace" "$top/bench/gen_trace.c" -I"$top/user" -I"$top" "$O/libtccore.a" \
-	"$O/libtclib.a" -lz -lm
+	"$O/libtclib.a" -ldeflate -lzstd -lz -lm
 build "$O/bench/ftrace_shim.so" "$top/bench/ftrace_shim.c" -shared -fPIC -ldl
 
 BENCH_LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -6,7 +6,7 @@
 #
 # A file may include its own directory's headers, and those of a lower layer ("core/trace.h"),
 # never those of a higher or a sibling layer (probe and audit do not know each other). Beyond
-# that: lib and core include no package's headers (lib: libc; core: libc, zlib, libdeflate,
+# that: lib and core include no package's headers (lib: libc; core: libc, zlib, libdeflate, zstd,
 # and the kernel ABI bpf/events.h, which lib may not); a BPF skeleton (bpf/<c>.skel.h) is
 # included only by its glue file, record/bpf/<c>_skel.c.
 # Prints every violation as FILE:LINE: why, and exits 1 if there is one.
@@ -49,8 +49,8 @@ for f in $(git ls-files 'user/*.c' 'user/*.h'); do
 			case "$layer" in
 			lib) echo "$name" | grep -qxE "($LIBC)\.h" ||
 				echo "$f:$n: lib/ includes <$name>: libc only" ;;
-			core) echo "$name" | grep -qxE "($CORE_LIBC|zlib|libdeflate)\.h" ||
-				echo "$f:$n: core/ includes <$name>: libc, zlib and libdeflate only" ;;
+			core) echo "$name" | grep -qxE "($CORE_LIBC|zlib|libdeflate|zstd|zstd_errors)\.h" ||
+				echo "$f:$n: core/ includes <$name>: libc, zlib, libdeflate and zstd only" ;;
 			esac
 			continue ;;
 		esac

@@ -3,7 +3,7 @@
 # Idempotent and quiet when everything is present. Needs root to install.
 set -eu
 
-PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev libdeflate-dev libcmocka-dev
+PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev libdeflate-dev libzstd-dev libcmocka-dev
 libibverbs-dev libclang-rt-14-dev util-linux procps iproute2 python3"
 # make lint (CI): the format check and cppcheck.
 PKGS="$PKGS clang-format cppcheck"

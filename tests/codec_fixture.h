@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "core/trace_codec.h"
 #include "core/varint.h"
@@ -141,10 +142,15 @@ static inline uint32_t get32(const uint8_t *p)
 	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The version in a file's header: 1 wraps payloads in zlib, later ones are raw deflate. */
+/*
+ * The version in a file's header: 1 wraps payloads in zlib, 2 is raw deflate, 3 zstd. A
+ * buffer without a header (blocks alone) is of the version writers write.
+ */
 static inline unsigned int file_version(const struct tc_buf *b)
 {
-	return b->len >= 10 ? (unsigned int)(b->data[8] | b->data[9] << 8) : TC_TRACE_VERSION;
+	if (b->len < 10 || memcmp(b->data, TC_TRACE_MAGIC, 8))
+		return TC_TRACE_VERSION;
+	return (unsigned int)(b->data[8] | b->data[9] << 8);
 }
 
 /* Compresses raw into dst as the given file version does; returns the compressed length. */
@@ -152,7 +158,13 @@ static inline uLongf pack(uint8_t *dst, uLongf cap, const void *raw, size_t raw_
 			  unsigned int version)
 {
 	z_stream zs;
+	size_t n;
 
+	if (version == 3) {
+		n = ZSTD_compress(dst, cap, raw, raw_len, 3);
+		assert_false(ZSTD_isError(n));
+		return (uLongf)n;
+	}
 	memset(&zs, 0, sizeof(zs));
 	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, version == 1 ? MAX_WBITS : -MAX_WBITS, 8,
 				      Z_DEFAULT_STRATEGY),
@@ -171,7 +183,13 @@ static inline size_t unpack(const uint8_t *src, size_t len, uint8_t *out, size_t
 			    unsigned int version)
 {
 	z_stream zs;
+	size_t n;
 
+	if (version == 3) {
+		n = ZSTD_decompress(out, cap, src, len);
+		assert_false(ZSTD_isError(n));
+		return n;
+	}
 	memset(&zs, 0, sizeof(zs));
 	assert_int_equal(inflateInit2(&zs, version == 1 ? MAX_WBITS : -MAX_WBITS), Z_OK);
 	zs.next_in = (Bytef *)src;
@@ -189,7 +207,7 @@ static inline size_t unpack(const uint8_t *src, size_t len, uint8_t *out, size_t
  */
 static inline void add_block(struct tc_buf *b, uint32_t type, const void *raw, size_t raw_len)
 {
-	uLongf comp_len = compressBound(raw_len);
+	uLongf comp_len = compressBound(raw_len) + ZSTD_compressBound(raw_len);
 	unsigned int version = file_version(b);
 	uint8_t *h;
 
@@ -258,33 +276,38 @@ static inline size_t inflate_at(const struct tc_buf *b, size_t off, uint8_t *out
 }
 
 /*
- * Rewrites a well-formed file of the current version as version 1 wrote it:
- * the same blocks, their payloads zlib streams instead of raw deflate.
+ * Rewrites a well-formed file of the current version as an older version wrote it:
+ * the same blocks, their payloads raw deflate (2) or zlib streams (1).
  */
-static inline void to_version1(struct tc_buf *b)
+static inline void to_version(struct tc_buf *b, unsigned int version)
 {
-	struct tc_buf v1 = {0};
+	struct tc_buf old = {0};
 	uint8_t *raw;
 	size_t off, nth, raw_len;
 	uint32_t type;
 
 	assert_int_equal(file_version(b), TC_TRACE_VERSION);
-	v1.data = malloc(TC_TRACE_HEADER_LEN);
-	assert_non_null(v1.data);
-	memcpy(v1.data, b->data, TC_TRACE_HEADER_LEN);
-	v1.len = TC_TRACE_HEADER_LEN;
-	v1.data[8] = 1;
-	v1.data[9] = 0;
+	old.data = malloc(TC_TRACE_HEADER_LEN);
+	assert_non_null(old.data);
+	memcpy(old.data, b->data, TC_TRACE_HEADER_LEN);
+	old.len = TC_TRACE_HEADER_LEN;
+	old.data[8] = (uint8_t)version;
+	old.data[9] = 0;
 	for (nth = 0; (off = block_at(b, nth, &type)); nth++) {
 		raw_len = get32(b->data + off + 4);
 		raw = malloc(raw_len ? raw_len : 1);
 		assert_non_null(raw);
 		assert_int_equal(inflate_at(b, off, raw, raw_len ? raw_len : 1), raw_len);
-		add_block(&v1, type, raw, raw_len);
+		add_block(&old, type, raw, raw_len);
 		free(raw);
 	}
 	tc_buf_free(b);
-	*b = v1;
+	*b = old;
+}
+
+static inline void to_version1(struct tc_buf *b)
+{
+	to_version(b, 1);
 }
 
 /* A file with just a header, for hand-made blocks. */

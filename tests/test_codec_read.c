@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_codec_read.c - how the .tct decoder reads: format version 2 (raw
- * deflate) and version 1 (zlib) files, arrays sized before the first block,
+ * test_codec_read.c - how the .tct decoder reads: format version 3 (zstd),
+ * 2 (raw deflate) and 1 (zlib) files, arrays sized before the first block,
  * and the image released block by block.
  */
 #include <stdarg.h>
@@ -13,31 +13,66 @@
 #include "codec_fixture.h"
 #include "core/codec_internal.h" /* EVENT_MIN_LEN */
 
-/* Version 2 blocks are raw deflate: no zlib header, no adler32 for the reader to check. */
-static void test_codec_encode_blocks_raw_deflate(void **state)
+/*
+ * Version 3 blocks are each one zstd frame that records its content size, the block's
+ * raw_len: not a deflate stream, as version 2 wrote.
+ */
+static void test_codec_encode_blocks_zstd_frames(void **state)
 {
 	struct tc_trace *t = small_trace();
 	struct tc_buf b = {0};
 	uint8_t raw[4096];
-	z_stream zs;
-	size_t nth, off;
+	size_t nth, off, comp_len, raw_len;
 	uint32_t type;
+	z_stream zs;
 
 	(void)state;
 	encode(t, &b);
-	assert_int_equal(file_version(&b), 2);
+	assert_int_equal(file_version(&b), 3);
 	for (nth = 0; (off = block_at(&b, nth, &type)); nth++) {
-		assert_int_equal(inflate_at(&b, off, raw, sizeof(raw)), get32(b.data + off + 4));
+		comp_len = get32(b.data + off + 8);
+		raw_len = get32(b.data + off + 4);
+		assert_int_equal(
+			ZSTD_findFrameCompressedSize(b.data + off + TC_BLOCK_HEADER_LEN, comp_len),
+			comp_len);
+		assert_int_equal(
+			ZSTD_getFrameContentSize(b.data + off + TC_BLOCK_HEADER_LEN, comp_len),
+			raw_len);
+		assert_int_equal(inflate_at(&b, off, raw, sizeof(raw)), raw_len);
 		memset(&zs, 0, sizeof(zs));
-		assert_int_equal(inflateInit(&zs), Z_OK);
+		assert_int_equal(inflateInit2(&zs, -MAX_WBITS), Z_OK);
 		zs.next_in = b.data + off + TC_BLOCK_HEADER_LEN;
-		zs.avail_in = get32(b.data + off + 8);
+		zs.avail_in = (uInt)comp_len;
 		zs.next_out = raw;
 		zs.avail_out = sizeof(raw);
-		assert_int_equal(inflate(&zs, Z_FINISH), Z_DATA_ERROR); /* not a zlib stream */
+		assert_int_not_equal(inflate(&zs, Z_FINISH), Z_STREAM_END); /* not deflate */
 		inflateEnd(&zs);
 	}
 	assert_true(nth > 5);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+/* Files of format version 2 (raw deflate blocks) read as before. */
+static void test_codec_decode_version2_file(void **state)
+{
+	struct tc_trace *t = small_trace(), *u;
+	struct tc_codec_error err;
+	struct tc_buf b = {0};
+
+	(void)state;
+	encode(t, &b);
+	to_version(&b, 2);
+	assert_int_equal(file_version(&b), 2);
+	assert_int_equal(decode(b.data, b.len, &u, &err), 0);
+	assert_int_equal(u->truncated, 0);
+	assert_traces_equal(t, u);
+	trace__free(u);
+	/* and a zstd block in a version 2 file is not deflate: rejected */
+	tc_buf_free(&b);
+	encode(t, &b);
+	b.data[8] = 2;
+	assert_rejected(&b, "deflate");
 	trace__free(t);
 	tc_buf_free(&b);
 }
@@ -163,7 +198,8 @@ static void test_codec_decode_release_reports_each_block(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_codec_encode_blocks_raw_deflate),
+		cmocka_unit_test(test_codec_encode_blocks_zstd_frames),
+		cmocka_unit_test(test_codec_decode_version2_file),
 		cmocka_unit_test(test_codec_decode_version1_file),
 		cmocka_unit_test(test_codec_decode_presized_before_first_block),
 		cmocka_unit_test(test_codec_decode_release_reports_each_block),

@@ -231,20 +231,31 @@ static void test_codec_decode_trailing_payload_bytes_rejected(void **state)
 	tc_buf_free(&b);
 }
 
-static void test_codec_decode_deflate_trailing_garbage_rejected(void **state)
+/* A file of the given version whose END block has one byte past its stream, checksummed. */
+static void one_byte_past_the_stream(struct tc_buf *b, unsigned int version)
 {
-	struct tc_buf b = {0};
 	uint8_t *h;
 
-	(void)state;
-	header_only(&b);
-	add_block(&b, TC_BLOCK_END, "\0\0", 2);
-	b.data = realloc(b.data, b.len + 1);
-	assert_non_null(b.data);
-	b.data[b.len++] = 0x55; /* one byte past the stream, counted and checksummed */
-	h = b.data + TC_TRACE_HEADER_LEN;
+	header_only(b);
+	b->data[8] = (uint8_t)version;
+	add_block(b, TC_BLOCK_END, "\0\0", 2);
+	b->data = realloc(b->data, b->len + 1);
+	assert_non_null(b->data);
+	b->data[b->len++] = 0x55;
+	h = b->data + TC_TRACE_HEADER_LEN;
 	put32(h + 8, get32(h + 8) + 1);
 	put32(h + 12, (uint32_t)crc32(0, h + 16, get32(h + 8)));
+}
+
+static void test_codec_decode_stream_trailing_garbage_rejected(void **state)
+{
+	struct tc_buf b = {0};
+
+	(void)state;
+	one_byte_past_the_stream(&b, TC_TRACE_VERSION);
+	assert_rejected(&b, "bytes after the zstd frame");
+	tc_buf_free(&b);
+	one_byte_past_the_stream(&b, TC_TRACE_VERSION_DEFLATE);
 	assert_rejected(&b, "bytes after the deflate stream");
 	tc_buf_free(&b);
 }
@@ -460,7 +471,7 @@ int main(void)
 		cmocka_unit_test(test_codec_decode_sample_end_before_start_rejected),
 		cmocka_unit_test(test_codec_decode_bad_varint_rejected),
 		cmocka_unit_test(test_codec_decode_trailing_payload_bytes_rejected),
-		cmocka_unit_test(test_codec_decode_deflate_trailing_garbage_rejected),
+		cmocka_unit_test(test_codec_decode_stream_trailing_garbage_rejected),
 		cmocka_unit_test(test_codec_decode_data_after_end_rejected),
 		cmocka_unit_test(test_codec_decode_malformed_tables_rejected),
 		cmocka_unit_test(test_codec_decode_malformed_counters_rejected),

@@ -46,7 +46,7 @@ same() { # trace, format, segment
 	}
 }
 
-for f in probe-2k probe-2k-v2 hog lost; do
+for f in probe-2k probe-2k-v2 probe-2k-v3 hog lost; do
 	for seg in 7 500 65536; do
 		same "tests/fixtures/$f.tct" text "$seg"
 	done

@@ -28,9 +28,10 @@ struct dec {
 	int rtt_hist_other;	      /* it was of another layout */
 	size_t block_no, block_off;
 	uint64_t n_samples, n_events, n_meta;
-	struct libdeflate_decompressor *inflater;
-	int zlib_wrapped;	 /* a version 1 file: zlib streams, not raw deflate */
-	size_t in_used, out_len; /* of the last inflate_raw() */
+	unsigned int version;			  /* the file's: how its payloads are compressed */
+	struct libdeflate_decompressor *inflater; /* versions 1 and 2 */
+	struct ZSTD_DCtx_s *zstd;		  /* version 3 */
+	size_t out_len;				  /* of the last unpack() */
 	uint8_t *raw;
 	size_t raw_cap;
 	char (*comms)[TC_COMM_LEN]; /* the block's comm table, NUL-padded */

@@ -12,51 +12,97 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libdeflate.h>
-#include <zlib.h> /* compressBound: what the writer's deflate can produce */
+#include <zlib.h> /* compressBound: what a deflate writer can produce */
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "decode_internal.h"
 
-/*
- * Inflates comp_len bytes at src into d->raw, room for raw_len: libdeflate's
- * result, -ENOMEM, with d->in_used and d->out_len set on success.
- */
-static int inflate_raw(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
+/* Room for raw_len bytes in d->raw: 0 or -ENOMEM. */
+static int raw_room(struct dec *d, uint32_t raw_len)
 {
-	if (raw_len > d->raw_cap || !d->raw) {
-		uint8_t *p = realloc(d->raw, raw_len ? raw_len : 1);
+	uint8_t *p;
 
-		if (!p)
-			return -ENOMEM;
-		d->raw = p;
-		d->raw_cap = raw_len;
-	}
-	if (!d->inflater && !(d->inflater = libdeflate_alloc_decompressor()))
+	if (raw_len <= d->raw_cap && d->raw)
+		return 0;
+	p = realloc(d->raw, raw_len ? raw_len : 1);
+	if (!p)
 		return -ENOMEM;
-	if (d->zlib_wrapped)
-		return libdeflate_zlib_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
-						     &d->in_used, &d->out_len);
-	return libdeflate_deflate_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
-						&d->in_used, &d->out_len);
+	d->raw = p;
+	d->raw_cap = raw_len;
+	return 0;
 }
 
-/* Inflates a block's payload into d->raw; it must come to exactly raw_len bytes. */
+/* Inflates a version 1 or 2 payload into d->raw: it must come to exactly raw_len bytes. */
 static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
 {
-	int res = inflate_raw(d, src, comp_len, raw_len);
+	int zlib = d->version == TC_TRACE_VERSION_ZLIB;
+	size_t in_used;
+	int res;
 
-	if (res == -ENOMEM)
-		return res;
+	if (!d->inflater && !(d->inflater = libdeflate_alloc_decompressor()))
+		return -ENOMEM;
+	if (zlib)
+		res = libdeflate_zlib_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
+						    &in_used, &d->out_len);
+	else
+		res = libdeflate_deflate_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
+						       &in_used, &d->out_len);
 	if (res == LIBDEFLATE_INSUFFICIENT_SPACE)
 		return codec_bfail(d, "payload inflates to more than raw_len %" PRIu32, raw_len);
 	if (res != LIBDEFLATE_SUCCESS)
-		return codec_bfail(d, "%s stream corrupt or cut short",
-				   d->zlib_wrapped ? "zlib" : "deflate");
-	if (d->in_used != comp_len)
+		return codec_bfail(d, "%s stream corrupt or cut short", zlib ? "zlib" : "deflate");
+	if (in_used != comp_len)
 		return codec_bfail(d, "bytes after the deflate stream");
+	return 0;
+}
+
+/* Decompresses a version 3 payload, one zstd frame, into d->raw: exactly raw_len bytes. */
+static int unzstd_block(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
+{
+	unsigned long long size = ZSTD_getFrameContentSize(src, comp_len);
+	size_t frame = ZSTD_findFrameCompressedSize(src, comp_len);
+
+	if (size == ZSTD_CONTENTSIZE_ERROR || ZSTD_isError(frame))
+		return codec_bfail(d, "zstd frame corrupt or cut short");
+	if (size == ZSTD_CONTENTSIZE_UNKNOWN)
+		return codec_bfail(d, "zstd frame without its content size");
+	if (size > raw_len)
+		return codec_bfail(d, "payload inflates to more than raw_len %" PRIu32, raw_len);
+	if (frame != comp_len)
+		return codec_bfail(d, "bytes after the zstd frame");
+	if (!d->zstd && !(d->zstd = ZSTD_createDCtx()))
+		return -ENOMEM;
+	d->out_len = ZSTD_decompressDCtx(d->zstd, d->raw, raw_len, src, comp_len);
+	if (ZSTD_isError(d->out_len))
+		return ZSTD_getErrorCode(d->out_len) == ZSTD_error_memory_allocation
+			       ? -ENOMEM
+			       : codec_bfail(d, "zstd frame corrupt: %s",
+					     ZSTD_getErrorName(d->out_len));
+	return 0;
+}
+
+/* Decompresses a block's payload into d->raw; it must come to exactly raw_len bytes. */
+static int unpack(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
+{
+	int err = raw_room(d, raw_len);
+
+	if (!err)
+		err = d->version >= TC_TRACE_VERSION ? unzstd_block(d, src, comp_len, raw_len)
+						     : inflate_block(d, src, comp_len, raw_len);
+	if (err)
+		return err;
 	if (d->out_len != raw_len)
 		return codec_bfail(d, "payload inflates to %zu bytes, raw_len says %" PRIu32,
 				   d->out_len, raw_len);
 	return 0;
+}
+
+/* The most bytes a block of raw_len bytes can take in a file of d's version. */
+static size_t comp_bound(const struct dec *d, uint32_t raw_len)
+{
+	return d->version >= TC_TRACE_VERSION ? ZSTD_compressBound(raw_len)
+					      : compressBound(raw_len);
 }
 
 /*
@@ -70,9 +116,12 @@ static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, u
  */
 static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 {
+	struct tc_codec_error *err = d->err;
 	uint64_t max_s = 0, max_e = 0, end_s, end_e;
 	uint32_t type, raw_len, comp_len;
 	struct rd r;
+
+	d->err = NULL; /* what fails here fails again where the decoding pass says so */
 
 	while (len - off >= TC_BLOCK_HEADER_LEN) {
 		type = (uint32_t)get_le(data + off, 4);
@@ -84,8 +133,8 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 			max_s += raw_len / SAMPLE_MIN_LEN;
 		else if (type == TC_BLOCK_EVENTS)
 			max_e += raw_len / EVENT_MIN_LEN;
-		if (type == TC_BLOCK_END && inflate_raw(d, data + off + TC_BLOCK_HEADER_LEN,
-							comp_len, raw_len) == LIBDEFLATE_SUCCESS) {
+		if (type == TC_BLOCK_END &&
+		    !unpack(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len)) {
 			r.p = d->raw;
 			r.end = d->raw + d->out_len;
 			if (!get_u64(&r, &end_s) && !get_u64(&r, &end_e) && end_s <= max_s &&
@@ -97,6 +146,7 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 		}
 		off += TC_BLOCK_HEADER_LEN + comp_len;
 	}
+	d->err = err;
 	if (max_s > SIZE_MAX / sizeof(struct tc_sample) ||
 	    max_e > SIZE_MAX / sizeof(struct tc_event))
 		return;
@@ -141,11 +191,11 @@ static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint3
 	int err;
 
 	if (type == TC_BLOCK_INDEX && d->index) {
-		err = inflate_block(d, payload, comp_len, raw_len);
+		err = unpack(d, payload, comp_len, raw_len);
 		return err ?: dec_index(d, d->index, d->n_index);
 	}
 	if (type == TC_BLOCK_RTT_HIST && d->rtt_hist) {
-		err = inflate_block(d, payload, comp_len, raw_len);
+		err = unpack(d, payload, comp_len, raw_len);
 		if (err)
 			return err;
 		r = (struct rd){d->raw, d->raw + raw_len};
@@ -161,7 +211,7 @@ static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint3
 	/* from a newer writer, or an index not asked for: checked, skipped */
 	if (type < TC_BLOCK_META || type > TC_BLOCK_COUNTERS)
 		return 0;
-	err = inflate_block(d, payload, comp_len, raw_len);
+	err = unpack(d, payload, comp_len, raw_len);
 	if (err)
 		return err;
 	r.p = d->raw;
@@ -218,7 +268,9 @@ static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off,
 	if (raw_len > TC_BLOCK_MAX_RAW)
 		return codec_bfail(d, "raw_len %" PRIu32 " above the %u limit", raw_len,
 				   TC_BLOCK_MAX_RAW);
-	if (comp_len > compressBound(raw_len) || raw_len > (uint64_t)comp_len * ZLIB_MAX_RATIO)
+	if (comp_len > comp_bound(d, raw_len) ||
+	    raw_len > (uint64_t)comp_len *
+			      (d->version >= TC_TRACE_VERSION ? ZSTD_MAX_RATIO : ZLIB_MAX_RATIO))
 		return codec_bfail(d, "comp_len %" PRIu32 " impossible for raw_len %" PRIu32,
 				   comp_len, raw_len);
 	if (comp_len > len - off - TC_BLOCK_HEADER_LEN)
@@ -289,6 +341,7 @@ static int check_header(const uint8_t *data, size_t len, struct tc_codec_error *
 static void dec_free(struct dec *d)
 {
 	libdeflate_free_decompressor(d->inflater);
+	ZSTD_freeDCtx(d->zstd);
 	free(d->comms);
 	free(d->raw);
 	free(d);
@@ -317,7 +370,7 @@ static int decode(const uint8_t *data, size_t len, struct tc_trace *out, struct 
 	d->consumed = consumed;
 	d->consumed_arg = arg;
 	d->walk = walk;
-	d->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
+	d->version = version;
 	if (!walk)
 		presize(d, data, len, header_len);
 	ret = dec_blocks(d, data, len, header_len);
@@ -361,7 +414,7 @@ static int dec_at(const uint8_t *data, size_t len, size_t off, struct tc_codec_e
 	if (!*out)
 		return -ENOMEM;
 	(*out)->err = err;
-	(*out)->zlib_wrapped = version == TC_TRACE_VERSION_ZLIB;
+	(*out)->version = version;
 	return 0;
 }
 

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * trace_encode.c - the .tct encoder: the trace model to varint/delta records
- * in deflate-compressed, CRC-checked blocks. The payload format is described in
+ * in zstd-compressed, CRC-checked blocks. The payload format is described in
  * codec_internal.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h> /* crc32 */
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "codec_internal.h"
 
 void tc_buf_free(struct tc_buf *b)
 {
 	free(b->data);
+	ZSTD_freeCCtx(b->zstd);
+	b->zstd = NULL;
 	b->data = NULL;
 	b->len = 0;
 	b->cap = 0;
@@ -58,49 +62,31 @@ int codec_encode_header(struct tc_buf *out, uint64_t mono_ns, uint64_t realtime_
 	return 0;
 }
 
-/* Raw deflate of raw into dst (room for *dst_len bytes), *dst_len set to what it took; a zlib
- * status. */
-static int deflate_raw(uint8_t *dst, uLongf *dst_len, const uint8_t *raw, size_t raw_len)
-{
-	z_stream zs;
-	int zerr;
-
-	memset(&zs, 0, sizeof(zs));
-	zerr = deflateInit2(&zs, ZLEVEL, Z_DEFLATED, ZRAW_WBITS, 8, Z_DEFAULT_STRATEGY);
-	if (zerr != Z_OK)
-		return zerr;
-	zs.next_in = (Bytef *)raw;
-	zs.avail_in = (uInt)raw_len;
-	zs.next_out = dst;
-	zs.avail_out = (uInt)*dst_len;
-	zerr = deflate(&zs, Z_FINISH);
-	*dst_len = zs.total_out;
-	deflateEnd(&zs);
-	return zerr == Z_STREAM_END ? Z_OK : zerr == Z_OK ? Z_BUF_ERROR : zerr;
-}
-
 /* Compresses raw into one block appended to out; 0, -E2BIG, -ENOMEM or -EIO. */
 static int put_block(struct tc_buf *out, uint32_t type, const uint8_t *raw, size_t raw_len)
 {
-	uLongf comp_len;
+	size_t comp_len;
 	uint8_t *h;
 	int err;
 
 	if (raw_len > TC_BLOCK_MAX_RAW)
 		return -E2BIG;
-	/* zlib's bound for a zlib stream, so one for the raw stream inside it too */
-	comp_len = compressBound(raw_len);
+	if (!out->zstd && !(out->zstd = ZSTD_createCCtx()))
+		return -ENOMEM;
+	comp_len = ZSTD_compressBound(raw_len);
 	err = buf_reserve(out, TC_BLOCK_HEADER_LEN + comp_len);
 	if (err)
 		return err;
 	h = out->data + out->len;
-	err = deflate_raw(h + TC_BLOCK_HEADER_LEN, &comp_len, raw, raw_len);
-	if (err != Z_OK)
-		return err == Z_MEM_ERROR ? -ENOMEM : -EIO;
+	/* a one-shot frame records its content size, which the reader checks */
+	comp_len = ZSTD_compressCCtx(out->zstd, h + TC_BLOCK_HEADER_LEN, comp_len, raw, raw_len,
+				     ZSTD_LEVEL);
+	if (ZSTD_isError(comp_len))
+		return ZSTD_getErrorCode(comp_len) == ZSTD_error_memory_allocation ? -ENOMEM : -EIO;
 	put_le(h, type, 4);
 	put_le(h + 4, raw_len, 4);
 	put_le(h + 8, comp_len, 4);
-	put_le(h + 12, crc32(0, h + TC_BLOCK_HEADER_LEN, comp_len), 4);
+	put_le(h + 12, libdeflate_crc32(0, h + TC_BLOCK_HEADER_LEN, comp_len), 4);
 	out->len += TC_BLOCK_HEADER_LEN + comp_len;
 	return 0;
 }
