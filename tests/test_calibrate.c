@@ -99,6 +99,41 @@ static void test_calibrate_measures_each_kind(void **state)
 }
 
 /* A gap during which records were lost on its CPU measures nothing: it may hold more. */
+/*
+ * A disk's interrupts: 25 gaps of 6 us, each with a 2 us hard IRQ and its 1 us block softirq;
+ * one more also holds a tick (two kinds in one gap: it measures neither).
+ */
+static void test_calibrate_measures_device_interrupts(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_gap g[32];
+	struct tc_calibration c;
+	const struct tc_calib_kind *irq;
+	uint64_t at = 1000000;
+	size_t n = 0;
+
+	(void)state;
+	for (int i = 0; i < 25; i++, at += 100000) {
+		add(t, TC_EV_HARDIRQ, CAL_CPU, 0, at + 2000, 2000);
+		add(t, TC_EV_SOFTIRQ, CAL_CPU, 0, at + 4000, 1000);
+		g[n++] = gap(at, 6000, TC_GAP_LOOP);
+	}
+	add(t, TC_EV_HARDIRQ, CAL_CPU, 0, at + 1000, 2000);
+	add(t, TC_EV_TIMER, CAL_CPU, 0, at + 4000, 3000);
+	g[n++] = gap(at, 9000, TC_GAP_LOOP);
+	trace__sort(t);
+	assert_int_equal(calibrate_run(t, NULL, g, n, LOOP, &c), 0);
+	irq = calibrate_kind(&c, TC_EV_HARDIRQ);
+	assert_non_null(irq);
+	assert_int_equal(irq->n, 25);
+	assert_int_equal(irq->gap_ns, 6000);
+	assert_int_equal(irq->traced_ns, 3000);
+	assert_int_equal(irq->pre_ns, 2000 - LOOP / 2);
+	assert_int_equal(irq->post_ns, 1000 - LOOP / 2);
+	assert_null(calibrate_kind(&c, TC_EV_TIMER)); /* one gap, and it held two kinds */
+	trace__free(t);
+}
+
 static void test_calibrate_skips_gaps_with_lost_records(void **state)
 {
 	struct tc_gap g[80];
@@ -205,6 +240,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibrate_measures_each_kind),
+		cmocka_unit_test(test_calibrate_measures_device_interrupts),
 		cmocka_unit_test(test_calibrate_skips_gaps_with_lost_records),
 		cmocka_unit_test(test_calibrate_meta_round_trip),
 		cmocka_unit_test(test_hidden_cost_widens_and_is_labelled),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # What the host hides, on the real kernel: the calibration before a recording measures the
-# tick, IPIs and page faults on both probe CPUs (each costs more than its traced part, and
+# tick, IPIs, page faults and device interrupts on both probe CPUs (each costs more than its traced part, and
 # the report widens their intervals by the difference, labelled hidden); --no-calibrate
 # leaves it out. The steal readings (where the kernel keeps a steal clock) are intervals on
 # the probe CPUs that never claim more than their own length, and add up to what
@@ -51,9 +51,18 @@ for k in kinds.values():
     # the widening is the measured hidden cost, not more than what the gaps cost
     assert k["hidden_before_us"] + k["hidden_after_us"] <= k["cost_us"], k
 print("calibration:", {n: (k["cost_us"], k["traced_us"], k["n"]) for n, k in kinds.items()})
+# device interrupts: the calibration reads its own executable directly, and the disk's
+# interrupt lands on some CPU; with every CPU a probe CPU, on a probe CPU
+import os
+if "O_DIRECT refused" in meta["calib.status"]:
+    print("device interrupts: not measured here:", meta["calib.status"])
+elif len(probe) == os.cpu_count():
+    assert "hardirq" in kinds, "no device interrupt measured: %s" % meta.get("calib.hardirq.n")
+else:
+    print("device interrupts: measured", meta.get("calib.hardirq.n"), "(the disk's IRQ may be elsewhere)")
 
 # the hidden part of a credit never exceeds the credit, and only calibrated kinds have one
-names = {"timer", "ipi", "page_fault"}
+names = {"timer", "ipi", "page_fault", "hardirq"}
 for sp in rep["latency"]["top_spikes"]:
     assert sp["hidden_us"] <= sp["excess_us"] + 0.002, sp
     for ev in sp["timeline"]:

@@ -6,7 +6,8 @@
  * Before a recording, a thread on each probe CPU reads the clock in a tight
  * loop and notes every gap between two reads much longer than the loop takes
  * (the CPU was taken), and every page it touched for the first time (a fault);
- * meanwhile IPIs are sent to it and the tick comes by itself. A gap that holds
+ * meanwhile IPIs are sent to it, a disk it reads directly interrupts it (a
+ * device interrupt) and the tick comes by itself. A gap that holds
  * one traced event of a kind (with its bottom half) and nothing else is a
  * measurement of that kind: what the gap lasted beyond the traced interval is
  * the hidden cost, split into before (the way in: on a VM the exit and the
@@ -40,8 +41,8 @@ struct tc_gap {
 };
 
 /* The kinds calibrated, in the order reports list them. */
-#define TC_CALIB_KINDS 3
-extern const uint16_t tc_calib_kinds[TC_CALIB_KINDS]; /* TIMER, IPI, PAGE_FAULT */
+#define TC_CALIB_KINDS 4
+extern const uint16_t tc_calib_kinds[TC_CALIB_KINDS]; /* TIMER, IPI, PAGE_FAULT, HARDIRQ */
 
 /* Fewer measurements than this leave a kind uncalibrated. */
 #define TC_CALIB_MIN 20

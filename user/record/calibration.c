@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* calibration.c - the calibration threads (see calibration.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <linux/aio_abi.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,8 +24,11 @@
 #define PAGES	       1024 /* fresh pages per CPU: one touch a millisecond */
 #define TOUCH_EVERY_NS 1000000ull
 #define IPI_EVERY_US   1000
-#define LOOP_READS     20000 /* reads that time the loop itself */
-#define GAP_MIN_NS     500   /* a gap is at least this, and 20 loops */
+#define LOOP_READS     20000	  /* reads that time the loop itself */
+#define READ_EVERY_NS  1000000ull /* a direct read of the disk a millisecond */
+#define READ_LEN       4096
+#define READ_SPAN      (16u << 20) /* the blocks read in turn: at most the first 16 MiB */
+#define GAP_MIN_NS     500	   /* a gap is at least this, and 20 loops */
 #define GAP_LOOPS      20
 
 /* One CPU's measurement: the loop thread, and the other CPU's IPI sender. */
@@ -33,6 +40,10 @@ struct run {
 	uint64_t gap_ns;
 	atomic_int done;
 	int err;
+	aio_context_t aio; /* the loop's direct reads of the disk (0: none) */
+	void *buf;
+	uint64_t off;
+	int in_flight;
 };
 
 static int add_gap(struct calibration *c, uint64_t s, uint64_t e, uint32_t cpu, uint32_t what,
@@ -77,10 +88,86 @@ static uint64_t loop_time(void)
 	return m;
 }
 
+/*
+ * This program's own executable, opened for direct reads (O_DIRECT: each read goes to
+ * the device, past the page cache), and how many of its bytes to read in turn; -1 where
+ * its file system reads nothing directly (a memory or network one).
+ */
+static int exe_direct(uint64_t *span)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_DIRECT | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_size < READ_LEN) {
+		close(fd);
+		return -1;
+	}
+	*span = (uint64_t)st.st_size / READ_LEN * READ_LEN;
+	if (*span > READ_SPAN)
+		*span = READ_SPAN;
+	return fd;
+}
+
+/*
+ * One asynchronous direct read at a time: the disk's device interrupts a CPU when
+ * it is done (blk-mq steers it to the submitting CPU where the device has a queue per
+ * CPU), so the loop sees what a device interrupt costs without waiting for it.
+ */
+static void read_disk(struct run *r)
+{
+	struct io_event ev;
+	struct timespec zero = {0, 0};
+	struct iocb cb = {0}, *cbs[1] = {&cb};
+
+	if (r->in_flight && syscall(SYS_io_getevents, r->aio, 0, 1, &ev, &zero) == 1) {
+		r->in_flight = 0;
+		if (ev.res == READ_LEN)
+			atomic_fetch_add(&r->c->disk_reads, 1);
+	}
+	if (r->in_flight)
+		return;
+	cb.aio_fildes = (uint32_t)r->c->disk;
+	cb.aio_lio_opcode = IOCB_CMD_PREAD;
+	cb.aio_buf = (uint64_t)(uintptr_t)r->buf;
+	cb.aio_nbytes = READ_LEN;
+	cb.aio_offset = (int64_t)r->off;
+	r->off = (r->off + READ_LEN) % r->c->disk_span;
+	if (syscall(SYS_io_submit, r->aio, 1, cbs) == 1)
+		r->in_flight = 1;
+}
+
+/* The loop's context for direct reads, where the disk could be opened; else none. */
+static void reads_open(struct run *r)
+{
+	if (r->c->disk < 0 || posix_memalign(&r->buf, READ_LEN, READ_LEN))
+		return;
+	if (syscall(SYS_io_setup, 1, &r->aio)) {
+		r->aio = 0;
+		free(r->buf);
+		r->buf = NULL;
+	}
+}
+
+/* Waits for the read in flight (its buffer is the kernel's until then) and frees it all. */
+static void reads_close(struct run *r)
+{
+	struct io_event ev;
+
+	if (!r->aio)
+		return;
+	if (r->in_flight)
+		syscall(SYS_io_getevents, r->aio, 1, 1, &ev, NULL);
+	syscall(SYS_io_destroy, r->aio);
+	free(r->buf);
+}
+
 /* Reads the clock until r->until_ns; a gap or a touch of a fresh page becomes a tc_gap. */
 static int measure_loop(struct run *r, uint32_t tid, char *pages)
 {
 	uint64_t prev = probe_now_ns(), next_touch = prev + TOUCH_EVERY_NS;
+	uint64_t next_read = prev + READ_EVERY_NS;
 	size_t touched = 0;
 	int err = 0;
 
@@ -89,6 +176,11 @@ static int measure_loop(struct run *r, uint32_t tid, char *pages)
 
 		if (now - prev > r->gap_ns)
 			err = add_gap(r->c, prev, now, (uint32_t)r->cpu, TC_GAP_LOOP, tid);
+		if (r->aio && now >= next_read) {
+			read_disk(r); /* its system calls are not a gap: the clock is read after */
+			next_read = probe_now_ns() + READ_EVERY_NS;
+			now = probe_now_ns();
+		}
 		if (now >= next_touch && touched < PAGES) {
 			uint64_t a = probe_now_ns(), b;
 
@@ -125,7 +217,9 @@ static void *loop_main(void *arg)
 		r->gap_ns = GAP_LOOPS * r->c->loop_ns;
 		if (r->gap_ns < GAP_MIN_NS)
 			r->gap_ns = GAP_MIN_NS;
+		reads_open(r);
 		r->err = measure_loop(r, tid, pages);
+		reads_close(r);
 	}
 	if (pages != MAP_FAILED)
 		munmap(pages, PAGES * PAGE);
@@ -177,8 +271,14 @@ int calibration_measure(struct tracer *t, const int cpu[2], unsigned int ms, str
 	c->ipis = !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 	if (!c->ipis)
 		log_dbg("calibration: membarrier: %s: no IPIs measured", strerror(errno));
+	c->disk = exe_direct(&c->disk_span);
+	if (c->disk < 0)
+		log_dbg("calibration: the executable cannot be read directly: no device interrupts");
 	err = measure_cpu(t, c, cpu[0], cpu[1], ms);
 	err = err ?: measure_cpu(t, c, cpu[1], cpu[0], ms);
+	if (c->disk >= 0)
+		close(c->disk);
+	c->disk = -1;
 	if (err)
 		log_err("calibration: %s", strerror(-err));
 	return err;
@@ -227,11 +327,12 @@ void calib_tap__free(struct calib_tap *tap)
 	tap->n = tap->cap = 0;
 }
 
-static int set_status(struct tc_trace *out, const char *fmt, const char *a, const char *b)
+static int set_status(struct tc_trace *out, const char *fmt, const char *a, const char *b,
+		      const char *c)
 {
 	char buf[256];
 
-	snprintf(buf, sizeof(buf), fmt, a, b);
+	snprintf(buf, sizeof(buf), fmt, a, b, c);
 	return trace__set_meta(out, "calib.status", buf);
 }
 
@@ -256,7 +357,7 @@ int calibration_record(struct tracer *t, const int cpu[2], struct calib_tap *tap
 	pthread_mutex_unlock(&tap->lock);
 	if (err) {
 		calibration__free(&cal);
-		return set_status(out, "failed on CPUs %s: %s", cpus, strerror(-err));
+		return set_status(out, "failed on CPUs %s: %s%s", cpus, strerror(-err), "");
 	}
 	seen = trace__new();
 	if (!seen || trace__add_events(seen, tap->ev, tap->n)) {
@@ -268,7 +369,8 @@ int calibration_record(struct tracer *t, const int cpu[2], struct calib_tap *tap
 	err = calibrate_run(seen, NULL, cal.gaps, cal.n, cal.loop_ns, &res);
 	err = err ?: calibrate_store(out, &res);
 	err = err
-		      ?: set_status(out, "measured on CPUs %s for 2 x 250 ms%s", cpus,
+		      ?: set_status(out, "measured on CPUs %s for 2 x 250 ms%s%s", cpus,
+				    cal.disk_reads ? "" : " (no disk reads: O_DIRECT refused)",
 				    cal.ipis ? "" : " (no IPIs: membarrier refused)");
 	trace__free(seen);
 	calibration__free(&cal);

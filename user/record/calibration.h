@@ -8,7 +8,10 @@
  * write to a fresh page (a page fault it made, one per millisecond), while a
  * thread on the other probe CPU sends it an IPI every millisecond
  * (membarrier's private expedited command interrupts every CPU that runs a
- * thread of this process); the tick comes by itself. The threads are traced as
+ * thread of this process), and the loop itself reads a block of its own
+ * executable a millisecond, directly (past the page cache) and asynchronously,
+ * so that the disk's device interrupts when each read is done; the tick comes
+ * by itself. The threads are traced as
  * probe threads while they run, so their faults and preemptions are seen.
  */
 #ifndef TAILCAUSE_RECORD_CALIBRATION_H
@@ -25,8 +28,11 @@
 struct calibration {
 	struct tc_gap *gaps;
 	size_t n, cap;
-	uint64_t loop_ns; /* the loop's median time between two reads */
-	int ipis;	  /* 1: IPIs could be sent (membarrier), 0: not */
+	uint64_t loop_ns;      /* the loop's median time between two reads */
+	int ipis;	       /* 1: IPIs could be sent (membarrier), 0: not */
+	int disk;	       /* the executable, opened for direct reads; -1: none */
+	uint64_t disk_span;    /* its bytes read in turn */
+	atomic_int disk_reads; /* reads done */
 };
 
 /*

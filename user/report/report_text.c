@@ -106,7 +106,8 @@ static void print_peer(FILE *out, const struct rm_header *h)
 /* What the calibration found each kind of event costs, against what the guest sees. */
 static void print_calibration(FILE *out, const struct rm_header *h)
 {
-	static const char *const what[] = {"a timer tick", "an IPI", "a page fault"};
+	static const char *const what[] = {"a timer tick", "an IPI", "a page fault",
+					   "a device interrupt"};
 	const char *sep = "";
 
 	if (!h->calib_status)
