@@ -2,7 +2,7 @@
 # Benchmark 5, trace size: one workload, the pipe storm on CPU A (N round trips, 2 context
 # switches and ~2 wake-ups each), recorded by each tool for the storm's threads only, with
 # the tracepoints tailcause attaches:
-#   tailcause   tailcause record -o F -- storm            (.tct: interval records, zlib)
+#   tailcause   tailcause record -o F -- storm            (.tct: interval records, zstd)
 #   perf        perf record -e TP... -m 16M -o F -- storm  (perf.data, per-task)
 #   trace-cmd   trace-cmd record -e TP... -b 65536 -F -c -o F storm   (trace.dat v7,
 #               compressed as trace-cmd 3 does by default)
