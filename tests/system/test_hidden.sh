@@ -54,7 +54,7 @@ print("calibration:", {n: (k["cost_us"], k["traced_us"], k["n"]) for n, k in kin
 # device interrupts: the calibration reads its own executable directly, and the disk's
 # interrupt lands on some CPU; with every CPU a probe CPU, on a probe CPU
 import os
-if "O_DIRECT refused" in meta["calib.status"]:
+if "no direct disk reads" in meta["calib.status"]:
     print("device interrupts: not measured here:", meta["calib.status"])
 elif len(probe) == os.cpu_count():
     assert "hardirq" in kinds, "no device interrupt measured: %s" % meta.get("calib.hardirq.n")

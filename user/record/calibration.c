@@ -12,7 +12,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -150,15 +149,12 @@ static void reads_open(struct run *r)
 	}
 }
 
-/* Waits for the read in flight (its buffer is the kernel's until then) and frees it all. */
+/* Ends the reads: io_destroy waits for the one in flight (its buffer is the kernel's until then).
+ */
 static void reads_close(struct run *r)
 {
-	struct io_event ev;
-
 	if (!r->aio)
 		return;
-	if (r->in_flight)
-		syscall(SYS_io_getevents, r->aio, 1, 1, &ev, NULL);
 	syscall(SYS_io_destroy, r->aio);
 	free(r->buf);
 }
@@ -370,7 +366,9 @@ int calibration_record(struct tracer *t, const int cpu[2], struct calib_tap *tap
 	err = err ?: calibrate_store(out, &res);
 	err = err
 		      ?: set_status(out, "measured on CPUs %s for 2 x 250 ms%s%s", cpus,
-				    cal.disk_reads ? "" : " (no disk reads: O_DIRECT refused)",
+				    cal.disk_reads
+					    ? ""
+					    : " (no direct disk reads: no device interrupts)",
 				    cal.ipis ? "" : " (no IPIs: membarrier refused)");
 	trace__free(seen);
 	calibration__free(&cal);
