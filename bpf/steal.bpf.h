@@ -69,10 +69,19 @@ static __always_inline void steal_read(__u32 cpu, __u64 now)
 	if (slot->ns && steal > slot->steal && now > slot->ns) {
 		e = event_reserve(TC_EV_STEAL);
 		if (e) {
+			__u64 stolen = steal - slot->steal;
+
 			__builtin_memset(e, 0, sizeof(*e));
-			e->start_ns = slot->ns;
-			e->dur_ns = now - slot->ns;
-			e->stolen_ns = steal - slot->steal;
+			/*
+			 * After a clock update the scheduler skipped, the last reading was
+			 * stale and this one can show more steal than the time since it. The
+			 * kernel never accounts more steal than its clock advanced since its
+			 * own last update (before the last reading), so the interval starts
+			 * early enough to hold it, and still inside that span.
+			 */
+			e->start_ns = now - slot->ns < stolen ? now - stolen : slot->ns;
+			e->dur_ns = now - e->start_ns;
+			e->stolen_ns = stolen;
 			e->cpu = cpu;
 			e->arg = TC_STEAL_RQ;
 			e->kind = TC_EV_STEAL;

@@ -305,11 +305,6 @@ static inline void to_version(struct tc_buf *b, unsigned int version)
 	*b = old;
 }
 
-static inline void to_version1(struct tc_buf *b)
-{
-	to_version(b, 1);
-}
-
 /* A file with just a header, for hand-made blocks. */
 static inline void header_only(struct tc_buf *b)
 {

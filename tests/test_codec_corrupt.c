@@ -71,7 +71,7 @@ static void test_codec_decode_truncated_every_offset(void **state)
 	assert_every_cut_keeps_whole_blocks(&b, t);
 	tc_buf_free(&b);
 	chunked_file(&b, t);
-	to_version1(&b);
+	to_version(&b, 1);
 	assert_every_cut_keeps_whole_blocks(&b, t);
 	trace__free(t);
 	tc_buf_free(&b);

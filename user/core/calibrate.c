@@ -15,6 +15,8 @@
 
 const uint16_t tc_calib_kinds[TC_CALIB_KINDS] = {TC_EV_TIMER, TC_EV_IPI, TC_EV_PAGE_FAULT,
 						 TC_EV_HARDIRQ};
+const char *const tc_calib_names[TC_CALIB_KINDS] = {"timer tick", "IPI", "page fault",
+						    "device interrupt"};
 
 /* How far before a gap an event that overlaps it may start (longer ones are not measured). */
 #define LOOKBACK_NS 1000000ull

@@ -43,6 +43,8 @@ struct tc_gap {
 /* The kinds calibrated, in the order reports list them. */
 #define TC_CALIB_KINDS 4
 extern const uint16_t tc_calib_kinds[TC_CALIB_KINDS]; /* TIMER, IPI, PAGE_FAULT, HARDIRQ */
+/* Each kind in words, for the reports: "timer tick", "IPI", ... */
+extern const char *const tc_calib_names[TC_CALIB_KINDS];
 
 /* Fewer measurements than this leave a kind uncalibrated. */
 #define TC_CALIB_MIN 20

@@ -169,7 +169,6 @@ static const char *or_q(const char *v)
 /* What each kind of event costs, against what the tracers see of it. */
 static void calibration_fact(FILE *out, const struct rm_header *rh)
 {
-	static const char *const what[] = {"timer tick", "IPI", "page fault"};
 	char buf[512];
 	size_t n = 0;
 
@@ -180,10 +179,10 @@ static void calibration_fact(FILE *out, const struct rm_header *rh)
 		const struct tc_calib_kind *x = calibrate_kind(&rh->cal, tc_calib_kinds[k]);
 
 		if (x && n < sizeof(buf))
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-					      "%s%s %.3f us, %.3f of it traced (n %zu)",
-					      n ? "; " : "", what[k], (double)x->gap_ns / 1e3,
-					      (double)x->traced_ns / 1e3, x->n);
+			n += (size_t)snprintf(
+				buf + n, sizeof(buf) - n, "%s%s %.3f us, %.3f of it traced (n %zu)",
+				n ? "; " : "", tc_calib_names[k], (double)x->gap_ns / 1e3,
+				(double)x->traced_ns / 1e3, x->n);
 	}
 	if (n < sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "; " : "", rh->calib_status);

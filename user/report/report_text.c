@@ -106,8 +106,6 @@ static void print_peer(FILE *out, const struct rm_header *h)
 /* What the calibration found each kind of event costs, against what the guest sees. */
 static void print_calibration(FILE *out, const struct rm_header *h)
 {
-	static const char *const what[] = {"a timer tick", "an IPI", "a page fault",
-					   "a device interrupt"};
 	const char *sep = "";
 
 	if (!h->calib_status)
@@ -122,7 +120,8 @@ static void print_calibration(FILE *out, const struct rm_header *h)
 
 		if (!x)
 			continue;
-		fprintf(out, "%s%s costs %.3f usec, %.3f of it traced (n %zu)", sep, what[k],
+		fprintf(out, "%s%s %s costs %.3f usec, %.3f of it traced (n %zu)", sep,
+			strchr("AEIOU", tc_calib_names[k][0]) ? "an" : "a", tc_calib_names[k],
 			US(x->gap_ns), US(x->traced_ns), x->n);
 		sep = "; ";
 	}
