@@ -48,7 +48,7 @@
 #include "trace_codec.h"
 #include "varint.h"
 
-/* zstd level 1: on recorder-like blocks ~15 % smaller than deflate's level 1, 3x as fast */
+/* zstd level 1: on recorder-like blocks ~13 % smaller than deflate's level 1, written 3x faster */
 #define ZSTD_LEVEL 1
 /* deflate emits at least 2 bits per 258-byte match: no stream expands further */
 #define ZLIB_MAX_RATIO 1032u

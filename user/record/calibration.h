@@ -28,11 +28,11 @@
 struct calibration {
 	struct tc_gap *gaps;
 	size_t n, cap;
-	uint64_t loop_ns;      /* the loop's median time between two reads */
-	int ipis;	       /* 1: IPIs could be sent (membarrier), 0: not */
-	int disk;	       /* the executable, opened for direct reads; -1: none */
-	uint64_t disk_span;    /* its bytes read in turn */
-	atomic_int disk_reads; /* reads done */
+	uint64_t loop_ns;	 /* the loop's median time between two reads */
+	int ipis;		 /* 1: IPIs could be sent (membarrier), 0: not */
+	int disk;		 /* the executable, opened for direct reads; -1: none */
+	uint64_t disk_span;	 /* its bytes read in turn */
+	unsigned int disk_reads; /* reads done (by the loop threads, one at a time) */
 };
 
 /*

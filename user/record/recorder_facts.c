@@ -5,10 +5,10 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "audit/host_audit.h"
+#include "core/grow.h"
 #include "hostfacts.h"
 #include "lib/log.h"
 #include "lib/stop.h"
@@ -70,21 +70,12 @@ void recorder_note_func(struct recorder *r, const struct tc_event *e)
 	if (!(e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN || e->kind == TC_EV_NMI) ||
 	    !e->func || u64map_get(&r->funcs, e->func, &unused))
 		return;
-	if (r->n_funcs == r->cap_funcs) {
-		size_t cap = r->cap_funcs ? 2 * r->cap_funcs : 64;
-		uint64_t *v = realloc(r->func_list, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		r->func_list = v;
-		r->cap_funcs = cap;
+	if (grow(&r->func_list, &r->cap_funcs, r->n_funcs + 1, sizeof(*r->func_list)) ||
+	    u64map_put(&r->funcs, e->func, 0)) {
+		log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
+		return;
 	}
-	if (u64map_put(&r->funcs, e->func, 0))
-		goto nomem;
 	r->func_list[r->n_funcs++] = e->func;
-	return;
-nomem:
-	log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
 }
 
 int recorder_name_new_funcs(struct recorder *r)
