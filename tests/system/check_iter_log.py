@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_iter_log.py - the iterations tailcause marked against the benchmark's own log.
 
-Usage: check_iter_log.py OURS FORMAT LOG [--tolerance-median F] [--tolerance-tail F]
+Usage: check_iter_log.py OURS FORMAT LOG [--blind-spots BEFORE AFTER] [--tails-reported]
   OURS    `tailcause dump TRACE --samples` output (sample start=.. end=.. lines)
   FORMAT  sockperf (a --full-log CSV: packet, txTime(sec), rxTime(sec), latency(usec))
           or perftest (ib_*_lat -U output: one latency in usec per iteration, the
@@ -11,17 +11,40 @@ Usage: check_iter_log.py OURS FORMAT LOG [--tolerance-median F] [--tolerance-tai
 The benchmark's rows are matched to ours in order. sockperf logs only its valid
 period (no warm-up), on a clock of its own: the first row is placed where the
 offset between the clocks stays on one line (offset and rate) across the run best
-(one iteration more or less anywhere is a whole round trip off it). perftest logs every iteration.
-Then, one way (RTT/2, as both benchmarks print): the count (every row of theirs has
-ours), the median absolute difference as a share of the median (t_typical), and
-p99 and p99.9 each as a relative difference. Prints the figures; exits 1 when the
-count differs or a figure is above its tolerance (defaults 0.02 and 0.05).
+(one iteration more or less anywhere is a whole round trip off it). perftest logs
+every iteration. Then, one way (RTT/2, as both benchmarks print), exiting 1 when one
+of these fails:
+- the count: every row of theirs has ours;
+- the rows: ours - theirs, row by row, is a constant offset (its median) within 5 %
+  of theirs' median (t_typical), with a spread around it (the median distance from
+  the offset) within 2 %;
+- the tails: ours' p99 and p99.9 stand in theirs' distribution at the same rank,
+  within a quarter of the tail's share (p99 between theirs' p98.75 and p99.25).
+
+Why an offset and a spread, not one median difference: the markers stand at the
+system calls, moved out by the gaps a program of ours measured between its clock
+read and the same calls. The benchmark runs code of its own in those gaps (a header
+filled, a sequence checked), the same few hundred ns every iteration: a constant
+offset that does not shrink with t_typical (0.1-0.3 us one way with sockperf here,
+on t_typical of 10 to 35 us). The same iterations, marked alike, differ by that
+constant and little else; one iteration matched to its neighbour or a marker on the
+wrong call differs by a round trip.
+
+Why ranks for the tails, not values: a delay that lands between the benchmark's
+clock read and its system call is in theirs, not in ours (about 0.5 % of rows here,
+each 1-10 us short). Past p99.9 a few dozen rows are left, far apart: one such row
+among them moves the value of p99.9 by up to 10 % from one run to the next, its rank
+by one row. The values are printed beside the ranks.
+
+--blind-spots BEFORE AFTER (usec, as the report prints them): the bounds were moved
+out by these; that correction must bring ours closer to theirs than it was without it.
 
 --tails-reported: p99 and p99.9 are printed, not judged. Where the marker sits a
 while after the benchmark's own clock read (a uprobe's trap: ~13 us under TCG), a
 delay that lands in between moves time from one iteration to its neighbour: the
 rows still match one by one, the tail shifts by a few percent now and then.
 """
+import bisect
 import sys
 
 
@@ -100,16 +123,50 @@ def align_sockperf(mine, theirs):
     return best_k, best
 
 
+def rank_of(sorted_vals, v):
+    """Where v stands in sorted_vals, as a percentile (ties at their middle)."""
+    lo, hi = bisect.bisect_left(sorted_vals, v), bisect.bisect_right(sorted_vals, v)
+    return 100.0 * (lo + hi) / 2.0 / len(sorted_vals)
+
+
+def judge_rows(ours_us, theirs, argv):
+    """The same rows, marked alike: a constant offset and a small spread around it."""
+    signed = sorted(a - b for a, b in zip(ours_us, theirs))
+    offset = pct(signed, 50)
+    spread = pct(sorted(abs(d - offset) for d in signed), 50)
+    typical = pct(sorted(theirs), 50)
+    astray = sum(1 for d in signed if abs(d - offset) > 1.0)
+    print(f"t_typical theirs {typical:.3f} us ours {pct(sorted(ours_us), 50):.3f} us")
+    print(f"ours - theirs: offset {offset:+.3f} us = {100 * abs(offset) / typical:.2f} % of"
+          f" t_typical (tolerance 5 %), spread around it {spread:.3f} us ="
+          f" {100 * spread / typical:.2f} % (tolerance 2 %); {astray} rows more than 1 us"
+          " off the offset")
+    ok = abs(offset) <= 0.05 * typical and spread <= 0.02 * typical
+    if "--blind-spots" in argv:
+        i = argv.index("--blind-spots")
+        moved = (float(argv[i + 1]) + float(argv[i + 2])) / 2.0  # one way
+        print(f"without the blind-spot correction the offset would be {offset - moved:+.3f} us")
+        ok = ok and abs(offset) < abs(offset - moved)
+    return ok
+
+
+def judge_tails(ours_us, theirs, judged):
+    st, so = sorted(theirs), sorted(ours_us)
+    ok = True
+    for p in (99.0, 99.9):
+        mine, q = pct(so, p), rank_of(st, pct(so, p))
+        slack = 0.25 * (100.0 - p)
+        print(f"p{p:g} theirs {pct(st, p):.3f} ours {mine:.3f}"
+              f" ({100 * abs(mine - pct(st, p)) / pct(st, p):.2f} %): theirs' p{q:.3f}"
+              + (f" (tolerance p{p - slack:g}-p{p + slack:g})" if judged else " (reported)"))
+        ok = ok and abs(q - p) <= slack
+    return ok or not judged
+
+
 def main(argv):
     if len(argv) < 4:
         print(__doc__)
         return 2
-    tol_med, tol_tail = 0.02, 0.05
-    if "--tolerance-median" in argv:
-        tol_med = float(argv[argv.index("--tolerance-median") + 1])
-    if "--tolerance-tail" in argv:
-        tol_tail = float(argv[argv.index("--tolerance-tail") + 1])
-    judge_tails = "--tails-reported" not in argv
     mine = ours(argv[1])
     if argv[2] == "sockperf":
         theirs_rows = sockperf_rows(argv[3])
@@ -127,21 +184,11 @@ def main(argv):
         if len(mine) != len(theirs):
             print(f"count: ours {len(mine)}, theirs {len(theirs)}: differ")
             return 1
-    ours_us = [(e - s) / 2000.0 for s, e in matched]
-    diffs = sorted(abs(a - b) for a, b in zip(ours_us, theirs))
-    st, so = sorted(theirs), sorted(ours_us)
-    typical = pct(st, 50)
-    med = pct(diffs, 50) / typical
-    p99 = abs(pct(so, 99) - pct(st, 99)) / pct(st, 99)
-    p999 = abs(pct(so, 99.9) - pct(st, 99.9)) / pct(st, 99.9)
     print(f"count: {len(theirs)} rows of theirs, each matched")
-    print(f"t_typical theirs {typical:.3f} us ours {pct(so, 50):.3f} us")
-    print(f"median |ours - theirs| = {pct(diffs, 50):.3f} us = {100 * med:.2f} % of t_typical"
-          f" (tolerance {100 * tol_med:.0f} %)")
-    print(f"p99 theirs {pct(st, 99):.3f} ours {pct(so, 99):.3f}: {100 * p99:.2f} %;"
-          f" p99.9 theirs {pct(st, 99.9):.3f} ours {pct(so, 99.9):.3f}: {100 * p999:.2f} %"
-          + (f" (tolerance {100 * tol_tail:.0f} %)" if judge_tails else " (reported, not judged)"))
-    return 0 if med <= tol_med and (not judge_tails or (p99 <= tol_tail and p999 <= tol_tail)) else 1
+    ours_us = [(e - s) / 2000.0 for s, e in matched]
+    rows_ok = judge_rows(ours_us, theirs, argv)
+    tails_ok = judge_tails(ours_us, theirs, "--tails-reported" not in argv)
+    return 0 if rows_ok and tails_ok else 1
 
 
 if __name__ == "__main__":

@@ -430,7 +430,7 @@ case $rc in
 *) fail "checks failed in the VM (exit $rc)" ;;
 esac
 # perftest's own -U list against the iterations tailcause marked in the guest, row by row:
-# every row, the median difference. The tails are printed, not judged: under TCG a delay
+# every row, a constant offset and a small spread around it. The tails are printed, not judged: under TCG a delay
 # in the uprobe's trap (~13 us there) moves time to the neighbouring iteration often
 # enough to shift p99 by a few percent in some runs (bench/README.md has the figures).
 if grep -q 'Correlation coefficient r^2' "$O/vm-iter/perftest-U.txt"; then
