@@ -14,7 +14,7 @@
  * Every event is weighed by its span (context_span(): a C-state exit by its
  * exit latency, evidence-only kinds as instants). Inside one spike window the
  * relevant intervals (on a probe thread, a probe thread's pinned CPU, or the
- * sample's CPU) are taken in four steps:
+ * sample's CPU) are taken in five steps:
  *   1. context: a preempted off-CPU interval is renamed by what overlapped
  *      it (the task that ran instead was compacting or reclaiming; which
  *      softirq vector ksoftirqd served; a kworker's work function), and that
@@ -23,17 +23,21 @@
  *      counts wherever it ran inside its parent: a callback stays in the active
  *      set while its parent runs, and one that starts after the window is
  *      looked up ahead (context.h);
- *   2. nesting: an interval inside a cause-bearing one on the same CPU is
+ *   2. wake-ups: a reschedule IPI, or a timer interrupt named by a callback that only
+ *      wakes a sleeper, followed in the window by the probe thread's preemption on its
+ *      CPU takes that preemption's cause: it was how the preempting task got the CPU
+ *      (spike_window_join_wakeups());
+ *   3. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
  *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
  *      a signal handler absorbs what interrupts it and what it blocks on, but
  *      not its thread's preemption: the handler pauses while the thread is off
  *      its CPU, and that time is the preemption's;
- *   3. sharing: the window is cut into elementary segments at every top-level
+ *   4. sharing: the window is cut into elementary segments at every top-level
  *      boundary; the explaining intervals covering a segment share it
  *      equally, the others (blocked, class unattributed) only get segments no
  *      explaining interval covers;
- *   4. scaling: when the covered time exceeds the excess (RTT - median), all
+ *   5. scaling: when the covered time exceeds the excess (RTT - median), all
  *      shares shrink in proportion, so the attributed total never exceeds it.
  * Blocked off-CPU intervals never count as explaining the spike. Instants are
  * listed in the spike's timeline and take no credit; a page fault of a probe
@@ -201,6 +205,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->tid = e->tid;
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
+	it->wakes = e->kind == TC_EV_IPI && e->arg == TC_IPI_RESCHEDULE;
 	return it;
 }
 
@@ -309,7 +314,11 @@ static int apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 		if (lo >= hi)
 			continue;
 		if (context_is_timer_parent(e)) {
+			const char *fn;
+
 			it->ctx.func = context_callback(&c->sc, e, TC_EV_TIMER_FN, lo, hi);
+			fn = it->ctx.func ? causes_ksym(c->t, it->ctx.func) : NULL;
+			it->wakes = fn && causes_is_wakeup_fn(fn);
 			continue;
 		}
 		if (e->kind != TC_EV_OFFCPU || !(e->flags & TC_OFFCPU_PREEMPTED))
@@ -404,6 +413,7 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 		k->event = it->ev;
 		k->cause = it->cause;
 		k->nested = it->nested;
+		k->joined = it->joined;
 		k->overlap_ns = e - s;
 		k->attributed_ns = it->att;
 		k->hidden_ns = hidden_part(&c->act.items[it->slot], it->att, ws, we);
@@ -456,6 +466,7 @@ static int attribute_spike(struct ctx *c, struct tc_spike *sp, const struct tc_s
 		err = name_items(c);
 	if (err)
 		return err;
+	spike_window_join_wakeups(&c->win);
 	total = spike_window_split(&c->win, s->t_start, s->t_end, sp->excess_ns);
 	err = store_contribs(c, sp, s->t_start, s->t_end);
 	if (err)

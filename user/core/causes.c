@@ -149,6 +149,11 @@ int causes_is_tick_fn(const char *fn)
 	       !strcmp(fn, "tick_nohz_highres_handler");
 }
 
+int causes_is_wakeup_fn(const char *fn)
+{
+	return !strcmp(fn, "hrtimer_wakeup") || !strcmp(fn, "process_timeout");
+}
+
 const struct tc_cause_info *causes_info(enum tc_cause_class cls)
 {
 	if ((unsigned int)cls >= TC_CAUSE_CLASS_COUNT)

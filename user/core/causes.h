@@ -73,6 +73,12 @@ const char *causes_ksym(const struct tc_trace *t, uint64_t addr);
 int causes_is_tick_fn(const char *fn);
 
 /*
+ * 1 when fn is a timer callback whose whole work is waking a sleeping task (hrtimer_wakeup:
+ * nanosleep, futex and poll timeouts; process_timeout: schedule_timeout()).
+ */
+int causes_is_wakeup_fn(const char *fn);
+
+/*
  * What the analyzer saw around a preempted off-CPU interval inside one spike
  * (user/core/context.c finds it): it can change the name of the cause.
  */

@@ -227,6 +227,47 @@ static uint64_t cover_segment(struct cover *c, uint64_t prev, uint64_t t)
 	return 0;
 }
 
+/* The first preemption of a running thread on w's item i's CPU from i's start on, or NULL. */
+static const struct spike_item *next_preemption(const struct spike_window *w, size_t i)
+{
+	const struct spike_item *it = &w->items[i], *best = NULL;
+
+	for (size_t j = 0; j < w->n_items; j++) {
+		const struct spike_item *x = &w->items[j];
+
+		if (j == i || !x->takes_off || x->weak || x->cpu != it->cpu || x->start < it->start)
+			continue;
+		if (!best || x->start < best->start ||
+		    (x->start == best->start && x->ev < best->ev))
+			best = x;
+	}
+	return best;
+}
+
+/*
+ * A reschedule IPI exists to make its CPU schedule a task woken from elsewhere, and a
+ * timer that wakes a sleeper to wake it: where the probe's thread is preempted next on
+ * that CPU, the interrupt (with its delivery and hidden cost) was the way in of the task
+ * that preempted it, and the fix is that task's. Only inside the window: the thread made
+ * no round trip in between.
+ */
+void spike_window_join_wakeups(struct spike_window *w)
+{
+	for (size_t i = 0; i < w->n_items; i++) {
+		struct spike_item *it = &w->items[i];
+		const struct spike_item *off;
+
+		if (!it->wakes)
+			continue;
+		off = next_preemption(w, i);
+		if (!off || !off->explains)
+			continue;
+		it->cause = off->cause;
+		it->explains = 1;
+		it->joined = 1;
+	}
+}
+
 /*
  * With F(t) the integral of 1 / (number of top-level items covering t), an
  * item's share is F(its clipped end) - F(its clipped start): each elementary

@@ -36,9 +36,11 @@ struct spike_item {
 	uint8_t pauses;		/* 1: the thread's own running (a signal handler): it pauses
 				 * while its thread is taken off its CPU */
 	uint8_t takes_off;	/* 1: its thread was taken off its CPU (a preempted off-CPU) */
-	uint16_t pad;
-	long double share; /* out: its part of the covered time, before scaling */
-	uint64_t att;	   /* out: its part of the excess */
+	uint8_t wakes;		/* 1: an interrupt whose work is a wake-up (a reschedule IPI,
+				 * a timer that woke a sleeper) */
+	uint8_t joined;		/* out: it took the cause of the preemption it led to */
+	long double share;	/* out: its part of the covered time, before scaling */
+	uint64_t att;		/* out: its part of the excess */
 };
 
 struct spike_point;
@@ -58,6 +60,13 @@ void spike_window__free(struct spike_window *w);
 
 /* Sorts the items by event index (the order causes get numbered in). */
 void spike_window_sort(struct spike_window *w);
+
+/*
+ * A wake-up interrupt followed, on its CPU and in this window, by a probe thread's
+ * preemption is how the preempting task got that CPU: it takes the preemption's cause
+ * and is marked joined. With cause and explains set, before spike_window_split().
+ */
+void spike_window_join_wakeups(struct spike_window *w);
 
 /*
  * Splits [ws, we) among the items and leaves them in event order:

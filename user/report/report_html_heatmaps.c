@@ -169,7 +169,9 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 		k->nested ? " fill-opacity=\"0.35\"" : "");
 	html_esc(h->out, detail);
 	fprintf(h->out, "; credit %s%s", credit,
-		k->nested ? "; nested: counted in its parent" : "");
+		k->nested   ? "; nested: counted in its parent"
+		: k->joined ? "; woke the preempting task: counted as its cause"
+			    : "");
 	if (k->hidden_ns)
 		fprintf(h->out, " (of which %.3f us hidden)", (double)k->hidden_ns / 1e3);
 	fputs("</title></rect>\n", h->out);

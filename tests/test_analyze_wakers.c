@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_analyze_wakers.c - a wake-up interrupt (a reschedule IPI, a timer whose callback
+ * only wakes a sleeper) followed in the spike by the probe thread's preemption on its
+ * CPU is credited to that preemption's cause; any other interrupt, or one not followed
+ * so, keeps its own.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "analyze_fixture.h"
+
+#define WAKEUP_FN 0xffffffff81190e50ull
+#define TICK_FN	  0xffffffff814428a0ull
+
+/* A reschedule IPI (or kind) on cpu: sent at sent, run over [start, start + dur). */
+static void add_ipi(struct tc_trace *t, uint32_t kind, uint32_t cpu, uint64_t sent, uint64_t start,
+		    uint64_t dur)
+{
+	add_irq(t, TC_EV_IPI, cpu, start, dur, kind);
+	t->events[t->n_events - 1].sent_ns = sent;
+}
+
+/* A local timer interrupt over [start, start + dur) whose one callback is func. */
+static void add_timer(struct tc_trace *t, uint64_t start, uint64_t dur, uint64_t func)
+{
+	add_irq(t, TC_EV_TIMER, PROBE_CPU, start, dur, 0);
+	add_event(t, TC_EV_TIMER_FN, PROBE_CPU, 0, start + 100, dur - 200, TC_TIMER_HRTIMER);
+	t->events[t->n_events - 1].func = func;
+}
+
+static const char *primary(const struct tc_analysis *a, size_t spike)
+{
+	assert_true(spike < a->n_spikes);
+	return cause_name(a, a->spikes[spike].primary);
+}
+
+/* A cause's spikes and excess, 0 where it has none (or no entry: the report lists neither). */
+static uint64_t cause_weight(const struct tc_analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->n_causes; i++)
+		if (!strcmp(a->causes[i].name, name))
+			return a->causes[i].spikes + a->causes[i].excess_ns;
+	return 0;
+}
+
+/*
+ * The IPI was delivered over 2.5 us and ran 0.5 us; 0.2 us later the task it woke took
+ * the CPU for 0.8 us. Alone the IPI would be the larger cause; as the hog's way in, its
+ * 3 us are the hog's, and the hog is the spike's cause with 3.8 us.
+ */
+static void test_wakers_reschedule_ipi_is_the_preemption(void **state)
+{
+	struct tc_trace *t = new_trace();
+	const struct tc_contrib *ipi, *off;
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+	uint32_t hog;
+
+	(void)state;
+	set_rtt(t, K, 5000);
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K), t0(t, K) + 2500, 500);
+	add_preempt(t, t0(t, K) + 3200, 800, "hog");
+
+	a = run(t);
+
+	hog = find_cause(a, "preemption:hog");
+	sp = &a->spikes[0];
+	assert_int_equal(sp->primary, hog);
+	assert_int_equal(sp->n_contrib, 2);
+	ipi = contrib(a, sp, 0);
+	off = contrib(a, sp, 1);
+	assert_int_equal(ipi->cause, hog);
+	assert_int_equal(ipi->joined, 1);
+	assert_int_equal(ipi->nested, 0);
+	assert_int_equal(ipi->attributed_ns, 3000);
+	assert_int_equal(off->joined, 0);
+	assert_int_equal(off->attributed_ns, 800);
+	assert_int_equal(a->causes[hog].excess_ns, 3800);
+	assert_int_equal(a->causes[hog].spikes, 1);
+	assert_int_equal(cause_weight(a, "ipi:reschedule"), 0);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/*
+ * Not a way in: a reschedule IPI with no preemption after it, one whose preemption is on
+ * another CPU, one after the preemption began (nested in it), one whose preemption starts
+ * after the window, and a call-function IPI (its work is its own) before a preemption.
+ */
+static void test_wakers_other_ipis_keep_their_cause(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+
+	(void)state;
+	set_rtt(t, K, 5000); /* no preemption */
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K), t0(t, K) + 2500, 500);
+	set_rtt(t, K + 10, 5000); /* the preemption on the peer's CPU */
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 10), t0(t, K + 10) + 2500, 500);
+	add_event(t, TC_EV_OFFCPU, PEER_CPU, PEER_TID, t0(t, K + 10) + 3200, 800, 0);
+	t->events[t->n_events - 1].flags = TC_OFFCPU_PREEMPTED;
+	set_rtt(t, K + 20, 5000); /* inside the preemption */
+	add_preempt(t, t0(t, K + 20) + 500, 3000, "hog");
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 20) + 600, t0(t, K + 20) + 1000, 500);
+	set_rtt(t, K + 30, 5000); /* the preemption after the window */
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 30), t0(t, K + 30) + 2500, 500);
+	add_preempt(t, t0(t, K + 30) + 5200, 800, "hog");
+	set_rtt(t, K + 40, 5000); /* a call-function IPI */
+	add_ipi(t, TC_IPI_CALL_FUNCTION_SINGLE, PROBE_CPU, t0(t, K + 40), t0(t, K + 40) + 2500,
+		500);
+	add_preempt(t, t0(t, K + 40) + 3200, 800, "hog");
+
+	a = run(t);
+
+	assert_int_equal(a->n_spikes, 5);
+	assert_string_equal(primary(a, 0), "ipi:reschedule");
+	assert_string_equal(primary(a, 1), "ipi:reschedule");
+	sp = &a->spikes[2];
+	assert_string_equal(primary(a, 2), "preemption:hog");
+	assert_string_equal(cause_name(a, contrib(a, sp, 1)->cause), "ipi:reschedule");
+	assert_int_equal(contrib(a, sp, 1)->nested, 1);
+	assert_int_equal(contrib(a, sp, 1)->joined, 0);
+	assert_string_equal(primary(a, 3), "ipi:reschedule");
+	sp = &a->spikes[4];
+	assert_string_equal(primary(a, 4), "ipi:call_function_single");
+	assert_int_equal(contrib(a, sp, 0)->joined, 0);
+	for (size_t i = 0; i < a->n_contribs; i++)
+		assert_int_equal(a->contribs[i].joined, 0);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/*
+ * A probe thread that slept and was woken: the reschedule IPI that woke it is not another
+ * task's way in, nor is its wait for the CPU afterwards a preemption of a running thread.
+ */
+static void test_wakers_a_woken_wait_is_not_a_preemption(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+
+	(void)state;
+	set_rtt(t, K, 5000);
+	add_offcpu(t, t0(t, K) + 100, 2000, 0, 0, "swapper/2");
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K) + 1000, t0(t, K) + 2000, 500);
+	add_offcpu(t, t0(t, K) + 2600, 1000, TC_OFFCPU_PREEMPTED | TC_OFFCPU_WOKEN, 555, "hog");
+
+	a = run(t);
+
+	sp = &a->spikes[0];
+	assert_string_equal(primary(a, 0), "ipi:reschedule");
+	for (size_t i = 0; i < sp->n_contrib; i++)
+		assert_int_equal(contrib(a, sp, i)->joined, 0);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/*
+ * A timer interrupt whose callback woke a sleeper, then that sleeper's preemption: the
+ * preemption's; a tick before a preemption stays the tick's (it runs whether or not).
+ */
+static void test_wakers_a_wakeup_timer_is_the_preemption(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+
+	(void)state;
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81190e50", "hrtimer_wakeup"), 0);
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff814428a0", "tick_nohz_handler"), 0);
+	set_rtt(t, K, 5000);
+	add_timer(t, t0(t, K) + 500, 2500, WAKEUP_FN);
+	add_preempt(t, t0(t, K) + 3200, 800, "sleeper");
+	set_rtt(t, K + 10, 5000);
+	add_timer(t, t0(t, K + 10) + 500, 2500, TICK_FN);
+	add_preempt(t, t0(t, K + 10) + 3200, 800, "sleeper");
+
+	a = run(t);
+
+	assert_int_equal(a->n_spikes, 2);
+	sp = &a->spikes[0];
+	assert_string_equal(primary(a, 0), "preemption:sleeper");
+	assert_int_equal(contrib(a, sp, 0)->joined, 1);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 2500);
+	assert_string_equal(cause_name(a, contrib(a, sp, 1)->cause), "timer:hrtimer_wakeup");
+	assert_int_equal(contrib(a, sp, 1)->nested, 1);
+	assert_int_equal(a->causes[find_cause(a, "preemption:sleeper")].excess_ns,
+			 2500 + 800 + 800);
+	sp = &a->spikes[1];
+	assert_string_equal(primary(a, 1), "timer:tick");
+	assert_int_equal(contrib(a, sp, 0)->joined, 0);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wakers_reschedule_ipi_is_the_preemption),
+		cmocka_unit_test(test_wakers_other_ipis_keep_their_cause),
+		cmocka_unit_test(test_wakers_a_woken_wait_is_not_a_preemption),
+		cmocka_unit_test(test_wakers_a_wakeup_timer_is_the_preemption),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
