@@ -253,6 +253,37 @@ static void test_stats_summarize_large_values_no_overflow(void **state)
 	assert_true(fabs(s.stdev - 1.0) < 1e-6);
 }
 
+/*
+ * The moments: exact on a large mean with a tiny spread (10^12 + 0, 1, 2: sqrt(2/3)),
+ * the same bits in any order, and past the integers' range (a sum over 2^64) still
+ * right: 40 values 10^18 and 10^18 + 2 * 10^9 alternating have mean 10^18 + 10^9 and
+ * deviation 10^9.
+ */
+static void test_stats_moments_exact_any_order_and_past_the_integers(void **state)
+{
+	struct moments up = {0}, down = {0}, wide = {0};
+	double mean, stdev, mean2, stdev2;
+
+	(void)state;
+	for (uint64_t i = 0; i < 3000; i++) {
+		moments_add(&up, 1000000000000ull + i % 3);
+		moments_add(&down, 1000000000000ull + (2999 - i) % 3);
+	}
+	moments_result(&up, &mean, &stdev);
+	moments_result(&down, &mean2, &stdev2);
+	assert_true(mean == 1000000000001.0);
+	assert_true(fabs(stdev - sqrt(2.0 / 3.0)) < 1e-12);
+	assert_true(mean == mean2 && stdev == stdev2);
+
+	for (int i = 0; i < 40; i++)
+		moments_add(&wide, 1000000000000000000ull + (i % 2 ? 2000000000ull : 0));
+	assert_true(wide.wrapped);
+	assert_int_equal(wide.n, 40);
+	moments_result(&wide, &mean, &stdev);
+	assert_true(fabs(mean - 1.000000001e18) < 1e3);
+	assert_true(fabs(stdev - 1e9) < 1.0);
+}
+
 static void test_stats_percentile_nearest_rank(void **state)
 {
 	enum { N = 1000 };
@@ -441,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_stats_exact_matches_spans),
 		cmocka_unit_test(test_stats_exact_empty_is_einval),
 		cmocka_unit_test(test_stats_summarize_large_values_no_overflow),
+		cmocka_unit_test(test_stats_moments_exact_any_order_and_past_the_integers),
 		cmocka_unit_test(test_stats_percentile_nearest_rank),
 		cmocka_unit_test(test_stats_percentile_exact_rank_at_scale),
 		cmocka_unit_test(test_stats_percentile_inexact_product_keeps_rank),

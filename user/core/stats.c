@@ -107,23 +107,48 @@ uint64_t stats_percentile(const uint64_t *sorted, size_t n, double p)
 	return n ? sorted[percentile_index(n, p)] : 0;
 }
 
+/* n var = sumsq - sum^2 / n, the division's quotient and remainder exact (n > 0). */
+static long double exact_m2(const struct moments *m)
+{
+	unsigned __int128 s2 = (unsigned __int128)m->sum * m->sum;
+	unsigned __int128 q = s2 / m->n, r = s2 % m->n;
+
+	/* n sumsq >= sum^2 (Cauchy-Schwarz): sumsq >= q */
+	return (long double)(m->sumsq - q) - (long double)r / (long double)m->n;
+}
+
+void moments_add_wide(struct moments *m, uint64_t v)
+{
+	long double d;
+
+	if (!m->wrapped) {
+		m->wrapped = 1;
+		m->mean = m->n ? (long double)m->sum / (long double)m->n : 0.0L;
+		m->m2 = m->n ? exact_m2(m) : 0.0L;
+	}
+	m->n++;
+	d = (long double)v - m->mean;
+	m->mean += d / (long double)m->n;
+	m->m2 += d * ((long double)v - m->mean);
+}
+
+void moments_result(const struct moments *m, double *mean, double *stdev)
+{
+	long double n = (long double)m->n, var = (m->wrapped ? m->m2 : exact_m2(m)) / n;
+
+	*mean = (double)(m->wrapped ? m->mean : (long double)m->sum / n);
+	*stdev = var > 0 ? (double)sqrtl(var) : 0.0;
+}
+
 int stats_summarize(uint64_t *v, size_t n, struct lat_summary *out)
 {
-	long double sum = 0.0L, sq = 0.0L, mean;
+	struct moments m = {0};
 
 	if (!n || !v || !out)
 		return -EINVAL;
 	sort_u64(v, n);
-
-	/* Two passes: the mean first, then squared deviations from it (no cancellation). */
 	for (size_t i = 0; i < n; i++)
-		sum += (long double)v[i];
-	mean = sum / (long double)n;
-	for (size_t i = 0; i < n; i++) {
-		long double d = (long double)v[i] - mean;
-
-		sq += d * d;
-	}
+		moments_add(&m, v[i]);
 
 	memset(out, 0, sizeof(*out));
 	out->n = n;
@@ -134,8 +159,7 @@ int stats_summarize(uint64_t *v, size_t n, struct lat_summary *out)
 	out->p999 = stats_percentile(v, n, 99.9);
 	out->p9999 = stats_percentile(v, n, 99.99);
 	out->p99999 = stats_percentile(v, n, 99.999);
-	out->mean = (double)mean;
-	out->stdev = (double)sqrtl(sq / (long double)n);
+	moments_result(&m, &out->mean, &out->stdev);
 	return 0;
 }
 
@@ -236,13 +260,12 @@ int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 			  struct lat_summary *out)
 {
 	static const double ps[SEL_MAX - 1] = {50.0, 99.0, 99.9, 99.99, 99.999};
-	long double sum = 0.0L, sq = 0.0L, mean;
-	uint64_t min = UINT64_MAX, max = 0, x, isum = 0;
+	uint64_t min = UINT64_MAX, max = 0, x;
+	struct moments m = {0};
 	struct sel sel[SEL_MAX];
 	size_t *hist, n = s ? s->n : 0;
 	unsigned int i, bits = 0, shift;
 	uint8_t *win_of;
-	int wrapped = 0;
 
 	if (!n || !s->base || !out || !pct)
 		return -EINVAL;
@@ -250,38 +273,19 @@ int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 	if (!hist)
 		return -ENOMEM;
 	win_of = (uint8_t *)(hist + (size_t)SEL_MAX * SEL_BUCKETS);
-	/*
-	 * Two passes for the moments, as stats_summarize(): the mean, then
-	 * deviations from it. The sum is taken in integers: a long double holds
-	 * every integer below 2^64 exactly, so it is the same sum, unless it wraps
-	 * (a total above 2^64 ns, 584 years): then in long double, as there.
-	 */
 	for (size_t j = 0; j < n; j++) {
 		x = span_at(s, j);
 		min = x < min ? x : min;
 		max = x > max ? x : max;
-		wrapped |= __builtin_add_overflow(isum, x, &isum);
+		moments_add(&m, x);
 	}
-	sum = (long double)isum;
-	if (wrapped) {
-		sum = 0.0L;
-		for (size_t j = 0; j < n; j++)
-			sum += (long double)span_at(s, j);
-	}
-	mean = sum / (long double)n;
-	/* the second pass also counts the values by their top SEL_BITS bits above min */
+	/* the second pass counts the values by their top SEL_BITS bits above min */
 	while (bits < 64 && (max - min) >> bits)
 		bits++;
 	shift = bits > SEL_BITS ? bits - SEL_BITS : 0;
 	memset(hist, 0, SEL_BUCKETS * sizeof(*hist));
-	for (size_t j = 0; j < n; j++) {
-		long double d;
-
-		x = span_at(s, j);
-		d = (long double)x - mean;
-		sq += d * d;
-		hist[(x - min) >> shift]++;
-	}
+	for (size_t j = 0; j < n; j++)
+		hist[(span_at(s, j) - min) >> shift]++;
 	for (i = 0; i < SEL_MAX; i++) {
 		sel[i].index = percentile_index(n, i < SEL_MAX - 1 ? ps[i] : p);
 		sel[i].lo = min;
@@ -302,8 +306,7 @@ int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 	out->p9999 = sel[3].lo;
 	out->p99999 = sel[4].lo;
 	*pct = sel[5].lo;
-	out->mean = (double)mean;
-	out->stdev = (double)sqrtl(sq / (long double)n);
+	moments_result(&m, &out->mean, &out->stdev);
 	return 0;
 }
 
@@ -317,20 +320,16 @@ int stats_acc__init(struct stats_acc *a)
 void stats_acc__add(struct stats_acc *a, uint64_t v)
 {
 	hist__add(a->h, v, 1);
-	a->sum += (long double)v;
-	a->sumsq += (long double)v * (long double)v;
+	moments_add(&a->m, v);
 }
 
 int stats_acc_summary(const struct stats_acc *a, struct lat_summary *out)
 {
 	const struct hist *h = a->h;
-	long double mean, var;
 
 	memset(out, 0, sizeof(*out));
 	if (!h || !h->total)
 		return -EINVAL;
-	mean = a->sum / (long double)h->total;
-	var = a->sumsq / (long double)h->total - mean * mean;
 	*out = (struct lat_summary){
 		.n = (size_t)h->total,
 		.min = h->min,
@@ -340,10 +339,9 @@ int stats_acc_summary(const struct stats_acc *a, struct lat_summary *out)
 		.p999 = hist_percentile(h, 99.9),
 		.p9999 = hist_percentile(h, 99.99),
 		.p99999 = hist_percentile(h, 99.999),
-		.mean = (double)mean,
-		.stdev = var > 0 ? (double)sqrtl(var) : 0.0,
 		.binned = 1,
 	};
+	moments_result(&a->m, &out->mean, &out->stdev);
 	return 0;
 }
 

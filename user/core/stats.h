@@ -29,12 +29,47 @@ struct lat_summary {
 };
 
 /*
+ * The moments of many values, exact in integers: their sum and the sum of their squares
+ * (128 bits), in any order, in one pass. Past 2^64 ns of sum or 2^128 of squares (no
+ * latency gets there) they go on in long double, by Welford's update. The standard
+ * deviation is taken from them once, so every path that sums the same values prints the
+ * same t_avg and t_stdev.
+ */
+struct moments {
+	uint64_t n, sum;
+	unsigned __int128 sumsq;
+	int wrapped;
+	long double mean, m2; /* once wrapped: the mean and the summed squared deviations */
+};
+
+/* moments_add() once the integers would wrap. */
+void moments_add_wide(struct moments *m, uint64_t v);
+
+static inline void moments_add(struct moments *m, uint64_t v)
+{
+	unsigned __int128 sumsq;
+	uint64_t sum;
+
+	if (m->wrapped || __builtin_add_overflow(m->sum, v, &sum) ||
+	    __builtin_add_overflow(m->sumsq, (unsigned __int128)v * v, &sumsq)) {
+		moments_add_wide(m, v);
+		return;
+	}
+	m->n++;
+	m->sum = sum;
+	m->sumsq = sumsq;
+}
+
+/* The mean and the population standard deviation of what was added (n > 0). */
+void moments_result(const struct moments *m, double *mean, double *stdev);
+
+/*
  * Statistics of a run too long to keep (lat --duration): every value counted in an
  * HDR-style histogram (core/histogram.h) and the moments, memory fixed.
  */
 struct stats_acc {
 	struct hist *h;
-	long double sum, sumsq;
+	struct moments m;
 };
 
 /* 0 or -ENOMEM. */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* stats_exact.c - exact statistics in two passes over the values (stats_exact.h). */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,16 +18,11 @@ int stats_exact__init(struct stats_exact *s)
 void stats_exact_count(struct stats_exact *s, uint64_t v)
 {
 	hist__add(s->h, v, 1);
-	s->wrapped |= __builtin_add_overflow(s->isum, v, &s->isum);
-	s->fsum += (long double)v;
 }
 
-void stats_exact_given(struct stats_exact *s, const struct hist *h, uint64_t sum)
+void stats_exact_given(struct stats_exact *s, const struct hist *h)
 {
 	memcpy(s->h, h, sizeof(*h));
-	s->isum = sum;
-	s->wrapped = 0;
-	s->fsum = (long double)sum;
 }
 
 /* Where rank falls: its bucket, the bucket's values and the count below it. */
@@ -55,8 +49,8 @@ int stats_exact_begin(struct stats_exact *s, double p)
 
 	if (!h->total)
 		return -EINVAL;
-	/* the mean as stats_summarize_spans() takes it: an integer sum unless it wrapped */
-	s->mean = (s->wrapped ? s->fsum : (long double)s->isum) / (long double)h->total;
+	memset(&s->m, 0, sizeof(s->m));
+	s->n_order = 0;
 	for (size_t i = 0; i < STATS_EXACT_TARGETS; i++) {
 		struct stats_target *t = &s->t[i];
 		uint64_t in;
@@ -82,26 +76,34 @@ int stats_exact_begin(struct stats_exact *s, double p)
 				return -ENOMEM;
 		} else {
 			s->binned = 1;
+			continue;
 		}
+		/* in order of their buckets, which do not overlap: pass 2 stops at the first
+		 * one above a value */
+		size_t k = s->n_order++;
+
+		for (; k && s->t[s->order[k - 1]].lo > t->lo; k--)
+			s->order[k] = s->order[k - 1];
+		s->order[k] = (uint8_t)i;
 	}
 	return 0;
 }
 
 void stats_exact_select(struct stats_exact *s, uint64_t v)
 {
-	long double d = (long double)v - s->mean;
+	moments_add(&s->m, v);
+	for (size_t k = 0; k < s->n_order; k++) {
+		struct stats_target *t = &s->t[s->order[k]];
 
-	s->sq += d * d;
-	for (size_t i = 0; i < STATS_EXACT_TARGETS; i++) {
-		struct stats_target *t = &s->t[i];
-
-		if (v < t->lo || v > t->hi)
+		if (v < t->lo)
+			return;
+		if (v > t->hi)
 			continue;
 		if (t->vals && t->n_vals < t->cap_vals)
 			t->vals[t->n_vals++] = v;
 		else if (t->cnt)
 			t->cnt[v - t->lo]++;
-		return; /* buckets do not overlap: one target holds each bucket's values */
+		return;
 	}
 }
 
@@ -156,8 +158,7 @@ int stats_exact_finish(struct stats_exact *s, struct lat_summary *out, uint64_t 
 	out->p9999 = s->t[3].value;
 	out->p99999 = s->t[4].value;
 	*pct = s->t[5].value;
-	out->mean = (double)s->mean;
-	out->stdev = (double)sqrtl(s->sq / (long double)h->total);
+	moments_result(&s->m, &out->mean, &out->stdev);
 	out->binned = s->binned;
 	return 0;
 }

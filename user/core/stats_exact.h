@@ -3,12 +3,12 @@
  * stats_exact.h - the exact statistics of more values than memory holds, in two
  * passes over them (a trace read block by block: core/analyze_stream.h).
  *
- * Pass 1 counts every value in an HDR histogram (core/histogram.h) and sums them.
- * That places each wanted percentile's rank in one bucket, at most 1/128 of its
- * value wide. Pass 2 keeps only the values of those buckets (or, for a bucket
- * holding very many values, counts them value by value) and sums the squared
- * deviations from the exact mean. The result is what stats_summarize_spans()
- * gives on the same values, bit for bit. Only a bucket that is both wider than
+ * Pass 1 counts every value in an HDR histogram (core/histogram.h). That places
+ * each wanted percentile's rank in one bucket, at most 1/128 of its value wide.
+ * Pass 2 keeps only the values of those buckets (or, for a bucket holding very
+ * many values, counts them value by value) and takes the moments (struct
+ * moments). The result is what stats_summarize_spans() gives on the same values,
+ * bit for bit. Only a bucket that is both wider than
  * STATS_EXACT_MAX_SPAN ns and holds more than STATS_EXACT_MAX_KEEP values gives
  * its percentile at bucket resolution instead; the summary is then `binned`.
  */
@@ -38,11 +38,10 @@ struct stats_target {
 
 struct stats_exact {
 	struct hist *h;
-	uint64_t isum;
-	int wrapped;
-	long double fsum; /* the sum in long double, used only when isum wrapped */
-	long double mean, sq;
+	struct moments m; /* pass 2's */
 	struct stats_target t[STATS_EXACT_TARGETS];
+	uint8_t order[STATS_EXACT_TARGETS]; /* the targets that keep values, by bucket */
+	size_t n_order;
 	int binned;
 };
 
@@ -50,11 +49,8 @@ struct stats_exact {
 int stats_exact__init(struct stats_exact *s);
 /* Pass 1. */
 void stats_exact_count(struct stats_exact *s, uint64_t v);
-/*
- * Instead of pass 1: its result, counted before (a trace's RTT_HIST block): the
- * histogram h of the values and their sum (which did not wrap).
- */
-void stats_exact_given(struct stats_exact *s, const struct hist *h, uint64_t sum);
+/* Instead of pass 1: its result, counted before (a trace's RTT_HIST block), h. */
+void stats_exact_given(struct stats_exact *s, const struct hist *h);
 /*
  * Between the passes: the percentiles to select (p50 ... p99.999 and p, the
  * caller's own, in (0, 100]). 0, -EINVAL when pass 1 saw no value, -ENOMEM.

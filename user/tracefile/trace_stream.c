@@ -230,7 +230,7 @@ static int sample_passes(struct trace_stream *s, double pct, int trust)
 	int use = err == 1;
 
 	if (use) {
-		stats_exact_given(&s->st, given.h, given.sum);
+		stats_exact_given(&s->st, given.h);
 		err = tc_rtt_hist__init(&check);
 	}
 	for (int pass = use; !err && pass < 2; pass++) {
