@@ -21,21 +21,6 @@ void hist__free(struct hist *h)
 	free(h);
 }
 
-static unsigned int msb(uint64_t v)
-{
-	return 63u - (unsigned int)__builtin_clzll(v);
-}
-
-size_t hist_bucket(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < 2 * HIST_SUB)
-		return (size_t)v;
-	e = msb(v) - HIST_SUB_BITS; /* >= 1: v >> e is in [HIST_SUB, 2 * HIST_SUB) */
-	return 2 * HIST_SUB + (size_t)(e - 1) * HIST_SUB + (size_t)((v >> e) - HIST_SUB);
-}
-
 uint64_t hist_bucket_low(size_t b)
 {
 	size_t k;
@@ -53,18 +38,6 @@ uint64_t hist_bucket_high(size_t b)
 	if (b + 1 >= HIST_BUCKETS)
 		return UINT64_MAX;
 	return hist_bucket_low(b + 1) - 1;
-}
-
-void hist__add(struct hist *h, uint64_t v, uint64_t n)
-{
-	if (!n)
-		return;
-	if (!h->total || v < h->min)
-		h->min = v;
-	if (!h->total || v > h->max)
-		h->max = v;
-	h->counts[hist_bucket(v)] += n;
-	h->total += n;
 }
 
 void hist__merge(struct hist *dst, const struct hist *src)

@@ -29,13 +29,33 @@ struct hist {
 /* An empty histogram; NULL with errno set on failure. */
 struct hist *hist__new(void);
 void hist__free(struct hist *h);
-/* Counts value v n times. */
-void hist__add(struct hist *h, uint64_t v, uint64_t n);
 /* Adds src's counts to dst (same layout by construction). */
 void hist__merge(struct hist *dst, const struct hist *src);
 
-/* The bucket v falls into, in [0, HIST_BUCKETS). */
-size_t hist_bucket(uint64_t v);
+/* The bucket v falls into, in [0, HIST_BUCKETS). Inline: counted once per round trip. */
+static inline size_t hist_bucket(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < 2 * HIST_SUB)
+		return (size_t)v;
+	/* >= 1: v >> e is in [HIST_SUB, 2 * HIST_SUB) */
+	e = 63u - (unsigned int)__builtin_clzll(v) - HIST_SUB_BITS;
+	return 2 * HIST_SUB + (size_t)(e - 1) * HIST_SUB + (size_t)((v >> e) - HIST_SUB);
+}
+/* Counts value v n times. Inline: counted once per round trip. */
+static inline void hist__add(struct hist *h, uint64_t v, uint64_t n)
+{
+	if (!n)
+		return;
+	if (!h->total || v < h->min)
+		h->min = v;
+	if (!h->total || v > h->max)
+		h->max = v;
+	h->counts[hist_bucket(v)] += n;
+	h->total += n;
+}
+
 /* The smallest value of bucket b. */
 uint64_t hist_bucket_low(size_t b);
 /* The largest value of bucket b (inclusive). */

@@ -50,7 +50,10 @@ int stats_exact_begin(struct stats_exact *s, double p)
 	if (!h->total)
 		return -EINVAL;
 	memset(&s->m, 0, sizeof(s->m));
-	s->n_order = 0;
+	free(s->keeper);
+	s->keeper = calloc(HIST_BUCKETS, sizeof(*s->keeper));
+	if (!s->keeper)
+		return -ENOMEM;
 	for (size_t i = 0; i < STATS_EXACT_TARGETS; i++) {
 		struct stats_target *t = &s->t[i];
 		uint64_t in;
@@ -78,33 +81,24 @@ int stats_exact_begin(struct stats_exact *s, double p)
 			s->binned = 1;
 			continue;
 		}
-		/* in order of their buckets, which do not overlap: pass 2 stops at the first
-		 * one above a value */
-		size_t k = s->n_order++;
-
-		for (; k && s->t[s->order[k - 1]].lo > t->lo; k--)
-			s->order[k] = s->order[k - 1];
-		s->order[k] = (uint8_t)i;
+		s->keeper[t->bucket] = (uint8_t)(i + 1);
 	}
 	return 0;
 }
 
 void stats_exact_select(struct stats_exact *s, uint64_t v)
 {
-	moments_add(&s->m, v);
-	for (size_t k = 0; k < s->n_order; k++) {
-		struct stats_target *t = &s->t[s->order[k]];
+	uint8_t k = s->keeper[hist_bucket(v)];
+	struct stats_target *t;
 
-		if (v < t->lo)
-			return;
-		if (v > t->hi)
-			continue;
-		if (t->vals && t->n_vals < t->cap_vals)
-			t->vals[t->n_vals++] = v;
-		else if (t->cnt)
-			t->cnt[v - t->lo]++;
+	moments_add(&s->m, v);
+	if (!k)
 		return;
-	}
+	t = &s->t[k - 1];
+	if (t->vals && t->n_vals < t->cap_vals)
+		t->vals[t->n_vals++] = v;
+	else if (t->cnt)
+		t->cnt[v - t->lo]++;
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -165,6 +159,7 @@ int stats_exact_finish(struct stats_exact *s, struct lat_summary *out, uint64_t 
 
 void stats_exact__free(struct stats_exact *s)
 {
+	free(s->keeper);
 	for (size_t i = 0; i < STATS_EXACT_TARGETS; i++) {
 		free(s->t[i].vals);
 		free(s->t[i].cnt);

@@ -40,8 +40,7 @@ struct stats_exact {
 	struct hist *h;
 	struct moments m; /* pass 2's */
 	struct stats_target t[STATS_EXACT_TARGETS];
-	uint8_t order[STATS_EXACT_TARGETS]; /* the targets that keep values, by bucket */
-	size_t n_order;
+	uint8_t *keeper; /* per histogram bucket: 1 + the target keeping its values, or 0 */
 	int binned;
 };
 

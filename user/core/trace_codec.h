@@ -191,4 +191,15 @@ int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_bl
 int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_trace *out,
 		       struct tc_codec_error *err);
 
+/*
+ * A decoder of one block at a time that keeps its payload buffer and decompressor from
+ * one block to the next (a streamed report reads thousands): codec_decode_block() with
+ * the allocations made once. NULL (ENOMEM) from __new.
+ */
+struct codec_blocks;
+struct codec_blocks *codec_blocks__new(void);
+int codec_blocks_decode(struct codec_blocks *b, const uint8_t *data, size_t len, size_t off,
+			struct tc_trace *out, struct tc_codec_error *err);
+void codec_blocks__free(struct codec_blocks *b);
+
 #endif /* TAILCAUSE_CORE_TRACE_CODEC_H */

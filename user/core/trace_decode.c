@@ -397,27 +397,6 @@ int codec_walk(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_
 }
 
 /* A decoder for the one block at data[off], after checking the file header. */
-static int dec_at(const uint8_t *data, size_t len, size_t off, struct tc_codec_error *err,
-		  struct dec **out)
-{
-	unsigned int version, header_len;
-	int ret;
-
-	if (!data)
-		return -EINVAL;
-	ret = check_header(data, len, err, &version, &header_len);
-	if (ret)
-		return ret;
-	if (off < header_len)
-		return codec_fail(err, off, "no block starts at offset %zu", off);
-	*out = calloc(1, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	(*out)->err = err;
-	(*out)->version = version;
-	return 0;
-}
-
 /* Decodes the block at data[off] with d; a cut one is an error here. */
 static int the_block(struct dec *d, const uint8_t *data, size_t len, size_t off)
 {
@@ -429,20 +408,71 @@ static int the_block(struct dec *d, const uint8_t *data, size_t len, size_t off)
 			: ret;
 }
 
+struct codec_blocks {
+	struct dec d; /* between blocks: only its buffers and decompressors */
+};
+
+struct codec_blocks *codec_blocks__new(void)
+{
+	return calloc(1, sizeof(struct codec_blocks));
+}
+
+void codec_blocks__free(struct codec_blocks *b)
+{
+	if (!b)
+		return;
+	libdeflate_free_decompressor(b->d.inflater);
+	ZSTD_freeDCtx(b->d.zstd);
+	free(b->d.comms);
+	free(b->d.raw);
+	free(b);
+}
+
+/* Checks the file header and readies b's decoder for the block at off: 0 or -EBADMSG. */
+static int blocks_start(struct codec_blocks *b, const uint8_t *data, size_t len, size_t off,
+			struct tc_codec_error *err)
+{
+	unsigned int version, header_len;
+	struct dec keep = b->d;
+	int ret;
+
+	if (!data)
+		return -EINVAL;
+	ret = check_header(data, len, err, &version, &header_len);
+	if (ret)
+		return ret;
+	if (off < header_len)
+		return codec_fail(err, off, "no block starts at offset %zu", off);
+	memset(&b->d, 0, sizeof(b->d));
+	b->d.inflater = keep.inflater;
+	b->d.zstd = keep.zstd;
+	b->d.raw = keep.raw;
+	b->d.raw_cap = keep.raw_cap;
+	b->d.comms = keep.comms;
+	b->d.comm_cap = keep.comm_cap;
+	b->d.err = err;
+	b->d.version = version;
+	return 0;
+}
+
+int codec_blocks_decode(struct codec_blocks *b, const uint8_t *data, size_t len, size_t off,
+			struct tc_trace *out, struct tc_codec_error *err)
+{
+	int ret = out ? blocks_start(b, data, len, off, err) : -EINVAL;
+
+	if (ret)
+		return ret;
+	b->d.out = out;
+	return the_block(&b->d, data, len, off);
+}
+
 int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_trace *out,
 		       struct tc_codec_error *err)
 {
-	struct dec *d;
-	int ret;
+	struct codec_blocks *b = codec_blocks__new();
+	int ret = b ? codec_blocks_decode(b, data, len, off, out, err) : -ENOMEM;
 
-	if (!out)
-		return -EINVAL;
-	ret = dec_at(data, len, off, err, &d);
-	if (ret)
-		return ret;
-	d->out = out;
-	ret = the_block(d, data, len, off);
-	dec_free(d);
+	codec_blocks__free(b);
 	return ret;
 }
 
@@ -474,7 +504,7 @@ int codec_scan(const uint8_t *data, size_t len,
 int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_block_ref **refs,
 		       size_t *n, struct tc_codec_error *err)
 {
-	struct dec *d;
+	struct codec_blocks *b;
 	int ret;
 
 	if (!data || !refs || !n)
@@ -482,23 +512,24 @@ int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_bl
 	/* only an INDEX block: the decoder has no trace to put another's records in */
 	if (off > len || len - off < TC_BLOCK_HEADER_LEN || get_le(data + off, 4) != TC_BLOCK_INDEX)
 		return codec_fail(err, off, "no index block at offset %zu", off);
-	ret = dec_at(data, len, off, err, &d);
-	if (ret)
-		return ret;
-	*refs = NULL;
-	d->index = refs;
-	d->n_index = n;
-	ret = the_block(d, data, len, off);
+	b = codec_blocks__new();
+	ret = b ? blocks_start(b, data, len, off, err) : -ENOMEM;
+	if (!ret) {
+		*refs = NULL;
+		b->d.index = refs;
+		b->d.n_index = n;
+		ret = the_block(&b->d, data, len, off);
+	}
 	if (!ret && !*refs)
 		ret = codec_fail(err, off, "no index block at offset %zu", off);
-	dec_free(d);
+	codec_blocks__free(b);
 	return ret;
 }
 
 int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc_rtt_hist *r,
 			  struct tc_codec_error *err)
 {
-	struct dec *d;
+	struct codec_blocks *b;
 	int ret;
 
 	if (!data || !r || !r->h)
@@ -506,14 +537,15 @@ int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc
 	if (off > len || len - off < TC_BLOCK_HEADER_LEN ||
 	    get_le(data + off, 4) != TC_BLOCK_RTT_HIST)
 		return codec_fail(err, off, "no round-trip histogram at offset %zu", off);
-	ret = dec_at(data, len, off, err, &d);
-	if (ret)
-		return ret;
-	d->rtt_hist = r;
-	ret = the_block(d, data, len, off);
-	if (!ret && d->rtt_hist_other)
+	b = codec_blocks__new();
+	ret = b ? blocks_start(b, data, len, off, err) : -ENOMEM;
+	if (!ret) {
+		b->d.rtt_hist = r;
+		ret = the_block(&b->d, data, len, off);
+	}
+	if (!ret && b->d.rtt_hist_other)
 		ret = 1;
-	dec_free(d);
+	codec_blocks__free(b);
 	return ret;
 }
 

@@ -28,6 +28,7 @@ struct trace_stream {
 	struct stats_exact st;
 	struct lat_summary sum;
 	uint64_t pct;
+	struct codec_blocks *dec; /* every block's decoder: its buffers made once */
 };
 
 static void report_err(const struct trace_stream *s, int err, const struct tc_codec_error *ce)
@@ -71,7 +72,7 @@ static int scanned(void *arg, uint32_t type, size_t off, size_t end)
 		s->reached_end = 1;
 		return 0;
 	}
-	err = codec_decode_block(s->img.data, s->img.len, off, s->skel, &ce);
+	err = codec_blocks_decode(s->dec, s->img.data, s->img.len, off, s->skel, &ce);
 	report_err(s, err, &ce);
 	return err;
 }
@@ -114,7 +115,7 @@ static int place_blocks(struct trace_stream *s)
 		struct stream_block *b = &s->blocks[i];
 
 		t->n_samples = t->n_events = 0;
-		err = codec_decode_block(s->img.data, s->img.len, b->where, t, &ce);
+		err = codec_blocks_decode(s->dec, s->img.data, s->img.len, b->where, t, &ce);
 		report_err(s, err, &ce);
 		for (size_t j = 0; !err && j < t->n_samples; j++) {
 			b->min_start = t->samples[j].t_start < b->min_start ? t->samples[j].t_start
@@ -154,7 +155,7 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 	struct tc_codec_error ce = {0};
 	size_t ns = t->n_samples, ne = t->n_events, o;
 	int whole = whole_run(s);
-	int err = codec_decode_block(s->img.data, s->img.len, b->where, t, &ce);
+	int err = codec_blocks_decode(s->dec, s->img.data, s->img.len, b->where, t, &ce);
 
 	report_err(s, err, &ce);
 	/* the block's pages, read out of order, are not needed again */
@@ -331,7 +332,8 @@ int trace_stream_open(const char *path, const struct trace_stream_opts *o,
 		return err;
 	}
 	s->skel = trace__new();
-	err = s->skel ? stats_exact__init(&s->st) : -ENOMEM;
+	s->dec = codec_blocks__new();
+	err = s->skel && s->dec ? stats_exact__init(&s->st) : -ENOMEM;
 	err = err ?: codec_decode_header(s->img.data, s->img.len, s->skel, &ce);
 	if (!err) {
 		err = codec_scan(s->img.data, s->img.len, scanned, s, &ce);
@@ -412,6 +414,7 @@ void trace_stream_close(struct trace_stream *s)
 	if (!s)
 		return;
 	stats_exact__free(&s->st);
+	codec_blocks__free(s->dec);
 	trace__free(s->skel);
 	free(s->blocks);
 	free(s->max_end);
