@@ -21,6 +21,8 @@ limit is flagged `truncated` in the JSON). Scoring (README.md in this directory)
   dominant         the same over the injected spikes the windows cover at least half
                    of the excess of, and whose excess is at least the noise floor: the
                    p90 spike excess of the clean run of the same probe
+  chance           the windows moved halfway to the next injection: the spikes there
+                   that would pass as dominant (coincidence, printed, not subtracted)
   excluded         spikes overlapping only `uncertain` windows (the sender was
                    preempted during them), not scored
   non-injected     share called unattributed, wrongly blamed on an injected cause,
@@ -362,6 +364,27 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
     def is_lab(cause):
         return any(matches(cause, p) for p in patterns)
 
+    # Chance: as many windows again, each moved to halfway to the next injection where
+    # that lies clear of every injection. A spike there is the host's own; those that pass
+    # the dominant test say how many dominant spikes of the real windows are coincidence.
+    def overlaps_any(t0, t1):
+        j = bisect.bisect_right(starts, t1) - 1
+        while j >= 0 and windows[j][0] >= t0 - maxlen:
+            if windows[j][1] >= t0:
+                return True
+            j -= 1
+        return False
+
+    controls = []
+    for k in range(len(windows) - 1):
+        w0, w1, expect = windows[k]
+        shift = (windows[k + 1][0] - w0) // 2
+        if expect is not None and shift > 0 and not overlaps_any(w0 + shift, w1 + shift):
+            controls.append((w0 + shift, w1 + shift))
+    c_starts = [c[0] for c in controls]
+    c_maxlen = max([c[1] - c[0] for c in controls], default=0)
+    chance, chance_causes = 0, {}
+
     inj = correct = attributed = excluded = 0
     dom = dom_correct = dom_attributed = 0
     non = non_unattr = non_wrong = 0
@@ -402,6 +425,15 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
                 dom_attributed += cause != "unattributed"
                 dom_correct += ok
         else:
+            # in a control window, as a dominant spike of a real one would be
+            j = bisect.bisect_right(c_starts, s1) - 1
+            c_covered = 0
+            while j >= 0 and controls[j][0] >= s0 - c_maxlen:
+                c_covered += max(0, min(s1, controls[j][1]) - max(s0, controls[j][0]))
+                j -= 1
+            if c_covered and c_covered >= 0.5 * excess_us * 1000 and excess_us >= floor_us:
+                chance += 1
+                chance_causes[cause] = chance_causes.get(cause, 0) + 1
             non += 1
             non_causes[cause] = non_causes.get(cause, 0) + 1
             if cause == "unattributed":
@@ -431,6 +463,9 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
         "dominant_precision": ratio(dom_correct, dom_attributed),
         "dominant_recall": ratio(dom_correct, dom),
         "dominant_causes": dict(top(dom_causes)),
+        "control_windows": len(controls),
+        "chance_dominant_spikes": chance,
+        "chance_dominant_causes": dict(top(chance_causes)),
         "non_injected_spikes": non,
         "non_injected_unattributed": ratio(non_unattr, non),
         "non_injected_wrongly_blamed": ratio(non_wrong, non),
@@ -586,8 +621,11 @@ def main():
                      "ok" if r["clean_ok"] else "MISSED",
                      r["overhead"]["p50"], r["overhead"]["p99"], r["overhead"]["p99_9"]))
         else:
-            print("%s: injected spikes blamed on %s; dominant ones on %s" % (
-                r["scenario"], r["injected_causes"], r["dominant_causes"]))
+            print("%s: injected spikes blamed on %s; dominant ones on %s; in %d windows"
+                  " between the injections (chance), %d spikes pass as dominant: %s" % (
+                      r["scenario"], r["injected_causes"], r["dominant_causes"],
+                      r["control_windows"], r["chance_dominant_spikes"],
+                      r["chance_dominant_causes"]))
     print("lab: wrote %s" % args.out)
 
 
