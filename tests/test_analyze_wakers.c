@@ -89,8 +89,9 @@ static void test_wakers_reschedule_ipi_is_the_preemption(void **state)
 
 /*
  * Not a way in: a reschedule IPI with no preemption after it, one whose preemption is on
- * another CPU, one after the preemption began (nested in it), one whose preemption starts
- * after the window, and a call-function IPI (its work is its own) before a preemption.
+ * another CPU, one sent before the preemption began but run inside it (the CPU was taken
+ * before it), one whose preemption starts after the window, and a call-function IPI (its
+ * work is its own) before a preemption.
  */
 static void test_wakers_other_ipis_keep_their_cause(void **state)
 {
@@ -105,9 +106,9 @@ static void test_wakers_other_ipis_keep_their_cause(void **state)
 	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 10), t0(t, K + 10) + 2500, 500);
 	add_event(t, TC_EV_OFFCPU, PEER_CPU, PEER_TID, t0(t, K + 10) + 3200, 800, 0);
 	t->events[t->n_events - 1].flags = TC_OFFCPU_PREEMPTED;
-	set_rtt(t, K + 20, 5000); /* inside the preemption */
+	set_rtt(t, K + 20, 5000); /* sent before the preemption, run inside it */
 	add_preempt(t, t0(t, K + 20) + 500, 3000, "hog");
-	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 20) + 600, t0(t, K + 20) + 1000, 500);
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 20) + 100, t0(t, K + 20) + 1000, 500);
 	set_rtt(t, K + 30, 5000); /* the preemption after the window */
 	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 30), t0(t, K + 30) + 2500, 500);
 	add_preempt(t, t0(t, K + 30) + 5200, 800, "hog");
@@ -124,7 +125,6 @@ static void test_wakers_other_ipis_keep_their_cause(void **state)
 	sp = &a->spikes[2];
 	assert_string_equal(primary(a, 2), "preemption:hog");
 	assert_string_equal(cause_name(a, contrib(a, sp, 1)->cause), "ipi:reschedule");
-	assert_int_equal(contrib(a, sp, 1)->nested, 1);
 	assert_int_equal(contrib(a, sp, 1)->joined, 0);
 	assert_string_equal(primary(a, 3), "ipi:reschedule");
 	sp = &a->spikes[4];

@@ -192,6 +192,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 		return NULL;
 	it->start = x->start;
 	it->end = x->end;
+	it->ran = e->start_ns;
 	it->ev = x->ev;
 	it->slot = slot;
 	it->cpu = x->cpu;

@@ -227,7 +227,10 @@ static uint64_t cover_segment(struct cover *c, uint64_t prev, uint64_t t)
 	return 0;
 }
 
-/* The first preemption of a running thread on w's item i's CPU from i's start on, or NULL. */
+/*
+ * The first preemption of a running thread on w's item i's CPU that began once i's
+ * handler had begun, or NULL. One that began before took the CPU first: i ran inside it.
+ */
 static const struct spike_item *next_preemption(const struct spike_window *w, size_t i)
 {
 	const struct spike_item *it = &w->items[i], *best = NULL;
@@ -235,7 +238,7 @@ static const struct spike_item *next_preemption(const struct spike_window *w, si
 	for (size_t j = 0; j < w->n_items; j++) {
 		const struct spike_item *x = &w->items[j];
 
-		if (j == i || !x->takes_off || x->weak || x->cpu != it->cpu || x->start < it->start)
+		if (j == i || !x->takes_off || x->weak || x->cpu != it->cpu || x->ran < it->ran)
 			continue;
 		if (!best || x->start < best->start ||
 		    (x->start == best->start && x->ev < best->ev))

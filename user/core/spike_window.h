@@ -20,8 +20,10 @@
 struct spike_item {
 	uint64_t start; /* the weighed interval [start, end), not clipped */
 	uint64_t end;
-	size_t ev;   /* index into tc_trace.events: orders ties */
-	size_t slot; /* the caller's, carried along */
+	uint64_t ran; /* its event's own start: a handler's entry (start is earlier by the
+		       * hidden cost, an IPI's by its delivery) */
+	size_t ev;    /* index into tc_trace.events: orders ties */
+	size_t slot;  /* the caller's, carried along */
 	uint32_t cpu;
 	uint32_t cause;		/* index into tc_analysis.causes */
 	uint32_t explains;	/* 1: its cause can explain a spike (not of class unattributed) */
