@@ -6,8 +6,10 @@
 # work records on both probe CPUs whose function its ksym meta names refresh_vm_stats,
 # run by that CPU's kworker; the report must name the kworkers' preemptions of the
 # probe threads by the function (workqueue:refresh_vm_stats), never
-# preemption:kworker/*. Again on the classic tracepoints. Fails if the tracer, the
-# recorder's symbol table or the naming is wrong.
+# preemption:kworker/*, and a reschedule IPI listed right before such a preemption on its
+# CPU (how the writer's CPU brought the kworker in) carries the same name, marked
+# woke_preemptor. Again on the classic tracepoints. Fails if the tracer, the recorder's
+# symbol table or the naming is wrong.
 set -eu
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
@@ -97,8 +99,28 @@ for s in r["top_spikes"]:
                 s["rank"], o["detail"], o["cause"]))
         elif o["cause"] == "workqueue:refresh_vm_stats":
             named += 1
+# The reschedule IPI that brought a kworker in is that preemption's way in: where the
+# timeline lists both, the IPI carries the work's name, marked woke_preemptor.
+joined = 0
+for s in r["top_spikes"]:
+    tl = sorted(s["timeline"], key=lambda t: t["start_us"])
+    for i, t in enumerate(tl):
+        if t["kind"] != "ipi" or not t["detail"].startswith("ipi:reschedule"):
+            continue
+        nxt = [o for o in tl[i + 1:] if o["kind"] == "offcpu" and o["cpu"] == t["cpu"] and
+               " preempted; " in o["detail"]]
+        if not nxt or " preempted; kworker/" not in nxt[0]["detail"]:
+            continue
+        if t["nested"]:
+            continue
+        if not t["woke_preemptor"] or t["cause"] != nxt[0]["cause"]:
+            wrong.append("spike #%d: %s before %s is %s (woke_preemptor %s)" % (
+                s["rank"], t["detail"], nxt[0]["detail"], t["cause"], t["woke_preemptor"]))
+        elif nxt[0]["cause"].startswith("workqueue:"):
+            joined += 1
 if wrong:
     fail("kworker preemptions not named by their work: " + "; ".join(wrong[:3]))
+print("report: %d reschedule IPIs credited to the kworker preemption they led to" % joined)
 if named < 3:
     fail("only %d kworker preemptions in the spikes named workqueue:refresh_vm_stats" % named)
 msg = "report: %d kworker preemptions named workqueue:refresh_vm_stats, primary cause of %d spikes" % (
