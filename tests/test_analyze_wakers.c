@@ -50,7 +50,8 @@ static uint64_t cause_weight(const struct tc_analysis *a, const char *name)
 /*
  * The IPI was delivered over 2.5 us and ran 0.5 us; 0.2 us later the task it woke took
  * the CPU for 0.8 us. Alone the IPI would be the larger cause; as the hog's way in, its
- * 3 us are the hog's, and the hog is the spike's cause with 3.8 us.
+ * 3 us and the 0.2 us until the switch are the hog's, and the hog is the spike's cause
+ * with all 4 us. In a second spike an IRQ runs in that gap: the gap is the IRQ's.
  */
 static void test_wakers_reschedule_ipi_is_the_preemption(void **state)
 {
@@ -64,6 +65,10 @@ static void test_wakers_reschedule_ipi_is_the_preemption(void **state)
 	set_rtt(t, K, 5000);
 	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K), t0(t, K) + 2500, 500);
 	add_preempt(t, t0(t, K) + 3200, 800, "hog");
+	set_rtt(t, K + 10, 5000);
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 10), t0(t, K + 10) + 2500, 500);
+	add_irq(t, TC_EV_HARDIRQ, PROBE_CPU, t0(t, K + 10) + 3050, 100, 30);
+	add_preempt(t, t0(t, K + 10) + 3200, 800, "hog");
 
 	a = run(t);
 
@@ -76,11 +81,17 @@ static void test_wakers_reschedule_ipi_is_the_preemption(void **state)
 	assert_int_equal(ipi->cause, hog);
 	assert_int_equal(ipi->joined, 1);
 	assert_int_equal(ipi->nested, 0);
-	assert_int_equal(ipi->attributed_ns, 3000);
+	assert_int_equal(ipi->attributed_ns, 3200);
+	assert_int_equal(ipi->overlap_ns, 3200);
 	assert_int_equal(off->joined, 0);
 	assert_int_equal(off->attributed_ns, 800);
-	assert_int_equal(a->causes[hog].excess_ns, 3800);
-	assert_int_equal(a->causes[hog].spikes, 1);
+	sp = &a->spikes[1];
+	assert_int_equal(sp->primary, hog);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 3000);
+	assert_string_equal(cause_name(a, contrib(a, sp, 1)->cause), "hardirq:eth0");
+	assert_int_equal(contrib(a, sp, 1)->attributed_ns, 100);
+	assert_int_equal(a->causes[hog].excess_ns, 4000 + 3800);
+	assert_int_equal(a->causes[hog].spikes, 2);
 	assert_int_equal(cause_weight(a, "ipi:reschedule"), 0);
 	assert_excess_adds_up(a);
 	analysis__free(a);
@@ -189,11 +200,11 @@ static void test_wakers_a_wakeup_timer_is_the_preemption(void **state)
 	sp = &a->spikes[0];
 	assert_string_equal(primary(a, 0), "preemption:sleeper");
 	assert_int_equal(contrib(a, sp, 0)->joined, 1);
-	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 2500);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 2700); /* to the switch */
 	assert_string_equal(cause_name(a, contrib(a, sp, 1)->cause), "timer:hrtimer_wakeup");
 	assert_int_equal(contrib(a, sp, 1)->nested, 1);
 	assert_int_equal(a->causes[find_cause(a, "preemption:sleeper")].excess_ns,
-			 2500 + 800 + 800);
+			 2700 + 800 + 800);
 	sp = &a->spikes[1];
 	assert_string_equal(primary(a, 1), "timer:tick");
 	assert_int_equal(contrib(a, sp, 0)->joined, 0);

@@ -25,7 +25,8 @@
  *      looked up ahead (context.h);
  *   2. wake-ups: a reschedule IPI, or a timer interrupt named by a callback that only
  *      wakes a sleeper, followed in the window by the probe thread's preemption on its
- *      CPU takes that preemption's cause: it was how the preempting task got the CPU
+ *      CPU takes that preemption's cause, and spans until the switch where nothing else
+ *      ran there: it was how the preempting task got the CPU
  *      (spike_window_join_wakeups());
  *   3. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
@@ -385,10 +386,15 @@ static uint64_t clip_len(uint64_t s, uint64_t e, uint64_t ws, uint64_t we)
 	return e > s ? e - s : 0;
 }
 
-/* Of an interval's credit att, the share that falls in its widening (the hidden cost). */
-static uint64_t hidden_part(const struct active *x, uint64_t att, uint64_t ws, uint64_t we)
+/*
+ * Of an interval's credit att, the share that falls in its widening (the hidden cost):
+ * x's pre and post; the item it became in the window (it) may span further (a wake-up
+ * interrupt, up to the switch it led to).
+ */
+static uint64_t hidden_part(const struct active *x, const struct spike_item *it, uint64_t att,
+			    uint64_t ws, uint64_t we)
 {
-	uint64_t all = clip_len(x->start, x->end, ws, we),
+	uint64_t all = clip_len(it->start, it->end, ws, we),
 		 hid = clip_len(x->start, x->start + x->pre, ws, we) +
 		       clip_len(x->end - x->post, x->end, ws, we);
 
@@ -417,7 +423,7 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 		k->joined = it->joined;
 		k->overlap_ns = e - s;
 		k->attributed_ns = it->att;
-		k->hidden_ns = hidden_part(&c->act.items[it->slot], it->att, ws, we);
+		k->hidden_ns = hidden_part(&c->act.items[it->slot], it, it->att, ws, we);
 		a->causes[it->cause].excess_ns = sat_add(a->causes[it->cause].excess_ns, it->att);
 		a->causes[it->cause].hidden_ns += k->hidden_ns;
 		sp->hidden_ns += k->hidden_ns;

@@ -247,12 +247,27 @@ static const struct spike_item *next_preemption(const struct spike_window *w, si
 	return best;
 }
 
+/* Whether an item of w other than i and off starts on cpu in [from, to). */
+static int other_between(const struct spike_window *w, size_t i, const struct spike_item *off,
+			 uint32_t cpu, uint64_t from, uint64_t to)
+{
+	for (size_t j = 0; j < w->n_items; j++) {
+		const struct spike_item *x = &w->items[j];
+
+		if (j != i && x != off && x->cpu == cpu && x->start >= from && x->start < to)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * A reschedule IPI exists to make its CPU schedule a task woken from elsewhere, and a
  * timer that wakes a sleeper to wake it: where the probe's thread is preempted next on
  * that CPU, the interrupt (with its delivery and hidden cost) was the way in of the task
  * that preempted it, and the fix is that task's. Only inside the window: the thread made
- * no round trip in between.
+ * no round trip in between. The time from the interrupt's end to the switch, where
+ * nothing else ran there, is the kernel leaving the interrupt to switch that task in:
+ * the item spans it too.
  */
 void spike_window_join_wakeups(struct spike_window *w)
 {
@@ -268,6 +283,8 @@ void spike_window_join_wakeups(struct spike_window *w)
 		it->cause = off->cause;
 		it->explains = 1;
 		it->joined = 1;
+		if (it->end < off->start && !other_between(w, i, off, it->cpu, it->end, off->start))
+			it->end = off->start;
 	}
 }
 

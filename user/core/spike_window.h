@@ -65,8 +65,9 @@ void spike_window_sort(struct spike_window *w);
 
 /*
  * A wake-up interrupt followed, on its CPU and in this window, by a probe thread's
- * preemption is how the preempting task got that CPU: it takes the preemption's cause
- * and is marked joined. With cause and explains set, before spike_window_split().
+ * preemption is how the preempting task got that CPU: it takes the preemption's cause,
+ * is marked joined, and spans until the switch where nothing else started on that CPU
+ * in between. With cause and explains set, before spike_window_split().
  */
 void spike_window_join_wakeups(struct spike_window *w);
 

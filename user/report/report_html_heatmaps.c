@@ -170,7 +170,7 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 	html_esc(h->out, detail);
 	fprintf(h->out, "; credit %s%s", credit,
 		k->nested   ? "; nested: counted in its parent"
-		: k->joined ? "; woke the preempting task: counted as its cause"
+		: k->joined ? "; woke the preempting task: counted as its cause, until it ran"
 			    : "");
 	if (k->hidden_ns)
 		fprintf(h->out, " (of which %.3f us hidden)", (double)k->hidden_ns / 1e3);
