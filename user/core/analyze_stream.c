@@ -264,6 +264,7 @@ static int segment(struct run *r)
 	size_t want = r->p->segment_samples ? r->p->segment_samples : STREAM_SEGMENT_SAMPLES;
 	size_t keep = 0;
 	uint64_t next = UINT64_MAX;
+	long split;
 	int err;
 
 	r->seg->n_samples = r->seg->n_events = r->seg->n_derived = 0;
@@ -281,11 +282,17 @@ static int segment(struct run *r)
 		next = r->back[0].t_start;
 	/* what later segments need, taken raw before the wake-ups are split */
 	err = carry_filter(&r->carry, r->seg->events, r->seg->n_events, next);
-	if (!err && trace__split_wakeups(r->seg) < 0)
-		err = -ENOMEM;
-	if (err)
-		return err;
-	trace__sort(r->seg);
+	split = err ? 0 : trace__split_wakeups(r->seg);
+	if (err || split < 0)
+		return err ?: -ENOMEM;
+	/*
+	 * The round trips (those put back, then the pool's) and the events (the carry, which
+	 * started before the pool's next, then the pool's) come in start order: only the
+	 * waits split off the blocked intervals, appended, need placing. (analysis__run()
+	 * checks the order: a segment out of it is an error, never a wrong report.)
+	 */
+	if (split)
+		trace__sort(r->seg);
 	o.stats = &r->p->stats;
 	o.stats_pct = r->p->stats_pct;
 	o.seed_causes = r->m.a->causes;
