@@ -109,11 +109,14 @@ assert causes and causes[0]["spikes"] >= 0.5 * len(wins), (causes[:1], len(wins)
 ran_us = sum(min(b - a, burn_ns) for a, b in wins) / 1000
 assert causes[0]["excess_us"] >= 0.8 * ran_us, "%s holds %.0f us of the %.0f us the handler ran" % (
     causes[0]["name"], causes[0]["excess_us"], ran_us)
+# The spikes the handler made: those that hold a whole run of it (30 us of burn in an
+# iteration of a few). Not those the handler covers half of: a SIGALRM comes from a timer
+# interrupt in the same iteration, which costs 14-37 us here (the calibration), so the
+# share the handler covers moved with the VM from one run to the next (57 to 371 spikes).
 hit = right = 0
 for s in lat["top_spikes"]:
-    ov = sum(max(0, min(s["t_end_ns"], b) - max(s["t_start_ns"], a)) for a, b in wins
-             if a < s["t_end_ns"] and s["t_start_ns"] < b)
-    if ov >= 0.5 * s["excess_us"] * 1000:
+    if any(s["t_start_ns"] <= a and b <= s["t_end_ns"] for a, b in wins
+           if a < s["t_end_ns"] and s["t_start_ns"] < b):
         hit += 1
         right += s["cause"] == "signal:" + name
         if s["cause"] == "signal:" + name:
