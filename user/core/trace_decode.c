@@ -338,12 +338,18 @@ static int check_header(const uint8_t *data, size_t len, struct tc_codec_error *
 	return 0;
 }
 
-static void dec_free(struct dec *d)
+/* Frees what d holds between blocks: its decompressors and buffers. */
+static void dec_release(struct dec *d)
 {
 	libdeflate_free_decompressor(d->inflater);
 	ZSTD_freeDCtx(d->zstd);
 	free(d->comms);
 	free(d->raw);
+}
+
+static void dec_free(struct dec *d)
+{
+	dec_release(d);
 	free(d);
 }
 
@@ -396,7 +402,6 @@ int codec_walk(const uint8_t *data, size_t len, struct tc_trace *out, struct tc_
 	return walk ? decode(data, len, out, err, NULL, NULL, walk) : -EINVAL;
 }
 
-/* A decoder for the one block at data[off], after checking the file header. */
 /* Decodes the block at data[off] with d; a cut one is an error here. */
 static int the_block(struct dec *d, const uint8_t *data, size_t len, size_t off)
 {
@@ -421,10 +426,7 @@ void codec_blocks__free(struct codec_blocks *b)
 {
 	if (!b)
 		return;
-	libdeflate_free_decompressor(b->d.inflater);
-	ZSTD_freeDCtx(b->d.zstd);
-	free(b->d.comms);
-	free(b->d.raw);
+	dec_release(&b->d);
 	free(b);
 }
 
