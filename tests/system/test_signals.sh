@@ -139,20 +139,22 @@ EOF
 	{ cat "$TMP/rec.txt"; fail "record -- tc-sigprobe (setitimer) failed"; }
 check alrm 14 SIGALRM 0 -
 # The same trace's noise report (no samples): the handlers are the thread's signal noise,
-# every run counted, timed at least as long as the handler's own runs and no longer than
-# their records (delivery to rt_sigreturn).
+# every run counted, timed at least as long as the handler's own burn in each run and no
+# longer than their records (delivery to rt_sigreturn). Not the runs' whole length: an
+# interrupt inside a run is that interrupt's noise (the timer's cost 14-37 us on these VMs;
+# 1.4 ms of 500 runs in one CI run).
 "$TC" report "$TMP/alrm.tct" --format json -o "$TMP/alrm-noise.json" ||
 	fail "alrm: the noise report failed"
 python3 tests/system/check_report_json.py docs/report-schema.json "$TMP/alrm-noise.json" noise ||
 	fail "alrm: the noise report does not match the schema"
-python3 - "$TMP/alrm" <<'EOF' || fail "alrm: the noise report does not count the handlers"
+python3 - "$TMP/alrm" "$BURN" <<'EOF' || fail "alrm: the noise report does not count the handlers"
 import json, sys
-base = sys.argv[1]
+base, burn_ns = sys.argv[1], int(sys.argv[2]) * 1000
 wins = [(int(a), int(b)) for a, b, _, s in (l.split() for l in open(base + ".win")) if int(s) == 14]
 recs = [dict(x.split("=", 1) for x in l.split()[2:]) for l in open(base + ".dump")
         if l.startswith("event kind=signal ")]
 rec_us = sum(int(r["dur"]) for r in recs if int(r["arg"]) == 14) / 1000
-ran_us = sum(b - a for a, b in wins) / 1000
+ran_us = sum(min(b - a, burn_ns) for a, b in wins) / 1000
 noise = json.load(open(base + "-noise.json"))["noise"]
 c = [c for c in noise["causes"] if c["name"] == "signal:SIGALRM"]
 assert c, "no signal:SIGALRM among %s" % [x["name"] for x in noise["causes"]]
@@ -160,8 +162,8 @@ c = c[0]
 assert c["group"] == "signal", c
 assert c["count"] >= 0.95 * len(wins), "%d handlers counted of %d runs" % (c["count"], len(wins))
 assert 0.95 * ran_us <= c["time_us"] <= rec_us + 1, \
-    "handlers' noise %.0f us, their runs %.0f us, their records %.0f us" % (c["time_us"], ran_us, rec_us)
-print("alrm noise: signal:SIGALRM %d, %.0f us (runs %.0f us, records %.0f us)" % (
+    "handlers' noise %.0f us, their burn %.0f us, their records %.0f us" % (c["time_us"], ran_us, rec_us)
+print("alrm noise: signal:SIGALRM %d, %.0f us (burn %.0f us, records %.0f us)" % (
     c["count"], c["time_us"], ran_us, rec_us))
 EOF
 
