@@ -18,8 +18,9 @@ of these fails:
 - the rows: ours - theirs, row by row, is a constant offset (its median) within 5 %
   of theirs' median (t_typical), with a spread around it (the median distance from
   the offset) within 2 %;
-- the tails: ours' p99 and p99.9 stand in theirs' distribution at the same rank,
-  within a quarter of the tail's share (p99 between theirs' p98.75 and p99.25).
+- the tails: ours' p99 and p99.9, less the offset of the rows in theirs' tail there
+  (within 2 % of the value), stand in theirs' distribution at the same rank, within a
+  quarter of the tail's share (p99 between theirs' p98.75 and p99.25).
 
 Why an offset and a spread, not one median difference: the markers stand at the
 system calls, moved out by the gaps a program of ours measured between its clock
@@ -35,6 +36,14 @@ clock read and its system call is in theirs, not in ours (about 0.5 % of rows he
 each 1-10 us short). Past p99.9 a few dozen rows are left, far apart: one such row
 among them moves the value of p99.9 by up to 10 % from one run to the next, its rank
 by one row. The values are printed beside the ranks.
+
+Why the tail's own offset: the rows in the tail are iterations that waited (a hog's
+burst, an interrupt), and the benchmark's code between its system call and its clock
+read runs slower after a wait (cold caches): in the tail ours - theirs is -0.5 to
+-2.7 us where the median row's is -0.2 (a sanitizer build, sockperf and a real-time
+hog). Where many waits are alike (a hog's bursts: dozens of rows within 20 us) and a
+percentile falls among them, that shift alone moved ours' p99.9 seven rows, past the
+tolerance. The rank is taken once the shift is removed, and the shift is judged apart.
 
 --blind-spots BEFORE AFTER (usec, as the report prints them): the bounds were moved
 out by these; that correction must bring ours closer to theirs than it was without it.
@@ -154,12 +163,18 @@ def judge_tails(ours_us, theirs, judged):
     st, so = sorted(theirs), sorted(ours_us)
     ok = True
     for p in (99.0, 99.9):
-        mine, q = pct(so, p), rank_of(st, pct(so, p))
         slack = 0.25 * (100.0 - p)
+        # the rows of theirs' tail from p - slack up, and their own offset
+        floor = pct(st, p - slack)
+        tail = sorted(a - b for a, b in zip(ours_us, theirs) if b >= floor)
+        off = pct(tail, 50)
+        mine, q = pct(so, p), rank_of(st, pct(so, p) - off)
         print(f"p{p:g} theirs {pct(st, p):.3f} ours {mine:.3f}"
-              f" ({100 * abs(mine - pct(st, p)) / pct(st, p):.2f} %): theirs' p{q:.3f}"
+              f" ({100 * abs(mine - pct(st, p)) / pct(st, p):.2f} %); the tail's offset"
+              f" {off:+.3f} us ({100 * abs(off) / pct(st, p):.2f} %"
+              + (", tolerance 2 %" if judged else "") + f"), ours less it at theirs' p{q:.3f}"
               + (f" (tolerance p{p - slack:g}-p{p + slack:g})" if judged else " (reported)"))
-        ok = ok and abs(q - p) <= slack
+        ok = ok and abs(q - p) <= slack and abs(off) <= 0.02 * pct(st, p)
     return ok or not judged
 
 
