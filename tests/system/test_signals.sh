@@ -1,6 +1,6 @@
 #!/bin/sh
 # Signals to a traced thread (bpf/signal.bpf.c): tc-sigprobe times a one-thread loop
-# whose SIGALRM and SIGUSR1 handler burns 30 us and logs its own [entry, exit]. Its
+# whose SIGALRM and SIGUSR1 handler burns 100 us and logs its own [entry, exit]. Its
 # spikes must be named signal:<SIGNAME> with evidence:
 #  (a) SIGALRM from its own interval timer (setitimer): sent by the kernel;
 #  (b) SIGUSR1 from another process, tc-sigsend (its pid known), on the tp_btf
@@ -20,7 +20,7 @@ command -v python3 >/dev/null || skip "needs python3 for the checks"
 n=$(nproc)
 cpu=$((n - 1))	# the probe's
 other=$((n - 2)) # the sender's
-BURN=30
+BURN=100
 
 # check NAME SIGNO SIGNAME SENDER_PID SENDER_COMM [bounded]: the trace NAME.tct, its samples
 # and the handler's windows against each other. SENDER_PID 0: the kernel sent it. bounded:
@@ -33,7 +33,7 @@ check() {
 		-o "$TMP/$1.json" || fail "$1: JSON report failed"
 	python3 tests/system/check_report_json.py docs/report-schema.json "$TMP/$1.json" latency ||
 		fail "$1: the JSON report does not match the schema"
-	python3 - "$TMP/$1" "$2" "$3" "$4" "$5" "$BURN" "${6:-exact}" <<'EOF' || { sed -n '/^spikes/,/^top/p' "$TMP/$1.txt"; fail "$1: the signals are not traced or not blamed"; }
+	python3 - "$TMP/$1" "$2" "$3" "$4" "$5" "$BURN" "${6:-exact}" <<'EOF' || { sed -n '/^spikes/,/^top/p' "$TMP/$1.txt"; cat "$TMP/send.txt" 2>/dev/null; fail "$1: the signals are not traced or not blamed"; }
 import json, sys
 base, signo, name, sender, comm, burn, ends = sys.argv[1:]
 signo, sender, burn_ns = int(signo), int(sender), int(burn) * 1000
@@ -41,7 +41,11 @@ rows = [l for l in open(base + ".csv") if l[0].isdigit()]
 tid = int(rows[0].split(",")[3])
 wins = sorted((int(a), int(b)) for a, b, _, s in (l.split() for l in open(base + ".win"))
               if int(s) == signo)
-assert len(wins) >= 200, "only %d handler windows" % len(wins)
+# (2 s of a signal every 2 ms: ~1000; one run of 1 s had 70, the thread or its sender
+# off its CPU most of it)
+span = (int(rows[-1].split(",")[1]) - int(rows[0].split(",")[0])) / 1e9
+assert len(wins) >= 200, "only %d handler windows in %d iterations over %.3f s" % (
+    len(wins), len(rows), span)
 recs = []
 for line in open(base + ".dump"):
     f = line.split()
@@ -109,13 +113,19 @@ assert causes and causes[0]["spikes"] >= 0.5 * len(wins), (causes[:1], len(wins)
 ran_us = sum(min(b - a, burn_ns) for a, b in wins) / 1000
 assert causes[0]["excess_us"] >= 0.8 * ran_us, "%s holds %.0f us of the %.0f us the handler ran" % (
     causes[0]["name"], causes[0]["excess_us"], ran_us)
-# The spikes the handler made: those that hold a whole run of it (30 us of burn in an
-# iteration of a few). Not those the handler covers half of: a SIGALRM comes from a timer
-# interrupt in the same iteration, which costs 14-37 us here (the calibration), so the
-# share the handler covers moved with the VM from one run to the next (57 to 371 spikes).
+# The spikes the handler made: those that hold a whole run of it whose burn is more than
+# half the spike's excess (100 us of burn in an iteration of a few). Not those the
+# handler covers half of: a SIGALRM comes from a timer interrupt in the same iteration,
+# which costs 14-37 us here (the calibration), so that share moved with the VM from one
+# run to the next (57 to 371 spikes). Nor those where the host took more than the handler
+# ran (a tick of 37 us inside a 30 us handler's run, or steal, was their primary cause in
+# one CI run: 356 of 431): there the handler did not make the spike, and another cause
+# may rightly be first.
+per_iter = 2 if lat["stats"]["one_way"] else 1  # credits are whole iterations
 hit = right = 0
 for s in lat["top_spikes"]:
-    if any(s["t_start_ns"] <= a and b <= s["t_end_ns"] for a, b in wins
+    if any(s["t_start_ns"] <= a and b <= s["t_end_ns"] and
+           min(b - a, burn_ns) / 1000 > 0.5 * per_iter * s["excess_us"] for a, b in wins
            if a < s["t_end_ns"] and s["t_start_ns"] < b):
         hit += 1
         right += s["cause"] == "signal:" + name
@@ -135,7 +145,7 @@ EOF
 
 # (a) SIGALRM every 2 ms from its own interval timer.
 "$TC" record -o "$TMP/alrm.tct" --no-progress --signal-ends -- taskset -c "$cpu" "$O/tests/tc-sigprobe" probe \
-	-s "$TMP/alrm.csv" -t 1 -H "$BURN" -a 2000 -W "$TMP/alrm.win" >"$TMP/rec.txt" 2>&1 ||
+	-s "$TMP/alrm.csv" -t 2 -H "$BURN" -a 2000 -W "$TMP/alrm.win" >"$TMP/rec.txt" 2>&1 ||
 	{ cat "$TMP/rec.txt"; fail "record -- tc-sigprobe (setitimer) failed"; }
 check alrm 14 SIGALRM 0 -
 # The same trace's noise report (no samples): the handlers are the thread's signal noise,
@@ -178,7 +188,7 @@ for mode in btf fallback bounded; do
 	HOG_PID=$!
 	# shellcheck disable=SC2086
 	"$TC" record -o "$TMP/usr1-$mode.tct" $flag --no-progress -- taskset -c "$cpu" \
-		"$O/tests/tc-sigprobe" probe -s "$TMP/usr1-$mode.csv" -t 1 -H "$BURN" -P "$TMP/pid" \
+		"$O/tests/tc-sigprobe" probe -s "$TMP/usr1-$mode.csv" -t 2 -H "$BURN" -P "$TMP/pid" \
 		-W "$TMP/usr1-$mode.win" >"$TMP/rec.txt" 2>&1 ||
 		{ cat "$TMP/rec.txt"; fail "record -- tc-sigprobe (tc-sigsend) failed"; }
 	wait "$HOG_PID" || { cat "$TMP/send.txt"; fail "tc-sigsend sent nothing"; }
