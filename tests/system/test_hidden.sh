@@ -114,7 +114,8 @@ EOF
 "$TC" dump "$TMP/cmd.tct" >"$TMP/cmd.txt" || fail "dump of the command's trace failed"
 python3 - "$TMP/cmd.txt" <<'EOF2' || fail "the command's calibration: see above"
 import sys
-meta, threads, faults, ipis = {}, set(), [], 0
+import collections
+meta, threads, faults, ipis, ipi_at, first = {}, set(), [], 0, [], 1 << 64
 for line in open(sys.argv[1]):
     if line.startswith("meta "):
         k, _, v = line[5:].rstrip("\n").partition("=")
@@ -125,12 +126,18 @@ for line in open(sys.argv[1]):
         faults.append(int(line.split(" tid=")[1].split()[0]))
     elif line.startswith("event kind=ipi "):
         ipis += 1
+        f = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+        ipi_at.append((int(f["start"]), f["cpu"], f["arg"], f["flags"]))
+    if line.startswith("event "):
+        first = min(first, int(line.split(" start=")[1].split()[0]))
 print("command trace:", meta.get("calib.status"), "| faults", len(faults), "| IPIs", ipis)
 assert meta.get("calib.status", "").startswith("measured on CPUs"), meta.get("calib.status")
 assert int(meta.get("calib.timer.n", 0)) > 0 and int(meta.get("calib.page_fault.n", 0)) > 0
 stray = [t for t in faults if t not in threads]
 assert not stray, "%d page faults of threads the trace does not hold (the calibration's)" % len(stray)
 # the calibration sends ~500 IPIs; sleep and the recorder a handful
-assert ipis < 100, "%d IPIs in a trace of sleep 0.3" % ipis
+assert ipis < 100, "%d IPIs in a trace of sleep 0.3 (cpu, vector, flags: %s; from %.3f to %.3f s after its first record)" % (
+    ipis, dict(collections.Counter(x[1:] for x in ipi_at)), (min(ipi_at)[0] - first) / 1e9,
+    (max(ipi_at)[0] - first) / 1e9)
 EOF2
 echo "ok: a traced command is calibrated, and the calibration's records are not its trace"

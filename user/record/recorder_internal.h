@@ -65,9 +65,10 @@ struct recorder {
 	atomic_uint poll_ms; /* the drain's period: drain_ms, shorter while calibrating */
 	atomic_uint drains;  /* drains done so far */
 	struct calib_tap tap;
-	int calib_cpu[2];	/* a traced command's calibration: the CPUs it measured on */
-	struct mark_calib mcal; /* --iter: the markers' blind spots and cost */
-	size_t marks_seen;	/* --iter: the command's marks drained so far */
+	int calib_cpu[2];	       /* a traced command's calibration: the CPUs it measured on */
+	_Atomic uint64_t calib_end_ns; /* and when it ended: records over by then are its own */
+	struct mark_calib mcal;	       /* --iter: the markers' blind spots and cost */
+	size_t marks_seen;	       /* --iter: the command's marks drained so far */
 };
 
 /*
