@@ -110,6 +110,9 @@
 
 /* tc_event.flags for TC_EV_IPI */
 #define TC_IPI_RPS 0x1 /* it ran RPS's trigger: NET_RX work steered to this CPU */
+#define TC_IPI_TTWU                                                                                \
+	0x2 /* it ran the scheduler's queued wake-ups (sched_ttwu_pending): a task                 \
+	     * woken from a CPU that shares no cache with this one, or while it idled */
 
 /* tc_event.arg for TC_EV_COMPACTION */
 #define TC_COMPACT_RUN	     1 /* mm_compaction_begin .. end: a compaction pass */

@@ -15,8 +15,10 @@
  * delivery (tens of us here), and that is part of what the IPI cost the
  * probe. A send answered without an IPI (the target polled in idle) clears
  * it. A csd function run inside the IPI that is RPS's trigger marks the IPI
- * TC_IPI_RPS: it is the NET_RX softirq's work (kernels >= 6.6 have these
- * tracepoints; elsewhere sent_ns stays 0).
+ * TC_IPI_RPS: it is the NET_RX softirq's work; one that is the scheduler's
+ * queued wake-ups (sched_ttwu_pending) marks it TC_IPI_TTWU: a remote wake-up,
+ * as a reschedule IPI is between CPUs that share a cache (kernels >= 6.6 have
+ * these tracepoints; elsewhere sent_ns stays 0 and no IPI is marked).
  */
 #include "common.bpf.h"
 #include "steal.bpf.h"
@@ -55,6 +57,7 @@ struct {
 } ipi_sent SEC(".maps");
 
 extern const void rps_trigger_softirq __ksym __weak;
+extern const void sched_ttwu_pending __ksym __weak;
 
 static __always_inline void vec_entry(__u32 slot)
 {
@@ -148,14 +151,23 @@ static __always_inline void woke_without_ipi(__u32 cpu)
 static __always_inline void csd_function(const void *func)
 {
 	__u32 slots[2] = {TC_IPI_CALL_FUNCTION_SINGLE, TC_IPI_CALL_FUNCTION};
+	__u16 flag;
 
-	if (!func || func != &rps_trigger_softirq || !cpu_of_interest(bpf_get_smp_processor_id()))
+	if (!func)
+		return;
+	if (func == &rps_trigger_softirq)
+		flag = TC_IPI_RPS;
+	else if (func == &sched_ttwu_pending)
+		flag = TC_IPI_TTWU;
+	else
+		return;
+	if (!cpu_of_interest(bpf_get_smp_processor_id()))
 		return;
 	for (int i = 0; i < 2; i++) {
 		struct vec_slot *v = bpf_map_lookup_elem(&vector_start, &slots[i]);
 
 		if (v && v->start)
-			v->flags |= TC_IPI_RPS;
+			v->flags |= flag;
 	}
 }
 

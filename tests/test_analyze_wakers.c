@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_analyze_wakers.c - a wake-up interrupt (a reschedule IPI, a timer whose callback
- * only wakes a sleeper) followed in the spike by the probe thread's preemption on its
- * CPU is credited to that preemption's cause; any other interrupt, or one not followed
- * so, keeps its own.
+ * test_analyze_wakers.c - a wake-up interrupt (a reschedule IPI, a call-function IPI that
+ * ran queued wake-ups, a timer whose callback only wakes a sleeper) followed in the spike by the
+ * probe thread's preemption on its CPU is credited to that preemption's cause; any other interrupt,
+ * or one not followed so, keeps its own.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analyze_fixture.h"
+#include "core/describe.h"
 
 #define WAKEUP_FN 0xffffffff81190e50ull
 #define TICK_FN	  0xffffffff814428a0ull
@@ -149,6 +150,49 @@ static void test_wakers_other_ipis_keep_their_cause(void **state)
 }
 
 /*
+ * Between CPUs that share no cache the waker queues the wake-up and a call-function IPI
+ * runs it (flag TC_IPI_TTWU): that IPI is the preempting task's way in, on either
+ * call-function vector. Its detail says what it ran.
+ */
+static void test_wakers_queued_wakeup_ipi_is_the_preemption(void **state)
+{
+	struct tc_trace *t = new_trace();
+	const struct tc_contrib *ipi;
+	struct tc_analysis *a;
+	char detail[256];
+	uint32_t hog;
+
+	(void)state;
+	set_rtt(t, K, 5000);
+	add_ipi(t, TC_IPI_CALL_FUNCTION_SINGLE, PROBE_CPU, t0(t, K), t0(t, K) + 2500, 500);
+	t->events[t->n_events - 1].flags = TC_IPI_TTWU;
+	add_preempt(t, t0(t, K) + 3200, 800, "hog");
+	set_rtt(t, K + 10, 5000);
+	add_ipi(t, TC_IPI_CALL_FUNCTION, PROBE_CPU, t0(t, K + 10), t0(t, K + 10) + 2500, 500);
+	t->events[t->n_events - 1].flags = TC_IPI_TTWU;
+	add_preempt(t, t0(t, K + 10) + 3200, 800, "hog");
+
+	a = run(t);
+
+	hog = find_cause(a, "preemption:hog");
+	assert_int_equal(a->n_spikes, 2);
+	for (size_t s = 0; s < 2; s++) {
+		assert_int_equal(a->spikes[s].primary, hog);
+		ipi = contrib(a, &a->spikes[s], 0);
+		assert_int_equal(ipi->cause, hog);
+		assert_int_equal(ipi->joined, 1);
+		assert_int_equal(ipi->attributed_ns, 3200);
+	}
+	describe_event(t, &t->events[contrib(a, &a->spikes[0], 0)->event], detail, sizeof(detail));
+	assert_non_null(strstr(detail, "running wake-ups queued from another CPU"));
+	assert_int_equal(cause_weight(a, "ipi:call_function_single"), 0);
+	assert_int_equal(cause_weight(a, "ipi:call_function"), 0);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/*
  * A probe thread that slept and was woken: the reschedule IPI that woke it is not another
  * task's way in, nor is its wait for the CPU afterwards a preemption of a running thread.
  */
@@ -218,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wakers_reschedule_ipi_is_the_preemption),
 		cmocka_unit_test(test_wakers_other_ipis_keep_their_cause),
+		cmocka_unit_test(test_wakers_queued_wakeup_ipi_is_the_preemption),
 		cmocka_unit_test(test_wakers_a_woken_wait_is_not_a_preemption),
 		cmocka_unit_test(test_wakers_a_wakeup_timer_is_the_preemption),
 	};

@@ -77,6 +77,33 @@ else
 	echo "note: no csd tracepoints or RPS here; RPS kick check not run"
 fi
 
+# Queued wake-ups: a thread on B blocked in read, woken 500 times from A while B idles, is
+# woken through B's wake list: a call-function IPI that runs the scheduler's queued
+# wake-ups (sched_ttwu_pending: flags=2). A wake-up that finds B polling in idle needs no
+# IPI; 2 ms apart, most find it halted.
+if [ -d /sys/kernel/tracing/events/csd ] || [ -d /sys/kernel/debug/tracing/events/csd ]; then
+	rec ttwu sh -c "taskset -c $B true; taskset -c $A python3 -c '
+import os, time
+r, w = os.pipe()
+if os.fork() == 0:
+    os.close(w)
+    os.sched_setaffinity(0, {$B})
+    while os.read(r, 1):
+        pass
+    os._exit(0)
+for _ in range(500):
+    time.sleep(0.002)
+    os.write(w, b\"x\")
+os.close(w)
+os.wait()
+'"
+	n_ttwu=$(grep "^event kind=ipi " "$TMP/ttwu.txt" | grep " cpu=$B " | grep -c ' flags=2 ' || true)
+	[ "$n_ttwu" -gt 0 ] || fail "no queued wake-up (IPI with flags=2) traced on CPU $B"
+	echo "ok: $n_ttwu queued wake-ups by IPI on CPU $B"
+else
+	echo "note: no csd tracepoints here; queued wake-up check not run"
+fi
+
 # IPIs: expedited membarriers from CPU A interrupt a spinning thread on CPU B.
 rec ipi "$O/tests/tc-ipi" "$A" "$B" 20000
 [ "$(count ipi ipi)" -gt 0 ] || fail "no IPI traced during membarrier storms"

@@ -23,10 +23,10 @@
  *      counts wherever it ran inside its parent: a callback stays in the active
  *      set while its parent runs, and one that starts after the window is
  *      looked up ahead (context.h);
- *   2. wake-ups: a reschedule IPI, or a timer interrupt named by a callback that only
- *      wakes a sleeper, followed in the window by the probe thread's preemption on its
- *      CPU takes that preemption's cause, and spans until the switch where nothing else
- *      ran there: it was how the preempting task got the CPU
+ *   2. wake-ups: a reschedule IPI (or a call-function IPI that ran the scheduler's queued
+ *      wake-ups), or a timer interrupt named by a callback that only wakes a sleeper, followed in
+ * the window by the probe thread's preemption on its CPU takes that preemption's cause, and spans
+ * until the switch where nothing else ran there: it was how the preempting task got the CPU
  *      (spike_window_join_wakeups());
  *   3. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
@@ -207,7 +207,9 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->tid = e->tid;
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
-	it->wakes = e->kind == TC_EV_IPI && e->arg == TC_IPI_RESCHEDULE;
+	/* a reschedule IPI, or a call-function one that ran the queued wake-ups */
+	it->wakes =
+		e->kind == TC_EV_IPI && (e->arg == TC_IPI_RESCHEDULE || (e->flags & TC_IPI_TTWU));
 	return it;
 }
 

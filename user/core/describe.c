@@ -78,6 +78,9 @@ static void ipi_detail(const struct tc_trace *t, const struct tc_event *e, char 
 	causes_name_event(t, e, NULL, cause, sizeof(cause));
 	if (e->flags & TC_IPI_RPS)
 		n = snprintf(buf, len, "RPS kick for %s on cpu %u", cause, e->cpu);
+	else if (e->flags & TC_IPI_TTWU)
+		n = snprintf(buf, len, "%s on cpu %u, running wake-ups queued from another CPU",
+			     cause, e->cpu);
 	else
 		n = snprintf(buf, len, "%s on cpu %u", cause, e->cpu);
 	if (n < 0 || (size_t)n >= len || !e->sent_ns || e->sent_ns >= e->start_ns)

@@ -261,7 +261,8 @@ static int other_between(const struct spike_window *w, size_t i, const struct sp
 }
 
 /*
- * A reschedule IPI exists to make its CPU schedule a task woken from elsewhere, and a
+ * A reschedule IPI exists to make its CPU schedule a task woken from elsewhere (between
+ * CPUs that share no cache, a call-function IPI that runs the queued wake-ups does), and a
  * timer that wakes a sleeper to wake it: where the probe's thread is preempted next on
  * that CPU, the interrupt (with its delivery and hidden cost) was the way in of the task
  * that preempted it, and the fix is that task's. Only inside the window: the thread made
