@@ -58,6 +58,11 @@ void recorder_keep_event(struct recorder *r, const struct tc_event *e)
 		write_pending(r);
 }
 
+static int ends_before(const struct tc_event *e, uint64_t t)
+{
+	return e->start_ns + e->dur_ns < t;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -70,11 +75,10 @@ static int on_event(void *ctx, void *data, size_t size)
 	 * command's trace. */
 	if (mark_calib_take(&r->mcal, data) || calib_tap_keep(&r->tap, data))
 		return 0;
-	/* ... and one drained only after the tap closed: the ring hands records over in the
-	 * order they were reserved, so one reserved before the calibration ended on a vCPU its
-	 * host then stopped holds back those after it (a CI run kept 229 of its IPIs) */
-	if (((const struct tc_event *)data)->start_ns + ((const struct tc_event *)data)->dur_ns <
-	    atomic_load(&r->calib_end_ns))
+	/* ... and one drained only after the tap closed (a CI run kept 229 IPIs, likely so:
+	 * the ring hands records over in the order they were reserved, and one reserved on a
+	 * vCPU its host then stopped holds back those after it) */
+	if (ends_before(data, atomic_load(&r->calib_end_ns)))
 		return 0;
 	/* after the trace's end: the tracers' own detaching (record()) */
 	if (r->end_ns && ((const struct tc_event *)data)->start_ns >= r->end_ns)
