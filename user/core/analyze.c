@@ -23,10 +23,11 @@
  *      counts wherever it ran inside its parent: a callback stays in the active
  *      set while its parent runs, and one that starts after the window is
  *      looked up ahead (context.h);
- *   2. wake-ups: a reschedule IPI (or a call-function IPI that ran the scheduler's queued
- *      wake-ups), or a timer interrupt named by a callback that only wakes a sleeper, followed in
- * the window by the probe thread's preemption on its CPU takes that preemption's cause, and spans
- * until the switch where nothing else ran there: it was how the preempting task got the CPU
+ *   2. wake-ups: a reschedule IPI (or a call-function IPI that ran the scheduler's
+ *      queued wake-ups), or a timer interrupt named by a callback that only wakes a
+ *      sleeper, followed in the window by the probe thread's preemption on its CPU
+ *      takes that preemption's cause, and spans until the switch where nothing else
+ *      ran there: it was how the preempting task got the CPU
  *      (spike_window_join_wakeups());
  *   3. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
