@@ -104,7 +104,10 @@ if grep -q 'tcpeerhog' "$TMP/far-alone.txt"; then
 fi
 # the server's report, joined the other way round, reads the same clocks
 "$TC" report "$TMP/far-srv.tct" --peer "$TMP/far-cli.tct" --format json -o "$TMP/srv.json"
-"$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --format json -o "$TMP/far.json"
+# every spike listed: the check below holds for the hog's, wherever the host's own (steal
+# of 6-9 ms in one CI run) rank
+"$TC" report "$TMP/far-cli.tct" --peer "$TMP/far-srv.tct" --format json --top 10000 \
+	-o "$TMP/far.json"
 python3 - "$TMP/far.json" "$TMP/srv.json" <<'EOF'
 import json, sys
 cli = json.load(open(sys.argv[1]))["run"]["peer"]
@@ -122,6 +125,8 @@ spikes = json.load(open(sys.argv[1]))["latency"]["top_spikes"]
 hogged = [s for s in spikes if s["cause"] == "peer:preemption:tcpeerhog"]
 assert hogged and all(s["direction"] for s in hogged), spikes
 assert sum(s["direction"]["slow"] == "to-peer" for s in hogged) > len(hogged) / 2, hogged
+print("%d spikes the server's hog's, %d of them slow on the way there" % (
+    len(hogged), sum(s["direction"]["slow"] == "to-peer" for s in hogged)))
 EOF
 python3 "$(dirname "$0")/check_report_json.py" docs/report-schema.json "$TMP/far.json" >/dev/null ||
 	fail "the two-host JSON report does not have the documented shape"
