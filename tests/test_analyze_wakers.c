@@ -152,7 +152,9 @@ static void test_wakers_other_ipis_keep_their_cause(void **state)
 /*
  * Between CPUs that share no cache the waker queues the wake-up and a call-function IPI
  * runs it (flag TC_IPI_TTWU): that IPI is the preempting task's way in, on either
- * call-function vector. Its detail says what it ran.
+ * call-function vector. Its detail says what it ran. A replayed shape: the test VM's two
+ * vCPUs share one L3, so a busy probe CPU there is reached by a reschedule IPI
+ * (test_tracers sees the flag on the real kernel, on an idle CPU).
  */
 static void test_wakers_queued_wakeup_ipi_is_the_preemption(void **state)
 {
