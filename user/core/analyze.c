@@ -481,7 +481,7 @@ static int attribute_spike(struct ctx *c, struct tc_spike *sp, const struct tc_s
 	err = store_contribs(c, sp, s->t_start, s->t_end);
 	if (err)
 		return err;
-	spike_window_decide(&c->win, sp);
+	spike_window_decide(&c->win, c->a->causes, sp);
 	page_fault_candidate(c, sp);
 	book(c->a, sp, total);
 	return 0;

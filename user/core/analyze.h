@@ -219,8 +219,8 @@ void analysis__free(struct tc_analysis *a);
  */
 size_t analysis_top_spikes(const struct tc_analysis *a, size_t *idx, size_t n);
 
-/* Fills idx with cause indices ordered by attributed excess, largest first;
- * returns a->n_causes. idx must hold a->n_causes entries. */
+/* Fills idx with cause indices ordered by attributed excess, largest first (a
+ * tie by name); returns a->n_causes. idx must hold a->n_causes entries. */
 size_t analysis_causes_by_excess(const struct tc_analysis *a, size_t *idx);
 
 #endif /* TAILCAUSE_CORE_ANALYZE_H */

@@ -312,7 +312,7 @@ static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t eventless)
 		it->share = (long double)it->att;
 		it->explains = a->causes[it->cause].cls != TC_CAUSE_UNATTRIBUTED;
 	}
-	spike_window_decide(&c->win, sp);
+	spike_window_decide(&c->win, c->a->causes, sp);
 	/* the sweep's page-fault candidate, where nothing better came */
 	if (!sp->primary && sp->candidate == TC_NO_CAUSE)
 		sp->candidate = old_candidate;

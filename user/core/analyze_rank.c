@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* analyze_rank.c - orderings of an analysis: top spikes, causes by excess. */
+#include <string.h>
+
 #include "analyze.h"
 #include "heap.h"
 
@@ -19,7 +21,9 @@ static int cause_below(const void *ctx, const void *x, const void *y)
 	size_t i = *(const size_t *)x, j = *(const size_t *)y;
 	const struct tc_cause *p = &a->causes[i], *q = &a->causes[j];
 
-	return p->excess_ns != q->excess_ns ? p->excess_ns < q->excess_ns : i > j;
+	/* a tie by name: an index is the order of first naming, another in a streamed read */
+	return p->excess_ns != q->excess_ns ? p->excess_ns < q->excess_ns
+					    : strcmp(p->name, q->name) > 0;
 }
 
 size_t analysis_top_spikes(const struct tc_analysis *a, size_t *idx, size_t n)

@@ -27,8 +27,9 @@
  * Past that bound the segment is cut inside them (stream_out.steal_cuts counts it):
  * the next segment gives only what is left of each (tc_analysis_opts.steal_spent),
  * so steal is never credited beyond its amount, but its spikes on either side are
- * served apart. That, and a tie between two causes first named after the sweep,
- * are the ways a streamed analysis can differ from a whole one.
+ * served apart. That is the way a streamed analysis can differ from a whole one
+ * (a tie between two causes goes by their names, not the order they were first
+ * named in, which differs between the two reads).
  *
  * The result is a trace holding only the kept spikes' samples and events, with
  * tc_trace.streamed saying what the whole run held, and an analysis whose

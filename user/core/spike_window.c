@@ -369,13 +369,21 @@ static int cmp_cause(const void *x, const void *y)
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
-/* Whether a cause with (att, share) beats the best so far; ties keep the lower cause. */
-static int beats(uint64_t att, long double share, uint32_t best, uint64_t best_att,
-		 long double best_share)
+/*
+ * Whether a cause with (att, share) beats the best so far. A tie goes by the
+ * causes' names, not their indexes: an index is the order causes were first
+ * named in, which differs between a whole read and a streamed one.
+ */
+static int beats(const struct tc_cause *causes, uint32_t cause, uint64_t att, long double share,
+		 uint32_t best, uint64_t best_att, long double best_share)
 {
 	if (!(share > 0.0L))
 		return 0; /* only nested items, counted in a parent */
-	return best == TC_NO_CAUSE || att > best_att || (att == best_att && share > best_share);
+	if (best == TC_NO_CAUSE || att != best_att)
+		return best == TC_NO_CAUSE || att > best_att;
+	if (share != best_share)
+		return share > best_share;
+	return strcmp(causes[cause].name, causes[best].name) < 0;
 }
 
 /*
@@ -383,7 +391,7 @@ static int beats(uint64_t att, long double share, uint32_t best, uint64_t best_a
  * interval's), when those explain at least half the excess; otherwise the
  * spike is unattributed and the largest cause of any kind is the candidate.
  */
-void spike_window_decide(struct spike_window *w, struct tc_spike *sp)
+void spike_window_decide(struct spike_window *w, const struct tc_cause *causes, struct tc_spike *sp)
 {
 	uint64_t explaining = 0, best_att = 0, bx_att = 0;
 	uint32_t best = TC_NO_CAUSE, bx = TC_NO_CAUSE;
@@ -402,13 +410,13 @@ void spike_window_decide(struct spike_window *w, struct tc_spike *sp)
 		}
 		if (w->items[i].explains) {
 			explaining += att;
-			if (beats(att, share, bx, bx_att, bx_share)) {
+			if (beats(causes, cause, att, share, bx, bx_att, bx_share)) {
 				bx = cause;
 				bx_att = att;
 				bx_share = share;
 			}
 		}
-		if (beats(att, share, best, best_att, best_share)) {
+		if (beats(causes, cause, att, share, best, best_att, best_share)) {
 			best = cause;
 			best_att = att;
 			best_share = share;

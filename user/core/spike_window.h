@@ -90,10 +90,11 @@ uint64_t spike_window_split(struct spike_window *w, uint64_t ws, uint64_t we, ui
 /*
  * After spike_window_split() and with cause and explains set, fills in
  * sp->explained, sp->primary and sp->candidate from sp->excess_ns. The best
- * cause has the most att (then share, then the lowest index); it is primary
- * when at least half the excess is explained and it explains, else primary
- * is 0 and it is the candidate. Reorders w->items.
+ * cause has the most att (then share, then the first name in causes[]); it is
+ * primary when at least half the excess is explained and it explains, else
+ * primary is 0 and it is the candidate. Reorders w->items.
  */
-void spike_window_decide(struct spike_window *w, struct tc_spike *sp);
+void spike_window_decide(struct spike_window *w, const struct tc_cause *causes,
+			 struct tc_spike *sp);
 
 #endif /* TAILCAUSE_CORE_SPIKE_WINDOW_H */
