@@ -129,6 +129,62 @@ static void test_steal_only_the_unexplained_overlap(void **state)
 	trace__free(t);
 }
 
+/* A call-function IPI on cpu: sent at sent, run over [start, start + dur). */
+static void add_sent_ipi(struct tc_trace *t, uint32_t cpu, uint64_t sent, uint64_t start,
+			 uint64_t dur)
+{
+	add_irq(t, TC_EV_IPI, cpu, start, dur, TC_IPI_CALL_FUNCTION);
+	t->events[t->n_events - 1].sent_ns = sent;
+}
+
+static uint64_t cause_credit(const struct tc_analysis *a, const struct tc_spike *sp,
+			     const char *name)
+{
+	uint32_t c = find_cause(a, name);
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < sp->n_contrib; i++)
+		if (contrib(a, sp, i)->cause == c)
+			n += contrib(a, sp, i)->attributed_ns;
+	return n;
+}
+
+/*
+ * An IPI whose delivery took 7 us on the probe CPU while 6 us were stolen there: the
+ * vCPU could not take it while descheduled, so steal takes the unexplained 0.5 us and
+ * then 5.5 us of the delivery's credit, and is primary. Where the steal interval ends
+ * before the IPI was sent, the delivery keeps its credit.
+ */
+static void test_steal_takes_an_ipi_delivery_it_overlaps(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+
+	(void)state;
+	complete_coverage(t);
+	set_rtt(t, K, 9000); /* excess 8000 */
+	add_sent_ipi(t, PROBE_CPU, t0(t, K) + 500, t0(t, K) + 7500, 500);
+	add_steal(t, PROBE_CPU, t0(t, K) - 1000, 20000, 6000);
+	set_rtt(t, K + 10, 9000);
+	add_sent_ipi(t, PROBE_CPU, t0(t, K + 10) + 500, t0(t, K + 10) + 7500, 500);
+	add_steal(t, PROBE_CPU, t0(t, K + 10) - 1000, 1400, 50000);
+	trace__sort(t);
+	a = run(t);
+	assert_int_equal(a->n_spikes, 2);
+	sp = &a->spikes[0];
+	assert_int_equal(steal_credit(a, sp), 6000);
+	assert_int_equal(cause_credit(a, sp, "ipi:call_function"), 2000);
+	assert_string_equal(cause_name(a, sp->primary), "steal");
+	sp = &a->spikes[1];
+	assert_int_equal(steal_credit(a, sp), 400); /* the unexplained part it overlaps */
+	assert_int_equal(cause_credit(a, sp, "ipi:call_function"), 7500);
+	assert_string_equal(cause_name(a, sp->primary), "ipi:call_function");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 /* No steal, and steal on a CPU that does not matter: nothing credited. */
 static void test_zero_steal_changes_nothing(void **state)
 {
@@ -222,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steal_largest_first_within_budget),
 		cmocka_unit_test(test_steal_only_the_unexplained_overlap),
+		cmocka_unit_test(test_steal_takes_an_ipi_delivery_it_overlaps),
 		cmocka_unit_test(test_zero_steal_changes_nothing),
 		cmocka_unit_test(test_hw_noise_needs_no_event_and_complete_tracing),
 		cmocka_unit_test(test_hw_noise_not_where_tracing_was_incomplete),

@@ -9,7 +9,9 @@
  * is handed to those spikes, the largest unexplained excess first, each at
  * most its unexplained excess and its overlap with the interval. A vCPU the
  * host deschedules stops for the whole period: the theft shows as one long
- * delay, not as many short ones, and never as more than was stolen.
+ * delay, not as many short ones, and never as more than was stolen. An IPI
+ * sent to a descheduled vCPU waits for it: the credit of its delivery within
+ * the interval is the steal's too, taken back after the unexplained part.
  *
  * hw-noise: what remains of a spike on which no OS event of the relevant CPUs
  * was seen at all, while every tracer that sees them was attached and nothing
@@ -195,22 +197,95 @@ static uint64_t steal_left(const struct ctx *c, const struct tc_event *e)
 	return s ? (e->stolen_ns > s->ns ? e->stolen_ns - s->ns : 0) : e->stolen_ns;
 }
 
-/* Hands steal event ev's stolen time to the spikes of links[0..n). */
+/*
+ * The part of contrib k's credit in sp that lies in its IPI's delivery and in steal
+ * event st's interval: an IPI waits while the host has its vCPU descheduled, and
+ * that wait is the theft's, not the interrupt's. The credit is taken as spread
+ * evenly over the contrib's overlap with the window.
+ */
+static uint64_t stolen_delivery(const struct ctx *c, const struct tc_spike *sp,
+				const struct tc_contrib *k, const struct tc_event *st)
+{
+	const struct tc_event *e = &c->t->events[k->event];
+	const struct tc_sample *s = &c->t->samples[sp->sample];
+	uint64_t lo, hi, st_end = sat_add(st->start_ns, st->dur_ns), part;
+
+	if (e->kind != TC_EV_IPI || e->cpu != st->cpu || !e->sent_ns || e->sent_ns >= e->start_ns ||
+	    k->nested || !k->attributed_ns || !k->overlap_ns)
+		return 0;
+	lo = e->sent_ns > st->start_ns ? e->sent_ns : st->start_ns;
+	lo = lo > s->t_start ? lo : s->t_start;
+	hi = e->start_ns < st_end ? e->start_ns : st_end;
+	hi = hi < s->t_end ? hi : s->t_end;
+	if (lo >= hi)
+		return 0;
+	part = (uint64_t)((long double)k->attributed_ns * (long double)(hi - lo) /
+			  (long double)k->overlap_ns);
+	return part < k->attributed_ns ? part : k->attributed_ns;
+}
+
+/* What steal event st may take back from sp's IPIs' deliveries (stolen_delivery). */
+static uint64_t stolen_deliveries(const struct ctx *c, const struct tc_spike *sp,
+				  const struct tc_event *st)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < sp->n_contrib; i++)
+		n = sat_add(n, stolen_delivery(c, sp, &c->a->contribs[sp->first_contrib + i], st));
+	return n;
+}
+
+/* Moves up to n ns of sp's IPIs' credit in st's interval to steal; returns what was moved. */
+static uint64_t take_deliveries(struct ctx *c, struct tc_spike *sp, const struct tc_event *st,
+				uint64_t n)
+{
+	struct tc_analysis *a = c->a;
+	uint64_t moved = 0;
+
+	for (size_t i = 0; i < sp->n_contrib && moved < n; i++) {
+		struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
+		uint64_t take = stolen_delivery(c, sp, k, st), hidden;
+
+		take = take < n - moved ? take : n - moved;
+		if (!take)
+			continue;
+		k->attributed_ns -= take;
+		a->causes[k->cause].excess_ns -= take;
+		/* its calibrated hidden cost stays within what it is still credited */
+		hidden = k->hidden_ns > k->attributed_ns ? k->hidden_ns - k->attributed_ns : 0;
+		k->hidden_ns -= hidden;
+		a->causes[k->cause].hidden_ns -= hidden;
+		sp->hidden_ns -= hidden;
+		moved += take;
+	}
+	return moved;
+}
+
+/*
+ * Hands steal event ev's stolen time to the spikes of links[0..n): what no interval
+ * explains first, then what their IPIs' deliveries were credited in its interval.
+ */
 static void share_steal(struct ctx *c, struct late_link *links, size_t n, struct claim *cl)
 {
 	struct tc_analysis *a = c->a;
-	uint64_t left = steal_left(c, &c->t->events[links[0].ev]);
+	const struct tc_event *st = &c->t->events[links[0].ev];
+	uint64_t left = steal_left(c, st);
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t u = unexplained_ns(a, &a->spikes[links[i].spike]);
+		struct tc_spike *sp = &a->spikes[links[i].spike];
+		uint64_t u = sat_add(unexplained_ns(a, sp), stolen_deliveries(c, sp, st));
 
 		cl[i] = (struct claim){&links[i], u < links[i].cap ? u : links[i].cap};
 	}
 	qsort(cl, n, sizeof(*cl), cmp_claim);
 	for (size_t i = 0; i < n && left; i++) {
+		struct tc_spike *sp = &a->spikes[cl[i].link->spike];
 		uint64_t give = cl[i].want < left ? cl[i].want : left;
+		uint64_t free_ns = unexplained_ns(a, sp);
 		struct tc_contrib *k = &a->contribs[cl[i].link->contrib];
 
+		if (give > free_ns)
+			give = free_ns + take_deliveries(c, sp, st, give - free_ns);
 		k->attributed_ns += give;
 		a->causes[k->cause].excess_ns = sat_add(a->causes[k->cause].excess_ns, give);
 		left -= give;
