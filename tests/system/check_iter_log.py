@@ -20,7 +20,8 @@ of these fails:
   the offset) within 2 %;
 - the tails: ours' p99 and p99.9, less the offset of the rows in theirs' tail there
   (within 2 % of the value), stand in theirs' distribution at the same rank, within a
-  quarter of the tail's share (p99 between theirs' p98.75 and p99.25).
+  quarter of the tail's share (p99 between theirs' p98.75 and p99.25) and a row for
+  each tail row the two disagree on by more than 2 % (at most half of them).
 
 Why an offset and a spread, not one median difference: the markers stand at the
 system calls, moved out by the gaps a program of ours measured between its clock
@@ -36,6 +37,13 @@ clock read and its system call is in theirs, not in ours (about 0.5 % of rows he
 each 1-10 us short). Past p99.9 a few dozen rows are left, far apart: one such row
 among them moves the value of p99.9 by up to 10 % from one run to the next, its rank
 by one row. The values are printed beside the ranks.
+
+Why one row more of tolerance for each tail row the two disagree on by more than
+2 %: a hog's burst or a steal that lands in the benchmark's own code between its
+clock read and its system call is in its row and in none of ours (822 us theirs,
+61 us ours), and each such row moves the rank by one. 1-3 at p99.9 in a run here,
+more on a noisier host; where they are over half of the tail rows, the tails are not
+the same and the check fails.
 
 Why the tail's own offset: the rows in the tail are iterations that waited (a hog's
 burst, an interrupt), and the benchmark's code between its system call and its clock
@@ -168,13 +176,19 @@ def judge_tails(ours_us, theirs, judged):
         floor = pct(st, p - slack)
         tail = sorted(a - b for a, b in zip(ours_us, theirs) if b >= floor)
         off = pct(tail, 50)
+        # rows of either tail whose delay one of the two lacks: one row of rank each
+        rows = [(a - off, b) for a, b in zip(ours_us, theirs) if b >= floor or a - off >= floor]
+        moved = sum(1 for a, b in rows if abs(a - b) > 0.02 * pct(st, p))
+        tol = slack + 100.0 * moved / len(st)
         mine, q = pct(so, p), rank_of(st, pct(so, p) - off)
         print(f"p{p:g} theirs {pct(st, p):.3f} ours {mine:.3f}"
               f" ({100 * abs(mine - pct(st, p)) / pct(st, p):.2f} %); the tail's offset"
               f" {off:+.3f} us ({100 * abs(off) / pct(st, p):.2f} %"
               + (", tolerance 2 %" if judged else "") + f"), ours less it at theirs' p{q:.3f}"
-              + (f" (tolerance p{p - slack:g}-p{p + slack:g})" if judged else " (reported)"))
-        ok = ok and abs(q - p) <= slack and abs(off) <= 0.02 * pct(st, p)
+              + (f" (tolerance p{p - tol:.3f}-p{p + tol:.3f}: a quarter of the tail, and a"
+                 f" row for each of its {moved} of {len(rows)} rows over 2 % apart, at most"
+                 " half)" if judged else " (reported)"))
+        ok = ok and abs(q - p) <= tol and abs(off) <= 0.02 * pct(st, p) and 2 * moved <= len(rows)
     return ok or not judged
 
 
