@@ -208,6 +208,36 @@ static void test_noise_irq_goes_to_the_running_thread(void **state)
 	trace__free(t);
 }
 
+/*
+ * A reschedule IPI while the thread ran, and then its preemption with nothing between:
+ * the IPI brought in the preempting task, its time is that preemption's (a spike's
+ * wake-up rule). With another interrupt between, or a block after, it stays the IPI's.
+ */
+static void test_noise_wakeup_ipi_is_the_preemption(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise *n;
+
+	(void)state;
+	fault(t, 0, CMD_TID, "a");
+	add(t, TC_EV_IPI, 5 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE);
+	offcpu(t, 5 * MS + 4 * US, 1 * MS, CMD_TID, 1, 0, 200, "hog");
+	add(t, TC_EV_IPI, 10 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE);
+	add(t, TC_EV_HARDIRQ, 10 * MS + 5 * US, 2 * US, CPU, 0, 30);
+	offcpu(t, 10 * MS + 9 * US, 1 * MS, CMD_TID, 1, 0, 200, "hog");
+	add(t, TC_EV_IPI, 20 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE);
+	offcpu(t, 20 * MS + 4 * US, 1 * MS, CMD_TID, 0, 0, 0, "swapper/2");
+	fault(t, 30 * MS, CMD_TID, "a");
+	trace__sort(t);
+	assert_int_equal(noise__run(t, NULL, &n), 0);
+	assert_int_equal(cause(n, "preemption:hog")->ns, 2 * MS + 3 * US);
+	assert_int_equal(cause(n, "ipi:reschedule")->ns, 6 * US);
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_OFFCPU], 2 * MS + 3 * US);
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_IRQ], 8 * US);
+	noise__free(n);
+	trace__free(t);
+}
+
 /* Its own direct compaction is an mm stall; kcompactd running instead is off-CPU. */
 static void test_noise_compaction_stall_and_kcompactd(void **state)
 {
@@ -504,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_noise_golden_one_interval),
 		cmocka_unit_test(test_noise_intervals_split_and_rank),
 		cmocka_unit_test(test_noise_irq_goes_to_the_running_thread),
+		cmocka_unit_test(test_noise_wakeup_ipi_is_the_preemption),
 		cmocka_unit_test(test_noise_compaction_stall_and_kcompactd),
 		cmocka_unit_test(test_noise_timed_page_fault),
 		cmocka_unit_test(test_noise_callbacks_name_kworkers_and_timers),

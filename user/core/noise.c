@@ -393,22 +393,27 @@ static int is_cpu_wide(const struct tc_event *e)
 /*
  * t->events[i]'s cause: by kind and vector, or for the local timer interrupt and the
  * TIMER/HRTIMER softirqs by the callback that ran inside (timer:tick, timer:<function>),
- * each name looked up once.
+ * each name looked up once. *wakes: whether its work is a wake-up (a reschedule IPI, a
+ * call-function IPI that ran queued wake-ups, a timer whose callback only wakes a sleeper).
  */
-static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause)
+static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause, int *wakes)
 {
 	const struct tc_event *e = &acc->t->events[i];
 	uint64_t key = (uint64_t)e->kind << 32 | e->arg, func = 0;
 	struct u64map *cache = &acc->namecache;
+	const char *fn;
 	size_t c;
 	int err;
 
+	*wakes = e->kind == TC_EV_IPI && (e->arg == TC_IPI_RESCHEDULE || (e->flags & TC_IPI_TTWU));
 	if (context_is_timer_parent(e))
 		func = noise_busiest_callback(acc->t, i, e->cpu, e->start_ns,
 					      sat_add(e->start_ns, e->dur_ns), TC_EV_TIMER_FN);
 	if (func) {
 		key = func; /* a callback names its parent alike, whatever the parent */
 		cache = &acc->fncache;
+		fn = causes_ksym(acc->t, func);
+		*wakes = fn && causes_is_wakeup_fn(fn);
 	}
 	if (u64map_get(cache, key, &c)) {
 		*cause = (uint32_t)c;
@@ -418,14 +423,45 @@ static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause)
 	return err ?: u64map_put(cache, key, *cause);
 }
 
+/*
+ * A wake-up interrupt, t->events[i], while stretch x's thread ran: where the stretch ends
+ * in that thread's preemption on the CPU and no other interrupt began there in between,
+ * it brought in the task that preempted the thread (a spike's wake-up rule, analyze.h),
+ * and its time is that preemption's: *cause is set to it. Left as it was otherwise.
+ */
+static int joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x, uint32_t *cause)
+{
+	const struct tc_trace *t = acc->t;
+	const struct tc_event *e = &t->events[i];
+	uint64_t end = sat_add(e->start_ns, e->dur_ns);
+	uint32_t tid = acc->tids[x->thread];
+
+	for (size_t j = i + 1; j < t->n_events && j - i <= CONTEXT_LOOKAHEAD; j++) {
+		const struct tc_event *o = &t->events[j];
+
+		if (o->start_ns > x->end)
+			break;
+		if (o->cpu != e->cpu)
+			continue;
+		if (o->kind == TC_EV_OFFCPU && o->tid == tid && o->start_ns == x->end)
+			return (o->flags & TC_OFFCPU_PREEMPTED)
+				       ? name_preemption(acc, j, o, o->start_ns,
+							 sat_add(o->start_ns, o->dur_ns), cause)
+				       : 0;
+		if (is_cpu_wide(o) && o->start_ns >= end)
+			return 0; /* another interrupt first */
+	}
+	return 0;
+}
+
 /* Credits t->events[i]'s overlap with the CPU's stretches; takes it from its parent when
  * nested. */
 static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu_sweep *c, size_t i)
 {
 	const struct tc_event *e = &acc->t->events[i];
 	uint64_t s = e->start_ns, end = sat_add(s, e->dur_ns), count = 1;
-	int nested;
-	uint32_t cause;
+	int nested, wakes;
+	uint32_t cause, own;
 	int err;
 
 	while (c->depth && c->open_end[c->depth - 1] <= s)
@@ -433,12 +469,15 @@ static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu
 	nested = c->depth && s >= c->open_start[c->depth - 1] && end <= c->open_end[c->depth - 1];
 	while (c->pos < c->n && st[c->first + c->pos].end <= s)
 		c->pos++;
-	err = cpu_wide_cause(acc, i, &cause);
+	err = cpu_wide_cause(acc, i, &own, &wakes);
+	cause = own;
 	for (size_t j = c->pos; !err && j < c->n && st[c->first + j].start < end; j++) {
 		const struct stretch *x = &st[c->first + j];
 		uint64_t lo = x->start > s ? x->start : s, hi = x->end < end ? x->end : end;
 
-		err = noise_add_span(acc, x->thread, cause, lo, hi, count, 0);
+		cause = own;
+		err = wakes ? joined_cause(acc, i, x, &cause) : 0;
+		err = err ?: noise_add_span(acc, x->thread, cause, lo, hi, count, 0);
 		if (!err && nested)
 			err = noise_add_span(acc, x->thread, c->open_cause[c->depth - 1], lo, hi, 0,
 					     1);

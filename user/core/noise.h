@@ -20,7 +20,12 @@
  *            was the idle task);
  *   irq      hard IRQs, softirqs, the local timer, IPIs and NIC driver work on
  *            its CPU while it ran there; an interval nested in another on the
- *            same CPU (an IRQ inside a softirq) is counted once, in the inner;
+ *            same CPU (an IRQ inside a softirq) is counted once, in the inner. A
+ *            wake-up interrupt (a reschedule IPI, a call-function IPI that ran
+ *            queued wake-ups, a timer whose callback only wakes a sleeper) after
+ *            which the thread was preempted there, with no other interrupt in
+ *            between, brought in the preempting task: it counts as that
+ *            preemption (offcpu), as in a spike;
  *   mm       its own direct compaction and reclaim;
  *   signal   its own signal handlers while they ran (a profiler's SIGPROF, a
  *            runtime's preemption signal, a timer's SIGALRM): the handler's time
