@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "analyze_fixture.h"
+#include "core/calibrate.h"
 
 /* TC_EV_STEAL: stolen ns somewhere in [start, start + dur) on cpu. */
 static void add_steal(struct tc_trace *t, uint32_t cpu, uint64_t start, uint64_t dur,
@@ -149,11 +150,21 @@ static uint64_t cause_credit(const struct tc_analysis *a, const struct tc_spike 
 	return n;
 }
 
+/* The calibration of a host where a whole IPI usually takes 1 us, nothing hidden. */
+static void calibrate_ipi(struct tc_trace *t)
+{
+	struct tc_calibration cal = {.loop_ns = 20};
+
+	cal.k[1] = (struct tc_calib_kind){
+		.kind = TC_EV_IPI, .n = 50, .gap_ns = 1000, .traced_ns = 1000};
+	assert_int_equal(calibrate_store(t, &cal), 0);
+}
+
 /*
- * An IPI whose delivery took 7 us on the probe CPU while 6 us were stolen there: the
- * vCPU could not take it while descheduled, so steal takes the unexplained 0.5 us and
- * then 5.5 us of the delivery's credit, and is primary. Where the steal interval ends
- * before the IPI was sent, the delivery keeps its credit.
+ * An IPI whose delivery took 7 us on the probe CPU, where a whole IPI usually takes 1, while
+ * 6 us were stolen there: the vCPU could not take it while descheduled, so steal takes the
+ * unexplained 0.5 us and then 5.5 us of the delivery's credit past its usual 1 us, and is
+ * primary. Where the steal interval ends before that, the delivery keeps its credit.
  */
 static void test_steal_takes_an_ipi_delivery_it_overlaps(void **state)
 {
@@ -163,12 +174,13 @@ static void test_steal_takes_an_ipi_delivery_it_overlaps(void **state)
 
 	(void)state;
 	complete_coverage(t);
+	calibrate_ipi(t);
 	set_rtt(t, K, 9000); /* excess 8000 */
 	add_sent_ipi(t, PROBE_CPU, t0(t, K) + 500, t0(t, K) + 7500, 500);
 	add_steal(t, PROBE_CPU, t0(t, K) - 1000, 20000, 6000);
 	set_rtt(t, K + 10, 9000);
 	add_sent_ipi(t, PROBE_CPU, t0(t, K + 10) + 500, t0(t, K + 10) + 7500, 500);
-	add_steal(t, PROBE_CPU, t0(t, K + 10) - 1000, 1400, 50000);
+	add_steal(t, PROBE_CPU, t0(t, K + 10) - 1000, 2600, 50000); /* 0.1 us past usual */
 	trace__sort(t);
 	a = run(t);
 	assert_int_equal(a->n_spikes, 2);
@@ -177,9 +189,30 @@ static void test_steal_takes_an_ipi_delivery_it_overlaps(void **state)
 	assert_int_equal(cause_credit(a, sp, "ipi:call_function"), 2000);
 	assert_string_equal(cause_name(a, sp->primary), "steal");
 	sp = &a->spikes[1];
-	assert_int_equal(steal_credit(a, sp), 400); /* the unexplained part it overlaps */
-	assert_int_equal(cause_credit(a, sp, "ipi:call_function"), 7500);
+	/* the unexplained 0.5 us, and the 0.1 us past the usual IPI it overlaps */
+	assert_int_equal(steal_credit(a, sp), 600);
+	assert_int_equal(cause_credit(a, sp, "ipi:call_function"), 7400);
 	assert_string_equal(cause_name(a, sp->primary), "ipi:call_function");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* Without a calibration a usual delivery is not known: steal takes none of it. */
+static void test_steal_leaves_an_uncalibrated_delivery(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	complete_coverage(t);
+	set_rtt(t, K, 9000);
+	add_sent_ipi(t, PROBE_CPU, t0(t, K) + 500, t0(t, K) + 7500, 500);
+	add_steal(t, PROBE_CPU, t0(t, K) - 1000, 20000, 6000);
+	trace__sort(t);
+	a = run(t);
+	assert_int_equal(steal_credit(a, &a->spikes[0]), 500);
+	assert_int_equal(cause_credit(a, &a->spikes[0], "ipi:call_function"), 7500);
 	assert_excess_adds_up(a);
 	analysis__free(a);
 	trace__free(t);
@@ -279,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_steal_largest_first_within_budget),
 		cmocka_unit_test(test_steal_only_the_unexplained_overlap),
 		cmocka_unit_test(test_steal_takes_an_ipi_delivery_it_overlaps),
+		cmocka_unit_test(test_steal_leaves_an_uncalibrated_delivery),
 		cmocka_unit_test(test_zero_steal_changes_nothing),
 		cmocka_unit_test(test_hw_noise_needs_no_event_and_complete_tracing),
 		cmocka_unit_test(test_hw_noise_not_where_tracing_was_incomplete),

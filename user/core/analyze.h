@@ -53,9 +53,12 @@
  *     that is descheduled stops for the whole period: one long delay, not many
  *     short ones), each at most its unexplained excess and its overlap with the
  *     interval, all of them together at most S. The part of an IPI's credit that
- *     lies in its delivery on that CPU within the interval counts as unexplained
- *     here: an interrupt waits while its vCPU is descheduled, and steal takes it
- *     back from the IPI (after the truly unexplained) as far as S goes.
+ *     lies in its delivery on that CPU within the interval, past what a whole IPI
+ *     usually takes there (the calibration's median; none without one), counts as
+ *     unexplained here: an interrupt waits while its vCPU is descheduled, and
+ *     steal takes it back from the IPI (after the truly unexplained) as far as S
+ *     goes. A usual delivery stays the IPI's: where in its tick-long interval
+ *     the time was stolen is not known.
  *   - hw-noise: a spike with no OS event on the relevant CPUs at all (steal
  *     aside), while every tracer that sees them was attached and no record was
  *     lost in its window, has its unexplained excess credited to `hw-noise`.

@@ -10,8 +10,9 @@
  * most its unexplained excess and its overlap with the interval. A vCPU the
  * host deschedules stops for the whole period: the theft shows as one long
  * delay, not as many short ones, and never as more than was stolen. An IPI
- * sent to a descheduled vCPU waits for it: the credit of its delivery within
- * the interval is the steal's too, taken back after the unexplained part.
+ * sent to a descheduled vCPU waits for it: the credit of its delivery past a
+ * whole usual IPI (calibrated) within the interval is the steal's too, taken
+ * back after the unexplained part.
  *
  * hw-noise: what remains of a spike on which no OS event of the relevant CPUs
  * was seen at all, while every tracer that sees them was attached and nothing
@@ -198,22 +199,28 @@ static uint64_t steal_left(const struct ctx *c, const struct tc_event *e)
 }
 
 /*
- * The part of contrib k's credit in sp that lies in its IPI's delivery and in steal
- * event st's interval: an IPI waits while the host has its vCPU descheduled, and
- * that wait is the theft's, not the interrupt's. The credit is taken as spread
- * evenly over the contrib's overlap with the window.
+ * The part of contrib k's credit in sp that lies in its IPI's delivery, past what a
+ * whole IPI usually takes on this host (the calibration's median, from the send to
+ * the handler's end), and in steal event st's interval: an IPI waits while the host
+ * has its vCPU descheduled, and a wait that long is the theft's, not the interrupt's.
+ * A usual delivery stays the IPI's: the steal's interval is a tick long, and where in
+ * it the time was stolen is not known. Without a calibration, nothing. The credit is
+ * taken as spread evenly over the contrib's overlap with the window.
  */
 static uint64_t stolen_delivery(const struct ctx *c, const struct tc_spike *sp,
 				const struct tc_contrib *k, const struct tc_event *st)
 {
+	const struct tc_calib_kind *usual = calibrate_kind(&c->cal, TC_EV_IPI);
 	const struct tc_event *e = &c->t->events[k->event];
 	const struct tc_sample *s = &c->t->samples[sp->sample];
 	uint64_t lo, hi, st_end = sat_add(st->start_ns, st->dur_ns), part;
 
-	if (e->kind != TC_EV_IPI || e->cpu != st->cpu || !e->sent_ns || e->sent_ns >= e->start_ns ||
-	    k->nested || !k->attributed_ns || !k->overlap_ns)
+	if (!usual || e->kind != TC_EV_IPI || e->cpu != st->cpu || !e->sent_ns ||
+	    e->sent_ns >= e->start_ns || trace__is_peer(c->t, e) || k->nested ||
+	    !k->attributed_ns || !k->overlap_ns)
 		return 0;
-	lo = e->sent_ns > st->start_ns ? e->sent_ns : st->start_ns;
+	lo = sat_add(e->sent_ns, usual->traced_ns);
+	lo = lo > st->start_ns ? lo : st->start_ns;
 	lo = lo > s->t_start ? lo : s->t_start;
 	hi = e->start_ns < st_end ? e->start_ns : st_end;
 	hi = hi < s->t_end ? hi : s->t_end;
