@@ -211,7 +211,8 @@ static void test_noise_irq_goes_to_the_running_thread(void **state)
 /*
  * A reschedule IPI while the thread ran, and then its preemption with nothing between:
  * the IPI brought in the preempting task, its time is that preemption's (a spike's
- * wake-up rule). With another interrupt between, or a block after, it stays the IPI's.
+ * wake-up rule). With another interrupt between, a block after, or a preempting thread
+ * known to have been woken after the IPI, it stays the IPI's.
  */
 static void test_noise_wakeup_ipi_is_the_preemption(void **state)
 {
@@ -228,12 +229,18 @@ static void test_noise_wakeup_ipi_is_the_preemption(void **state)
 	add(t, TC_EV_IPI, 20 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE);
 	offcpu(t, 20 * MS + 4 * US, 1 * MS, CMD_TID, 0, 0, 0, "swapper/2");
 	fault(t, 30 * MS, CMD_TID, "a");
+	/* its partner b, asleep, woken by a itself after the IPI (a pipe): not the IPI's */
+	offcpu(t, 39 * MS, 1 * MS + 6 * US, CMD2_TID, 0, 1 * MS + 5 * US, 0, "swapper/2");
+	add(t, TC_EV_IPI, 40 * MS, 3 * US, CPU, 0, TC_IPI_RESCHEDULE);
+	offcpu(t, 40 * MS + 6 * US, 1 * MS, CMD_TID, 1, 0, CMD2_TID, "b");
+	fault(t, 50 * MS, CMD_TID, "a");
 	trace__sort(t);
 	assert_int_equal(noise__run(t, NULL, &n), 0);
 	assert_int_equal(cause(n, "preemption:hog")->ns, 2 * MS + 3 * US);
-	assert_int_equal(cause(n, "ipi:reschedule")->ns, 6 * US);
-	assert_int_equal(n->threads[0].group_ns[TC_NOISE_OFFCPU], 2 * MS + 3 * US);
-	assert_int_equal(n->threads[0].group_ns[TC_NOISE_IRQ], 8 * US);
+	assert_int_equal(cause(n, "preemption:b")->ns, 1 * MS);
+	assert_int_equal(cause(n, "ipi:reschedule")->ns, 9 * US);
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_OFFCPU], 3 * MS + 3 * US);
+	assert_int_equal(n->threads[0].group_ns[TC_NOISE_IRQ], 11 * US);
 	noise__free(n);
 	trace__free(t);
 }

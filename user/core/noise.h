@@ -25,7 +25,9 @@
  *            queued wake-ups, a timer whose callback only wakes a sleeper) after
  *            which the thread was preempted there, with no other interrupt in
  *            between, brought in the preempting task: it counts as that
- *            preemption (offcpu), as in a spike;
+ *            preemption (offcpu), as in a spike; not where the preempting task is
+ *            a traced thread that was runnable all along, or was woken outside
+ *            the interrupt (two threads of a pipe on one CPU wake each other);
  *   mm       its own direct compaction and reclaim;
  *   signal   its own signal handlers while they ran (a profiler's SIGPROF, a
  *            runtime's preemption signal, a timer's SIGALRM): the handler's time
