@@ -120,13 +120,18 @@ for p in (cli, srv):
     assert p["clock_uncertainty_us"] < 1000, p
 assert cli["mode"] == "server" and srv["mode"] == "client", (cli, srv)
 assert abs(cli["clock_offset_us"] + srv["clock_offset_us"]) < 0.01, (cli, srv)
-# the server's hog delays its read of the requests: the client sees the way there slow
+# the server's hog delays its read of the requests: the client sees the way there slow,
+# beyond its usual by more than the clocks' uncertainty (the way back may be slower
+# still: a CI run had the client's own recorder hold its CPU for 4 ms in the same spikes)
 spikes = json.load(open(sys.argv[1]))["latency"]["top_spikes"]
 hogged = [s for s in spikes if s["cause"] == "peer:preemption:tcpeerhog"]
 assert hogged and all(s["direction"] for s in hogged), spikes
-assert sum(s["direction"]["slow"] == "to-peer" for s in hogged) > len(hogged) / 2, hogged
-print("%d spikes the server's hog's, %d of them slow on the way there" % (
-    len(hogged), sum(s["direction"]["slow"] == "to-peer" for s in hogged)))
+unc = cli["clock_uncertainty_us"]
+late = [s for s in hogged
+        if s["direction"]["to_peer_us"] - s["direction"]["to_peer_usual_us"] > unc]
+assert len(late) > len(hogged) / 2, [s["direction"] for s in hogged]
+print("%d spikes the server's hog's, %d of them slow on the way there, %d the slower way" % (
+    len(hogged), len(late), sum(s["direction"]["slow"] == "to-peer" for s in hogged)))
 EOF
 python3 "$(dirname "$0")/check_report_json.py" docs/report-schema.json "$TMP/far.json" >/dev/null ||
 	fail "the two-host JSON report does not have the documented shape"
