@@ -291,8 +291,8 @@ static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct
 }
 
 /* A preemption by a kworker is its work item: the function that ran in [s, end). */
-static int name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
-			   uint64_t end, uint32_t *cause)
+int noise_name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
+			  uint64_t end, uint32_t *cause)
 {
 	uint64_t func = 0;
 
@@ -315,7 +315,7 @@ static int add_offcpu(struct noise_acc *acc, size_t th, size_t i)
 	if (err)
 		return err;
 	if (e->flags & TC_OFFCPU_PREEMPTED) {
-		err = name_preemption(acc, i, e, s, end, &cause);
+		err = noise_name_preemption(acc, i, e, s, end, &cause);
 		return err ?: noise_add_span(acc, th, cause, s, end, 1, 0);
 	}
 	if (!e->woken_after_ns || woken >= end)
@@ -330,7 +330,7 @@ static int add_offcpu(struct noise_acc *acc, size_t th, size_t i)
 		err = fixed_cause(acc, NOISE_FIXED_IDLE, TC_NOISE_OFFCPU, TC_CAUSE_IDLE_EXIT,
 				  "idle-exit", &cause);
 	else
-		err = name_preemption(acc, i, &as_preempted, woken, end, &cause);
+		err = noise_name_preemption(acc, i, &as_preempted, woken, end, &cause);
 	return err ?: noise_add_span(acc, th, cause, woken, end, 1, 0);
 }
 
@@ -383,7 +383,7 @@ struct cpu_sweep {
 	uint32_t open_cause[NEST_DEPTH];
 };
 
-static int is_cpu_wide(const struct tc_event *e)
+int noise_is_cpu_wide(const struct tc_event *e)
 {
 	return e->dur_ns &&
 	       (e->kind == TC_EV_HARDIRQ || e->kind == TC_EV_SOFTIRQ || e->kind == TC_EV_IPI ||
@@ -423,64 +423,6 @@ static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause, int 
 	return err ?: u64map_put(cache, key, *cause);
 }
 
-/*
- * Whether the task that preempted at t->events[j] is known not to have been woken in
- * [lo, end]: its own off-CPU interval, among the events just before, ends where it took
- * the CPU, and it was preempted there (runnable throughout: nothing woke it), or its
- * wake-up lies outside (a thread that woke its partner on its own CPU, as two threads
- * passing a pipe do). Not known: 0.
- */
-static int woken_outside(const struct tc_trace *t, size_t j, uint64_t lo, uint64_t end)
-{
-	const struct tc_event *o = &t->events[j];
-
-	for (size_t k = j; k-- > 0 && j - k <= CONTEXT_LOOKAHEAD;) {
-		const struct tc_event *p = &t->events[k];
-		uint64_t woke = sat_add(p->start_ns, p->woken_after_ns);
-
-		if (p->kind == TC_EV_OFFCPU && p->tid == o->other_pid && p->cpu == o->cpu &&
-		    sat_add(p->start_ns, p->dur_ns) == o->start_ns)
-			return (p->flags & TC_OFFCPU_PREEMPTED) ||
-			       (p->woken_after_ns && (woke < lo || woke > end));
-	}
-	return 0;
-}
-
-/*
- * A wake-up interrupt, t->events[i], while stretch x's thread ran: where the stretch ends
- * in that thread's preemption on the CPU and no other interrupt began there in between,
- * it brought in the task that preempted the thread (a spike's wake-up rule, analyze.h),
- * and its time is that preemption's: *cause is set to it. Left as it was otherwise, and
- * where the preempting task is known to have been woken after the interrupt, or, for a
- * wake-up run inside the interrupt (a timer's callback, queued wake-ups), before it (a
- * reschedule IPI follows its wake-up: that may be before).
- */
-static int joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x, uint32_t *cause)
-{
-	const struct tc_trace *t = acc->t;
-	const struct tc_event *e = &t->events[i];
-	uint64_t end = sat_add(e->start_ns, e->dur_ns);
-	uint64_t lo = e->kind == TC_EV_IPI && e->arg == TC_IPI_RESCHEDULE ? 0 : e->start_ns;
-	uint32_t tid = acc->tids[x->thread];
-
-	for (size_t j = i + 1; j < t->n_events && j - i <= CONTEXT_LOOKAHEAD; j++) {
-		const struct tc_event *o = &t->events[j];
-
-		if (o->start_ns > x->end)
-			break;
-		if (o->cpu != e->cpu)
-			continue;
-		if (o->kind == TC_EV_OFFCPU && o->tid == tid && o->start_ns == x->end)
-			return (o->flags & TC_OFFCPU_PREEMPTED) && !woken_outside(t, j, lo, end)
-				       ? name_preemption(acc, j, o, o->start_ns,
-							 sat_add(o->start_ns, o->dur_ns), cause)
-				       : 0;
-		if (is_cpu_wide(o) && o->start_ns >= end)
-			return 0; /* another interrupt first */
-	}
-	return 0;
-}
-
 /* Credits t->events[i]'s overlap with the CPU's stretches; takes it from its parent when
  * nested. */
 static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu_sweep *c, size_t i)
@@ -503,7 +445,7 @@ static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu
 		uint64_t lo = x->start > s ? x->start : s, hi = x->end < end ? x->end : end;
 
 		cause = own;
-		err = wakes ? joined_cause(acc, i, x, &cause) : 0;
+		err = wakes ? noise_joined_cause(acc, i, x, &cause) : 0;
 		err = err ?: noise_add_span(acc, x->thread, cause, lo, hi, count, 0);
 		if (!err && nested)
 			err = noise_add_span(acc, x->thread, c->open_cause[c->depth - 1], lo, hi, 0,
@@ -540,7 +482,7 @@ static int cpu_pass(struct noise_acc *acc, const struct stretch *st, size_t n)
 	for (size_t i = 0; i < t->n_events && !err; i++) {
 		const struct tc_event *e = &t->events[i];
 
-		if (is_cpu_wide(e) && u64map_get(&index, e->cpu, &k))
+		if (noise_is_cpu_wide(e) && u64map_get(&index, e->cpu, &k))
 			err = sweep_one(acc, st, &cpus[k], i);
 	}
 	free(cpus);

@@ -133,6 +133,17 @@ int noise_name_event(struct noise_acc *acc, enum tc_noise_group g, const struct 
  */
 uint64_t noise_busiest_callback(const struct tc_trace *t, size_t i, uint32_t cpu, uint64_t s,
 				uint64_t end, uint16_t kind);
+/* noise.c: a preemption's cause, a kworker's by the work that ran in [s, end). */
+int noise_name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
+			  uint64_t end, uint32_t *cause);
+/* noise.c: an interval counted on its CPU for the thread running there (IRQs, IPIs...). */
+int noise_is_cpu_wide(const struct tc_event *e);
+/*
+ * noise_context.c: a wake-up interrupt t->events[i] while stretch x's thread ran, and the
+ * thread's preemption it brought in: *cause set to that preemption's, else left. 0 or
+ * -ENOMEM/-E2BIG.
+ */
+int noise_joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x, uint32_t *cause);
 /* noise_context.c: the threads' signal handlers, credited whole (before the passes). */
 int noise_handler_pass(struct noise_acc *acc);
 /* noise_context.c: [lo, hi) of thread th counted elsewhere (off CPU, an IRQ) is taken

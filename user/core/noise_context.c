@@ -2,8 +2,9 @@
 /*
  * noise_context.c - what names and bounds a thread's noise beyond the interval
  * itself (noise.c's passes ask): the callbacks that name a kworker's preemption
- * and a timer interrupt, and the thread's own signal handlers, credited whole and
- * then less what the passes count elsewhere.
+ * and a timer interrupt, the preemption a wake-up interrupt brought in, and the
+ * thread's own signal handlers, credited whole and then less what the passes
+ * count elsewhere.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,6 +56,67 @@ uint64_t noise_busiest_callback(const struct tc_trace *t, size_t i, uint32_t cpu
 			best_ns = ns[k];
 		}
 	return best;
+}
+
+/* ---- wake-up interrupts: the preemption they brought in ------------------------------ */
+
+/*
+ * Whether the task that preempted at t->events[j] is known not to have been woken in
+ * [lo, end]: its own off-CPU interval, among the events just before, ends where it took
+ * the CPU, and it was preempted there (runnable throughout: nothing woke it), or its
+ * wake-up lies outside (a thread that woke its partner on its own CPU, as two threads
+ * passing a pipe do). Not known: 0.
+ */
+static int woken_outside(const struct tc_trace *t, size_t j, uint64_t lo, uint64_t end)
+{
+	const struct tc_event *o = &t->events[j];
+
+	for (size_t k = j; k-- > 0 && j - k <= CONTEXT_LOOKAHEAD;) {
+		const struct tc_event *p = &t->events[k];
+		uint64_t woke = sat_add(p->start_ns, p->woken_after_ns);
+
+		if (p->kind == TC_EV_OFFCPU && p->tid == o->other_pid && p->cpu == o->cpu &&
+		    sat_add(p->start_ns, p->dur_ns) == o->start_ns)
+			return (p->flags & TC_OFFCPU_PREEMPTED) ||
+			       (p->woken_after_ns && (woke < lo || woke > end));
+	}
+	return 0;
+}
+
+/*
+ * A wake-up interrupt, t->events[i], while stretch x's thread ran: where the stretch ends
+ * in that thread's preemption on the CPU and no other interrupt began there in between,
+ * it brought in the task that preempted the thread (a spike's wake-up rule, analyze.h),
+ * and its time is that preemption's: *cause is set to it. Left as it was otherwise, and
+ * where the preempting task is known to have been woken after the interrupt, or, for a
+ * wake-up run inside the interrupt (a timer's callback, queued wake-ups), before it (a
+ * reschedule IPI follows its wake-up: that may be before).
+ */
+int noise_joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x, uint32_t *cause)
+{
+	const struct tc_trace *t = acc->t;
+	const struct tc_event *e = &t->events[i];
+	uint64_t end = sat_add(e->start_ns, e->dur_ns);
+	uint64_t lo = e->kind == TC_EV_IPI && e->arg == TC_IPI_RESCHEDULE ? 0 : e->start_ns;
+	uint32_t tid = acc->tids[x->thread];
+
+	for (size_t j = i + 1; j < t->n_events && j - i <= CONTEXT_LOOKAHEAD; j++) {
+		const struct tc_event *o = &t->events[j];
+
+		if (o->start_ns > x->end)
+			break;
+		if (o->cpu != e->cpu)
+			continue;
+		if (o->kind == TC_EV_OFFCPU && o->tid == tid && o->start_ns == x->end)
+			return (o->flags & TC_OFFCPU_PREEMPTED) && !woken_outside(t, j, lo, end)
+				       ? noise_name_preemption(acc, j, o, o->start_ns,
+							       sat_add(o->start_ns, o->dur_ns),
+							       cause)
+				       : 0;
+		if (noise_is_cpu_wide(o) && o->start_ns >= end)
+			return 0; /* another interrupt first */
+	}
+	return 0;
 }
 
 /* ---- signal handlers ------------------------------------------------------------------ */
