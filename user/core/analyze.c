@@ -209,8 +209,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
 	/* a reschedule IPI, or a call-function one that ran the queued wake-ups */
-	it->wakes =
-		e->kind == TC_EV_IPI && (e->arg == TC_IPI_RESCHEDULE || (e->flags & TC_IPI_TTWU));
+	it->wakes = context_ipi_wakes(e);
 	return it;
 }
 

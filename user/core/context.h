@@ -118,6 +118,13 @@ static inline int context_is_timer_parent(const struct tc_event *e)
 	       (e->kind == TC_EV_SOFTIRQ && context_is_timer_vector(e->arg));
 }
 
+/* An IPI whose work is a wake-up: a reschedule IPI, or a call-function one that ran the
+ * queued wake-ups (TC_IPI_TTWU). */
+static inline int context_ipi_wakes(const struct tc_event *e)
+{
+	return e->kind == TC_EV_IPI && (e->arg == TC_IPI_RESCHEDULE || (e->flags & TC_IPI_TTWU));
+}
+
 /*
  * A window may end inside a timer interrupt before its callback began: adds to c, as
  * context, the timer callbacks on parent's CPU that start inside parent among the

@@ -405,7 +405,7 @@ static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause, int 
 	size_t c;
 	int err;
 
-	*wakes = e->kind == TC_EV_IPI && (e->arg == TC_IPI_RESCHEDULE || (e->flags & TC_IPI_TTWU));
+	*wakes = context_ipi_wakes(e);
 	if (context_is_timer_parent(e))
 		func = noise_busiest_callback(acc->t, i, e->cpu, e->start_ns,
 					      sat_add(e->start_ns, e->dur_ns), TC_EV_TIMER_FN);
