@@ -208,7 +208,6 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->tid = e->tid;
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
-	/* a reschedule IPI, or a call-function one that ran the queued wake-ups */
 	it->wakes = context_ipi_wakes(e);
 	return it;
 }
