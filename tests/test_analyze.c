@@ -304,6 +304,37 @@ static void test_analyze_counts_events_on_the_sample_cpu_only_for_it(void **stat
 	trace__free(t);
 }
 
+/*
+ * Another thread of a traced command, not a probe thread, waiting on the probe's CPU while
+ * the timed thread runs (preempted by it) delays nothing: its wait is no item; the same
+ * wait of the peer's probe thread is one.
+ */
+static void test_analyze_another_threads_wait_is_not_an_item(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, K, 5000);
+	add_event(t, TC_EV_OFFCPU, PROBE_CPU, 777, t0(t, K) + 500, 4000, 0);
+	t->events[t->n_events - 1].flags = TC_OFFCPU_PREEMPTED;
+	t->events[t->n_events - 1].other_pid = PROBE_TID;
+	set_rtt(t, K + 10, 5000);
+	add_event(t, TC_EV_OFFCPU, PROBE_CPU, PEER_TID, t0(t, K + 10) + 500, 4000, 0);
+	t->events[t->n_events - 1].flags = TC_OFFCPU_PREEMPTED;
+	t->events[t->n_events - 1].other_pid = 555;
+	memcpy(t->events[t->n_events - 1].other_comm, "hog", 4);
+
+	a = run(t);
+
+	assert_int_equal(a->n_spikes, 2);
+	assert_int_equal(a->spikes[0].n_contrib, 0);
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "unattributed");
+	assert_string_equal(cause_name(a, a->spikes[1].primary), "preemption:hog");
+	analysis__free(a);
+	trace__free(t);
+}
+
 static void test_analyze_intervals_touching_the_window_are_ignored(void **state)
 {
 	struct tc_trace *t = new_trace();
@@ -480,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_analyze_explaining_cause_wins_tie_with_blocked),
 		cmocka_unit_test(test_analyze_ignores_events_on_other_cpus),
 		cmocka_unit_test(test_analyze_counts_events_on_the_sample_cpu_only_for_it),
+		cmocka_unit_test(test_analyze_another_threads_wait_is_not_an_item),
 		cmocka_unit_test(test_analyze_intervals_touching_the_window_are_ignored),
 		cmocka_unit_test(test_analyze_preemption_by_recorder_is_self),
 		cmocka_unit_test(test_analyze_identical_intervals_nest_the_later_event),

@@ -259,6 +259,66 @@ static void test_wakers_a_wakeup_timer_is_the_preemption(void **state)
 	trace__free(t);
 }
 
+/* The preempting task's own off-CPU interval on the probe's CPU, ending where it took the
+ * CPU at `at`: woken `woken` ns after its start (0: preempted there, runnable throughout). */
+static void add_preemptor_wait(struct tc_trace *t, uint64_t at, uint64_t woken)
+{
+	add_event(t, TC_EV_OFFCPU, PROBE_CPU, 555, at - 20000, 20000, 0);
+	t->events[t->n_events - 1].flags = woken ? 0 : TC_OFFCPU_PREEMPTED;
+	t->events[t->n_events - 1].woken_after_ns = woken;
+}
+
+/*
+ * Where the preempting task is traced, its own wait says whether the interrupt can have
+ * woken it: a timer's wake-up callback before the preemption by a thread woken long
+ * before it (the probe's thread woke its partner itself), or runnable all along, keeps
+ * its own cause; one woken inside the timer is the preemption's, and so is one woken
+ * before a reschedule IPI (that IPI follows its wake-up).
+ */
+static void test_wakers_a_preemptor_woken_elsewhere_keeps_the_interrupt(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	assert_int_equal(trace__set_meta(t, "ksym.ffffffff81190e50", "hrtimer_wakeup"), 0);
+	set_rtt(t, K, 5000); /* woken before the timer */
+	add_timer(t, t0(t, K) + 500, 2500, WAKEUP_FN);
+	add_preemptor_wait(t, t0(t, K) + 3200, 20000 - 3200 - 200);
+	add_preempt(t, t0(t, K) + 3200, 800, "partner");
+	set_rtt(t, K + 10, 5000); /* runnable all along */
+	add_timer(t, t0(t, K + 10) + 500, 2500, WAKEUP_FN);
+	add_preemptor_wait(t, t0(t, K + 10) + 3200, 0);
+	add_preempt(t, t0(t, K + 10) + 3200, 800, "partner");
+	set_rtt(t, K + 20, 5000); /* woken inside the timer */
+	add_timer(t, t0(t, K + 20) + 500, 2500, WAKEUP_FN);
+	add_preemptor_wait(t, t0(t, K + 20) + 3200, 20000 - 3200 + 1000);
+	add_preempt(t, t0(t, K + 20) + 3200, 800, "partner");
+	set_rtt(t, K + 30, 5000); /* woken before a reschedule IPI */
+	add_ipi(t, TC_IPI_RESCHEDULE, PROBE_CPU, t0(t, K + 30), t0(t, K + 30) + 2500, 500);
+	add_preemptor_wait(t, t0(t, K + 30) + 3200, 20000 - 3200 - 100);
+	add_preempt(t, t0(t, K + 30) + 3200, 800, "partner");
+
+	a = run(t);
+
+	assert_int_equal(a->n_spikes, 4);
+	assert_string_equal(primary(a, 0), "timer:hrtimer_wakeup");
+	assert_string_equal(primary(a, 1), "timer:hrtimer_wakeup");
+	assert_string_equal(primary(a, 2), "preemption:partner");
+	assert_string_equal(primary(a, 3), "preemption:partner");
+	for (size_t s = 0; s < 4; s++) {
+		const struct tc_spike *sp = &a->spikes[s];
+		int joined = 0;
+
+		for (size_t i = 0; i < sp->n_contrib; i++)
+			joined += contrib(a, sp, i)->joined;
+		assert_int_equal(joined, s >= 2);
+	}
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_wakers_queued_wakeup_ipi_is_the_preemption),
 		cmocka_unit_test(test_wakers_a_woken_wait_is_not_a_preemption),
 		cmocka_unit_test(test_wakers_a_wakeup_timer_is_the_preemption),
+		cmocka_unit_test(test_wakers_a_preemptor_woken_elsewhere_keeps_the_interrupt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

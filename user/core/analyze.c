@@ -28,7 +28,8 @@
  *      sleeper, followed in the window by the probe thread's preemption on its CPU
  *      takes that preemption's cause, and spans until the switch where nothing else
  *      ran there: it was how the preempting task got the CPU
- *      (spike_window_join_wakeups());
+ *      (spike_window_join_wakeups()), unless that task is known to have been
+ *      runnable all along or woken outside the interrupt (context.h);
  *   3. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
  *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
@@ -209,6 +210,9 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
 	it->wakes = context_ipi_wakes(e);
+	it->woke = it->takes_off ? context_preemptor_woke(c->t, x->ev) : 0;
+	it->wake_from = context_wake_from(e);
+	it->wake_to = sat_add(e->start_ns, e->dur_ns);
 	return it;
 }
 
@@ -268,7 +272,8 @@ static int gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 				return -ENOMEM;
 		} else if (x->start >= we) {
 			continue;
-		} else if (x->probe_rel || x->cpu == s->cpu) {
+		} else if ((x->probe_rel || x->cpu == s->cpu) &&
+			   analyze_thread_counts(c, &c->t->events[x->ev], s)) {
 			if (!(it = add_item(c, h)))
 				return -ENOMEM;
 			bound_unended(it, &c->t->events[x->ev], s);

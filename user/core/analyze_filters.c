@@ -53,6 +53,12 @@ int analyze_beside_probe(const struct ctx *c, uint32_t cpu)
 	return analyze_probe_cpu(c, cpu) || (cpu < c->n_cpu_map && c->cpu_map[cpu] & CPU_SAMPLE);
 }
 
+int analyze_thread_counts(const struct ctx *c, const struct tc_event *e, const struct tc_sample *s)
+{
+	return e->kind != TC_EV_OFFCPU || !s->tid || e->tid == s->tid ||
+	       analyze_probe_tid(c, e->tid);
+}
+
 int analyze_maybe_relevant(const struct ctx *c, const struct tc_event *e, int probe_rel)
 {
 	if (probe_rel)

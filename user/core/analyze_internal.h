@@ -81,6 +81,10 @@ int analyze_probe_tid(const struct ctx *c, uint32_t tid);
 int analyze_probe_cpu(const struct ctx *c, uint32_t cpu);
 /* An SMT sibling's event matters where its core's other thread, cpu, is a probe's or timed. */
 int analyze_beside_probe(const struct ctx *c, uint32_t cpu);
+/* Whether e can delay round trip s: not another thread's off-CPU interval (s's thread known),
+ * unless of a probe thread (a followed thread of a command waits while the timed one runs: it
+ * delays nothing). */
+int analyze_thread_counts(const struct ctx *c, const struct tc_event *e, const struct tc_sample *s);
 /* Could the event matter to some spike? Cheap test, at push time. */
 int analyze_maybe_relevant(const struct ctx *c, const struct tc_event *e, int probe_rel);
 

@@ -372,3 +372,20 @@ void context_parents_free(struct context_parents *p)
 	free(p->end);
 	memset(p, 0, sizeof(*p));
 }
+
+uint64_t context_preemptor_woke(const struct tc_trace *t, size_t j)
+{
+	const struct tc_event *o = &t->events[j];
+
+	for (size_t k = j; k-- > 0 && j - k <= CONTEXT_LOOKAHEAD;) {
+		const struct tc_event *p = &t->events[k];
+
+		if (p->kind == TC_EV_OFFCPU && p->tid == o->other_pid && p->cpu == o->cpu &&
+		    sat_add(p->start_ns, p->dur_ns) == o->start_ns) {
+			if (p->flags & TC_OFFCPU_PREEMPTED)
+				return CONTEXT_RUNNABLE;
+			return p->woken_after_ns ? sat_add(p->start_ns, p->woken_after_ns) : 0;
+		}
+	}
+	return 0;
+}

@@ -126,6 +126,34 @@ static inline int context_ipi_wakes(const struct tc_event *e)
 }
 
 /*
+ * When the task that took the CPU at t->events[j] (a preempted off-CPU interval; the
+ * task is its other_pid) was woken: its own off-CPU interval, among the
+ * CONTEXT_LOOKAHEAD events before, ends where it took the CPU. CONTEXT_RUNNABLE where
+ * it was preempted there (runnable throughout: nothing woke it); 0 where not known (its
+ * thread is not traced, or that interval is further back).
+ */
+#define CONTEXT_RUNNABLE UINT64_MAX
+
+uint64_t context_preemptor_woke(const struct tc_trace *t, size_t j);
+
+/* From when a wake-up can be the work of interrupt e: a reschedule IPI follows a wake-up
+ * made elsewhere, at any time before it (0); a timer's callback or the queued wake-ups
+ * run inside it (its start). */
+static inline uint64_t context_wake_from(const struct tc_event *e)
+{
+	return e->kind == TC_EV_IPI && e->arg == TC_IPI_RESCHEDULE ? 0 : e->start_ns;
+}
+
+/* Whether a task woken at `woke` (context_preemptor_woke()) is known not to have been
+ * brought in by a wake-up interrupt that can wake in [from, to]: it was runnable all
+ * along, or woken outside (a thread that woke its partner on its own CPU, as two threads
+ * passing a pipe do). */
+static inline int context_woken_outside(uint64_t woke, uint64_t from, uint64_t to)
+{
+	return woke == CONTEXT_RUNNABLE || (woke && (woke < from || woke > to));
+}
+
+/*
  * A window may end inside a timer interrupt before its callback began: adds to c, as
  * context, the timer callbacks on parent's CPU that start inside parent among the
  * events from t->events[from] on (those the sweep has not reached, in start order),

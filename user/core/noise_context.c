@@ -61,29 +61,6 @@ uint64_t noise_busiest_callback(const struct tc_trace *t, size_t i, uint32_t cpu
 /* ---- wake-up interrupts: the preemption they brought in ------------------------------ */
 
 /*
- * Whether the task that preempted at t->events[j] is known not to have been woken in
- * [lo, end]: its own off-CPU interval, among the events just before, ends where it took
- * the CPU, and it was preempted there (runnable throughout: nothing woke it), or its
- * wake-up lies outside (a thread that woke its partner on its own CPU, as two threads
- * passing a pipe do). Not known: 0.
- */
-static int woken_outside(const struct tc_trace *t, size_t j, uint64_t lo, uint64_t end)
-{
-	const struct tc_event *o = &t->events[j];
-
-	for (size_t k = j; k-- > 0 && j - k <= CONTEXT_LOOKAHEAD;) {
-		const struct tc_event *p = &t->events[k];
-		uint64_t woke = sat_add(p->start_ns, p->woken_after_ns);
-
-		if (p->kind == TC_EV_OFFCPU && p->tid == o->other_pid && p->cpu == o->cpu &&
-		    sat_add(p->start_ns, p->dur_ns) == o->start_ns)
-			return (p->flags & TC_OFFCPU_PREEMPTED) ||
-			       (p->woken_after_ns && (woke < lo || woke > end));
-	}
-	return 0;
-}
-
-/*
  * A wake-up interrupt, t->events[i], while stretch x's thread ran: where the stretch ends
  * in that thread's preemption on the CPU and no other interrupt began there in between,
  * it brought in the task that preempted the thread (a spike's wake-up rule, analyze.h),
@@ -97,7 +74,7 @@ int noise_joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x,
 	const struct tc_trace *t = acc->t;
 	const struct tc_event *e = &t->events[i];
 	uint64_t end = sat_add(e->start_ns, e->dur_ns);
-	uint64_t lo = e->kind == TC_EV_IPI && e->arg == TC_IPI_RESCHEDULE ? 0 : e->start_ns;
+	uint64_t lo = context_wake_from(e);
 	uint32_t tid = acc->tids[x->thread];
 
 	for (size_t j = i + 1; j < t->n_events && j - i <= CONTEXT_LOOKAHEAD; j++) {
@@ -108,7 +85,9 @@ int noise_joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x,
 		if (o->cpu != e->cpu)
 			continue;
 		if (o->kind == TC_EV_OFFCPU && o->tid == tid && o->start_ns == x->end)
-			return (o->flags & TC_OFFCPU_PREEMPTED) && !woken_outside(t, j, lo, end)
+			return (o->flags & TC_OFFCPU_PREEMPTED) &&
+					       !context_woken_outside(context_preemptor_woke(t, j),
+								      lo, end)
 				       ? noise_name_preemption(acc, j, o, o->start_ns,
 							       sat_add(o->start_ns, o->dur_ns),
 							       cause)

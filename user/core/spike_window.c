@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "grow.h"
 #include "spike_window.h"
 
@@ -265,7 +266,9 @@ static int other_between(const struct spike_window *w, size_t i, const struct sp
  * CPUs that share no cache, a call-function IPI that runs the queued wake-ups does), and a
  * timer that wakes a sleeper to wake it: where the probe's thread is preempted next on
  * that CPU, the interrupt (with its delivery and hidden cost) was the way in of the task
- * that preempted it, and the fix is that task's. Only inside the window: the thread made
+ * that preempted it, and the fix is that task's; not where that task is known to have
+ * been runnable all along or woken when the interrupt could not have woken it (a traced
+ * thread the probe's thread woke itself). Only inside the window: the thread made
  * no round trip in between. The time from the interrupt's end to the switch, where
  * nothing else ran there, is the kernel leaving the interrupt to switch that task in:
  * the item spans it too.
@@ -279,7 +282,8 @@ void spike_window_join_wakeups(struct spike_window *w)
 		if (!it->wakes)
 			continue;
 		off = next_preemption(w, i);
-		if (!off || !off->explains)
+		if (!off || !off->explains ||
+		    context_woken_outside(off->woke, it->wake_from, it->wake_to))
 			continue;
 		it->cause = off->cause;
 		it->explains = 1;
