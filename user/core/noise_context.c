@@ -84,14 +84,13 @@ int noise_joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x,
 			break;
 		if (o->cpu != e->cpu)
 			continue;
-		if (o->kind == TC_EV_OFFCPU && o->tid == tid && o->start_ns == x->end)
-			return (o->flags & TC_OFFCPU_PREEMPTED) &&
-					       !context_woken_outside(context_preemptor_woke(t, j),
-								      lo, end)
-				       ? noise_name_preemption(acc, j, o, o->start_ns,
-							       sat_add(o->start_ns, o->dur_ns),
-							       cause)
-				       : 0;
+		if (o->kind == TC_EV_OFFCPU && o->tid == tid && o->start_ns == x->end) {
+			if (!(o->flags & TC_OFFCPU_PREEMPTED) ||
+			    context_woken_outside(context_preemptor_woke(t, j), lo, end))
+				return 0;
+			return noise_name_preemption(acc, j, o, o->start_ns,
+						     sat_add(o->start_ns, o->dur_ns), cause);
+		}
 		if (noise_is_cpu_wide(o) && o->start_ns >= end)
 			return 0; /* another interrupt first */
 	}
