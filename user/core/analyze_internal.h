@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * analyze_internal.h - private to user/core: the analyzer's state, shared by
- * the sweep (analyze.c) and what it credits after the sweep (analyze_late.c:
- * steal, hw-noise).
+ * the sweep (analyze.c), each spike's window of items (analyze_window.c), and
+ * what it credits after the sweep (analyze_late.c: steal, hw-noise).
  */
 #ifndef TAILCAUSE_CORE_ANALYZE_INTERNAL_H
 #define TAILCAUSE_CORE_ANALYZE_INTERNAL_H
@@ -87,6 +87,19 @@ int analyze_beside_probe(const struct ctx *c, uint32_t cpu);
 int analyze_thread_counts(const struct ctx *c, const struct tc_event *e, const struct tc_sample *s);
 /* Could the event matter to some spike? Cheap test, at push time. */
 int analyze_maybe_relevant(const struct ctx *c, const struct tc_event *e, int probe_rel);
+
+/* analyze_window.c */
+
+/*
+ * Collects the relevant active spans overlapping [s's start, we) into c->win, in event
+ * order, and what the context rules consult into c->sc; 0 or -ENOMEM.
+ */
+int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we);
+/* Applies the context rules to the window [ws, we) (timer callbacks, what ran instead of
+ * a preempted probe and its compaction/reclaim); 0 or -ENOMEM. */
+int analyze_apply_context(struct ctx *c, uint64_t ws, uint64_t we);
+/* Names the window's items (a context-free name cached in the active set); 0 or -ENOMEM. */
+int analyze_name_items(struct ctx *c);
 
 /* analyze_late.c */
 
