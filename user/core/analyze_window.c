@@ -148,11 +148,8 @@ int analyze_apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 		if (lo >= hi)
 			continue;
 		if (context_is_timer_parent(e)) {
-			const char *fn;
-
 			it->ctx.func = context_callback(&c->sc, e, TC_EV_TIMER_FN, lo, hi);
-			fn = it->ctx.func ? causes_ksym(c->t, it->ctx.func) : NULL;
-			it->wakes = fn && causes_is_wakeup_fn(fn);
+			it->wakes = causes_is_wakeup_fn(c->t, it->ctx.func);
 			continue;
 		}
 		if (e->kind != TC_EV_OFFCPU || !(e->flags & TC_OFFCPU_PREEMPTED))

@@ -149,9 +149,11 @@ int causes_is_tick_fn(const char *fn)
 	       !strcmp(fn, "tick_nohz_highres_handler");
 }
 
-int causes_is_wakeup_fn(const char *fn)
+int causes_is_wakeup_fn(const struct tc_trace *t, uint64_t func)
 {
-	return !strcmp(fn, "hrtimer_wakeup") || !strcmp(fn, "process_timeout");
+	const char *fn = func ? causes_ksym(t, func) : NULL;
+
+	return fn && (!strcmp(fn, "hrtimer_wakeup") || !strcmp(fn, "process_timeout"));
 }
 
 const struct tc_cause_info *causes_info(enum tc_cause_class cls)

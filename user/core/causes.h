@@ -73,10 +73,11 @@ const char *causes_ksym(const struct tc_trace *t, uint64_t addr);
 int causes_is_tick_fn(const char *fn);
 
 /*
- * 1 when fn is a timer callback whose whole work is waking a sleeping task (hrtimer_wakeup:
- * nanosleep, futex and poll timeouts; process_timeout: schedule_timeout()).
+ * 1 when func (a kernel address, resolved by causes_ksym()) is a timer callback whose
+ * whole work is waking a sleeping task (hrtimer_wakeup: nanosleep, futex and poll
+ * timeouts; process_timeout: schedule_timeout()); 0 for any other or an unknown one.
  */
-int causes_is_wakeup_fn(const char *fn);
+int causes_is_wakeup_fn(const struct tc_trace *t, uint64_t func);
 
 /*
  * What the analyzer saw around a preempted off-CPU interval inside one spike

@@ -401,7 +401,6 @@ static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause, int 
 	const struct tc_event *e = &acc->t->events[i];
 	uint64_t key = (uint64_t)e->kind << 32 | e->arg, func = 0;
 	struct u64map *cache = &acc->namecache;
-	const char *fn;
 	size_t c;
 	int err;
 
@@ -412,8 +411,7 @@ static int cpu_wide_cause(struct noise_acc *acc, size_t i, uint32_t *cause, int 
 	if (func) {
 		key = func; /* a callback names its parent alike, whatever the parent */
 		cache = &acc->fncache;
-		fn = causes_ksym(acc->t, func);
-		*wakes = fn && causes_is_wakeup_fn(fn);
+		*wakes = causes_is_wakeup_fn(acc->t, func);
 	}
 	if (u64map_get(cache, key, &c)) {
 		*cause = (uint32_t)c;
