@@ -54,10 +54,16 @@ print("calibration:", {n: (k["cost_us"], k["traced_us"], k["n"]) for n, k in kin
 # device interrupts: the calibration reads its own executable directly, and the disk's
 # interrupt lands on some CPU; with every CPU a probe CPU, on a probe CPU
 import os
+reads = int(meta.get("calib.disk_reads", 0))
 if "no direct disk reads" in meta["calib.status"]:
     print("device interrupts: not measured here:", meta["calib.status"])
+elif "device interrupts too few to measure" in meta["calib.status"] and reads < 4 * 20:
+    # the disk answered few reads (busy, or its I/O budget spent): the interrupts land on
+    # one CPU, whose loop made about half of them, and 20 are needed, with a margin of two
+    print("device interrupts: not measured here:", meta["calib.status"])
 elif len(probe) == os.cpu_count():
-    assert "hardirq" in kinds, "no device interrupt measured: %s" % meta.get("calib.hardirq.n")
+    assert "hardirq" in kinds, "no device interrupt measured: %s gaps, %s direct reads done" % (
+        meta.get("calib.hardirq.n"), meta.get("calib.disk_reads"))
 else:
     print("device interrupts: measured", meta.get("calib.hardirq.n"), "(the disk's IRQ may be elsewhere)")
 

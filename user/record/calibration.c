@@ -332,13 +332,30 @@ static int set_status(struct tc_trace *out, const char *fmt, const char *a, cons
 	return trace__set_meta(out, "calib.status", buf);
 }
 
+/*
+ * Why device interrupts were not measured, for the status: no direct reads, or too few
+ * of them done (one at a time: a disk the host keeps busy, or one with an I/O budget
+ * spent, answers few in 250 ms); "" where they were.
+ */
+static void disk_status(const struct calibration *cal, const struct tc_calibration *res, char *buf,
+			size_t len)
+{
+	if (!cal->disk_reads)
+		snprintf(buf, len, " (no direct disk reads: no device interrupts)");
+	else if (!calibrate_kind(res, TC_EV_HARDIRQ))
+		snprintf(buf, len, " (device interrupts too few to measure: %u direct disk reads)",
+			 cal->disk_reads);
+	else
+		buf[0] = '\0';
+}
+
 int calibration_record(struct tracer *t, const int cpu[2], struct calib_tap *tap,
 		       void (*drained)(void *ctx), void *ctx, struct tc_trace *out)
 {
 	struct calibration cal;
 	struct tc_calibration res;
 	struct tc_trace *seen;
-	char cpus[32];
+	char cpus[32], disk[96];
 	int err;
 
 	snprintf(cpus, sizeof(cpus), "%d,%d", cpu[0], cpu[1]);
@@ -364,11 +381,10 @@ int calibration_record(struct tracer *t, const int cpu[2], struct calib_tap *tap
 	trace__sort(seen);
 	err = calibrate_run(seen, NULL, cal.gaps, cal.n, cal.loop_ns, &res);
 	err = err ?: calibrate_store(out, &res);
+	err = err ?: trace__set_metaf(out, "calib.disk_reads", "%u", cal.disk_reads);
+	disk_status(&cal, &res, disk, sizeof(disk));
 	err = err
-		      ?: set_status(out, "measured on CPUs %s for 2 x 250 ms%s%s", cpus,
-				    cal.disk_reads
-					    ? ""
-					    : " (no direct disk reads: no device interrupts)",
+		      ?: set_status(out, "measured on CPUs %s for 2 x 250 ms%s%s", cpus, disk,
 				    cal.ipis ? "" : " (no IPIs: membarrier refused)");
 	trace__free(seen);
 	calibration__free(&cal);
