@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock_sync.h"
+#include "grow.h"
 
 #define WINDOWS	   128 /* aimed at: enough to fit a drift, each with many round trips */
 #define MIN_WINDOW 8
@@ -115,31 +116,180 @@ static size_t windows(const struct clock_sync_pt *p, size_t n, uint64_t ref, str
 	return nw;
 }
 
-/* Causality over every round trip: moves the line into its bound, returns the half width. */
-static void bound(const struct clock_sync_pt *p, size_t n, struct clock_sync *c, const double *rtts,
-		  size_t n_win)
-{
-	double lo = -INFINITY, hi = INFINITY;
+/*
+ * The lines causality allows. Round trip i bounds the line's residual at its t1 from
+ * below by lo_i = t2 - t4 - line and from above by hi_i = t2 - t1 - line. Corrected by
+ * k in drift, the residual at time T lies in [L(k, T), H(k, T)], L the largest of
+ * lo_i - k (x_i - T) (convex in k) and H the smallest of hi_i - k (x_i - T) (concave):
+ * only the upper hull of the (x_i, lo_i) and the lower hull of the (x_i, hi_i) bind.
+ */
+struct pt2 {
+	double x, y;
+};
 
-	for (size_t i = 0; i < n; i++) {
-		double line;
+struct hull {
+	struct pt2 *v;
+	size_t n, cap;
+};
+
+struct feasible {
+	struct hull lo, hi; /* the upper hull of the lower bounds, the lower hull of the upper */
+};
+
+#define DRIFT_RANGE  1e-3 /* corrections searched: +-1000 ppm, beyond any oscillator's */
+#define SEARCH_STEPS 200
+
+static double cross(struct pt2 o, struct pt2 a, struct pt2 b)
+{
+	return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+/* Adds q (x ascending) to an upper (sign 1) or lower (sign -1) hull; 0 or -ENOMEM. */
+static int hull_add(struct hull *h, struct pt2 q, double sign)
+{
+	if (h->n && h->v[h->n - 1].x == q.x) {
+		if (sign * (q.y - h->v[h->n - 1].y) <= 0)
+			return 0;
+		h->n--;
+	}
+	while (h->n >= 2 && sign * cross(h->v[h->n - 2], h->v[h->n - 1], q) >= 0)
+		h->n--;
+	if (grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v)))
+		return -ENOMEM;
+	h->v[h->n++] = q;
+	return 0;
+}
+
+static double lower_at(const struct feasible *f, double k, double t)
+{
+	double v = -INFINITY;
+
+	for (size_t i = 0; i < f->lo.n; i++)
+		v = fmax(v, f->lo.v[i].y - k * (f->lo.v[i].x - t));
+	return v;
+}
+
+static double upper_at(const struct feasible *f, double k, double t)
+{
+	double v = INFINITY;
+
+	for (size_t i = 0; i < f->hi.n; i++)
+		v = fmin(v, f->hi.v[i].y - k * (f->hi.v[i].x - t));
+	return v;
+}
+
+/* The room causality leaves at drift correction k: concave, the same at any time. */
+static double room(const struct feasible *f, double k)
+{
+	return upper_at(f, k, 0) - lower_at(f, k, 0);
+}
+
+/* The k in [a, b] where the concave fn(f, k, t) * sign is largest (ternary search). */
+static double argmax(const struct feasible *f, double a, double b, double t, double sign,
+		     double (*fn)(const struct feasible *, double, double))
+{
+	for (int i = 0; i < SEARCH_STEPS && b > a; i++) {
+		double m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+
+		if (sign * fn(f, m1, t) < sign * fn(f, m2, t))
+			a = m1;
+		else
+			b = m2;
+	}
+	return (a + b) / 2;
+}
+
+static double room_at(const struct feasible *f, double k, double t)
+{
+	(void)t;
+	return room(f, k);
+}
+
+/* The edge of the drifts causality allows, from `in` (allowed) towards `out`. */
+static double edge(const struct feasible *f, double in, double out)
+{
+	if (room(f, out) >= 0)
+		return out;
+	for (int i = 0; i < SEARCH_STEPS; i++) {
+		double m = (in + out) / 2;
+
+		*(room(f, m) >= 0 ? &in : &out) = m;
+	}
+	return in;
+}
+
+/* Where the allowed lines pass at time t: [*lo, *hi], over drifts [ka, kb]. */
+static void span_at(const struct feasible *f, double ka, double kb, double t, double *lo,
+		    double *hi)
+{
+	*hi = upper_at(f, argmax(f, ka, kb, t, 1, upper_at), t);
+	*lo = lower_at(f, argmax(f, ka, kb, t, -1, lower_at), t);
+}
+
+/*
+ * Moves the line to the middle of the lines causality allows at the run's first and last
+ * round trips; the uncertainty is the larger half width there. Any line that satisfies
+ * every round trip, the true one included, is inside that band all along the run: where
+ * the allowed lines pass at time t is an interval whose ends are convex and concave in t.
+ * 0, or -1 when no line is allowed (the caller says how far off).
+ */
+static int centre(struct feasible *f, double t0, double t1, struct clock_sync *c)
+{
+	double best = argmax(f, -DRIFT_RANGE, DRIFT_RANGE, 0, 1, room_at);
+	double ka, kb, lo0, hi0, lo1, hi1, m0, m1, slope;
+
+	if (room(f, best) < 0)
+		return -1;
+	ka = edge(f, best, -DRIFT_RANGE);
+	kb = edge(f, best, DRIFT_RANGE);
+	span_at(f, ka, kb, t0, &lo0, &hi0);
+	span_at(f, ka, kb, t1, &lo1, &hi1);
+	m0 = (lo0 + hi0) / 2;
+	m1 = (lo1 + hi1) / 2;
+	slope = t1 > t0 ? (m1 - m0) / (t1 - t0) : 0;
+	c->offset_ns += m0 - slope * t0;
+	c->drift += slope;
+	c->uncertainty_ns = fmax(hi0 - lo0, hi1 - lo1) / 2;
+	c->consistent = 1;
+	return 0;
+}
+
+/*
+ * Causality over every round trip: the line moves to the middle of the lines it allows
+ * (centre()); where it allows none, the uncertainty says by how much the fitted line
+ * misses, on top of a typical half round trip. 0 or -ENOMEM.
+ */
+static int bound(const struct clock_sync_pt *p, size_t n, struct clock_sync *c, const double *rtts,
+		 size_t n_win)
+{
+	struct feasible f = {0};
+	double lo = -INFINITY, hi = INFINITY, t0 = NAN, t1 = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		double x, line, l, h;
 
 		if (p[i].t4 < p[i].t1)
 			continue;
-		line = c->offset_ns + c->drift * rel(p[i].t1, c->t_ref);
+		x = rel(p[i].t1, c->t_ref);
+		line = c->offset_ns + c->drift * x;
 		/* t2 - t4 <= offset <= t2 - t1, here as residuals from the line */
-		lo = fmax(lo, rel(p[i].t2, c->t_ref) - rel(p[i].t4, c->t_ref) - line);
-		hi = fmin(hi, rel(p[i].t2, c->t_ref) - rel(p[i].t1, c->t_ref) - line);
+		l = rel(p[i].t2, c->t_ref) - rel(p[i].t4, c->t_ref) - line;
+		h = rel(p[i].t2, c->t_ref) - x - line;
+		lo = fmax(lo, l);
+		hi = fmin(hi, h);
+		err = hull_add(&f.lo, (struct pt2){x, l}, 1)
+			      ?: hull_add(&f.hi, (struct pt2){x, h}, -1);
+		t0 = isnan(t0) ? x : t0;
+		t1 = x;
 	}
-	if (lo <= hi) {
-		c->offset_ns += (lo + hi) / 2;
-		c->uncertainty_ns = (hi - lo) / 2;
-		c->consistent = 1;
-		return;
+	if (!err && centre(&f, t0, t1, c)) {
+		c->consistent = 0;
+		c->uncertainty_ns = rtts[n_win / 2] / 2 + (lo - hi);
 	}
-	/* no line fits them all: say how far off, on top of a typical half round trip */
-	c->consistent = 0;
-	c->uncertainty_ns = rtts[n_win / 2] / 2 + (lo - hi);
+	free(f.lo.v);
+	free(f.hi.v);
+	return err;
 }
 
 int clock_sync_estimate(const struct clock_sync_pt *p, size_t n, struct clock_sync *out)
@@ -172,7 +322,7 @@ int clock_sync_estimate(const struct clock_sync_pt *p, size_t n, struct clock_sy
 		if (w[i].used)
 			scratch[out->n_windows++] = w[i].rtt;
 	qsort(scratch, out->n_windows, sizeof(*scratch), cmp_double);
-	bound(p, n, out, scratch, out->n_windows);
+	err = bound(p, n, out, scratch, out->n_windows);
 out:
 	free(w);
 	free(scratch);

@@ -14,10 +14,12 @@
  * 2. A line (offset at the first round trip, drift) is fitted to the windows'
  *    estimates by least squares, refitted once without the windows whose
  *    residual is far beyond the others' (a path that was slow both ways).
- * 3. Causality over every round trip bounds the line's residual offset:
- *    lo = max(t2 - t4 - line), hi = min(t2 - t1 - line). The line is moved to
- *    the middle of [lo, hi] and the uncertainty is half its width: the true
- *    offset is inside whatever the delays' asymmetry (when the drift is
+ * 3. Causality over every round trip bounds the lines the clocks can follow:
+ *    t2 - t4 <= offset(t1) <= t2 - t1. With the drift left free, the allowed
+ *    lines pass through an interval at the run's first round trip and one at
+ *    its last; the line is moved to join their middles and the uncertainty is
+ *    the larger half width: the true offset is inside it all along the run,
+ *    whatever the delays' asymmetry and however it changes (when the drift is
  *    constant over the run, the model's one assumption).
  */
 #ifndef TAILCAUSE_CORE_CLOCK_SYNC_H
@@ -35,7 +37,7 @@ struct clock_sync {
 	uint64_t t_ref;	       /* client clock: the first round trip's t1 */
 	double offset_ns;      /* server - client at t_ref */
 	double drift;	       /* d(offset)/dt: 1e-6 is 1 ppm */
-	double uncertainty_ns; /* half the width of the causal bound */
+	double uncertainty_ns; /* the causal bound's larger half width at the ends */
 	double min_rtt_ns;     /* the shortest round trip seen */
 	size_t n_points;       /* round trips used */
 	size_t n_windows;      /* windows fitted (after the outliers went) */
