@@ -130,6 +130,66 @@ static void test_steal_only_the_unexplained_overlap(void **state)
 	trace__free(t);
 }
 
+/*
+ * The probe thread blocked for its answer while its CPU was idle: the blocked wait explains
+ * nothing, so 7 us stolen in a 10 us reading that covers the spike are steal's, taken from
+ * the wait's credit; the spike is steal's.
+ */
+static void test_steal_takes_a_blocked_wait(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, K, 9000); /* excess 8000 */
+	add_offcpu(t, t0(t, K), 9000, 0, 0, "swapper/2");
+	add_steal(t, PROBE_CPU, t0(t, K) - 500, 10000, 7000);
+	a = run(t);
+	assert_int_equal(a->n_spikes, 1);
+	assert_int_equal(steal_credit(a, &a->spikes[0]), 7000);
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "steal");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/*
+ * A task preempts the probe for a whole 8 us reading in which the host stole S: nothing
+ * of the guest ran for those S, the preempting task no more than the probe. S of 7 us:
+ * steal's, and the spike is; S of 1 us: steal takes that 1 us, the spike stays the
+ * preemption's. A reading that reaches 4 us past the preemption proves only S - 4 inside.
+ */
+static void test_steal_proven_inside_a_preemption(void **state)
+{
+	static const struct {
+		uint64_t before, stolen, steal;
+		const char *primary;
+	} cases[] = {
+		{0, 7000, 7000, "steal"},
+		{0, 1000, 1000, "preemption:hog"},
+		{4000, 7000, 3000, "preemption:hog"},
+		{4000, 3000, 0, "preemption:hog"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tc_trace *t = new_trace();
+		struct tc_analysis *a;
+
+		set_rtt(t, K, 9000); /* excess 8000 */
+		add_preempt(t, t0(t, K), 8000, "hog");
+		add_steal(t, PROBE_CPU, t0(t, K) - cases[i].before, 8000 + cases[i].before,
+			  cases[i].stolen);
+		a = run(t);
+		assert_int_equal(a->n_spikes, 1);
+		assert_int_equal(steal_credit(a, &a->spikes[0]), cases[i].steal);
+		assert_string_equal(cause_name(a, a->spikes[0].primary), cases[i].primary);
+		assert_excess_adds_up(a);
+		analysis__free(a);
+		trace__free(t);
+	}
+}
+
 /* A call-function IPI on cpu: sent at sent, run over [start, start + dur). */
 static void add_sent_ipi(struct tc_trace *t, uint32_t cpu, uint64_t sent, uint64_t start,
 			 uint64_t dur)
@@ -311,6 +371,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steal_largest_first_within_budget),
 		cmocka_unit_test(test_steal_only_the_unexplained_overlap),
+		cmocka_unit_test(test_steal_takes_a_blocked_wait),
+		cmocka_unit_test(test_steal_proven_inside_a_preemption),
 		cmocka_unit_test(test_steal_takes_an_ipi_delivery_it_overlaps),
 		cmocka_unit_test(test_steal_leaves_an_uncalibrated_delivery),
 		cmocka_unit_test(test_zero_steal_changes_nothing),

@@ -111,5 +111,15 @@ int late_note(struct ctx *c, size_t spike, size_t contrib, uint64_t cap);
  * unattributed; 0 or -ENOMEM. */
 int late_run(struct ctx *c);
 void late_free(struct ctx *c);
+/* The part of sp's excess no interval (nor hw-noise) explains yet. */
+uint64_t late_unexplained_ns(const struct tc_analysis *a, const struct tc_spike *sp);
+/* Takes up to n ns of the credit of sp's intervals that explain nothing (the books still
+ * add up); returns what was taken. */
+uint64_t late_take_unexplaining(struct tc_analysis *a, struct tc_spike *sp, uint64_t n);
+
+/* analyze_steal.c */
+
+/* Hands every steal interval's stolen time to the spikes it overlaps; 0 or -ENOMEM. */
+int late_credit_steal(struct ctx *c);
 
 #endif /* TAILCAUSE_CORE_ANALYZE_INTERNAL_H */

@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * analyze_late.c - what the analyzer credits after the sweep, once every spike
- * has its traced intervals: the hypervisor's steal, and hw-noise.
+ * has its traced intervals: the hypervisor's steal (analyze_steal.c), hw-noise
+ * and the path; then each changed spike is decided again.
  *
- * Steal is known only per interval between two readings (a tick apart, 4 ms
- * at HZ=250): S ns were stolen somewhere in it. The sweep lists the steal
- * interval in each spike it overlaps, with no credit; here each interval's S
- * is handed to those spikes, the largest unexplained excess first, each at
- * most its unexplained excess and its overlap with the interval. A vCPU the
- * host deschedules stops for the whole period: the theft shows as one long
- * delay, not as many short ones, and never as more than was stolen. An IPI
- * sent to a descheduled vCPU waits for it: the credit of its delivery past a
- * whole usual IPI (calibrated) within the interval is the steal's too, taken
- * back after the unexplained part.
+ * Steal (analyze_steal.c) comes first: it takes what no interval explains, and
+ * what its reading proves. Then what remains of each spike:
  *
  * hw-noise: what remains of a spike on which no OS event of the relevant CPUs
  * was seen at all, while every tracer that sees them was attached and nothing
@@ -150,10 +143,8 @@ void late_free(struct ctx *c)
 	c->n_links = c->n_lost = 0;
 }
 
-/* ---- steal ----------------------------------------------------------------------------- */
-
 /* The part of sp's excess no interval (nor hw-noise) explains yet. */
-static uint64_t unexplained_ns(const struct tc_analysis *a, const struct tc_spike *sp)
+uint64_t late_unexplained_ns(const struct tc_analysis *a, const struct tc_spike *sp)
 {
 	uint64_t done = sp->hw_noise_ns;
 
@@ -162,169 +153,23 @@ static uint64_t unexplained_ns(const struct tc_analysis *a, const struct tc_spik
 	return sp->excess_ns > done ? sp->excess_ns - done : 0;
 }
 
-/* One steal interval's links, with what each spike could still take. */
-struct claim {
-	struct late_link *link;
-	uint64_t want;
-};
-
-/* Largest want first; ties in time order, so the result does not depend on qsort. */
-static int cmp_claim(const void *x, const void *y)
+/* Takes up to n ns of that credit from them (the books still add up); returns what was taken. */
+uint64_t late_take_unexplaining(struct tc_analysis *a, struct tc_spike *sp, uint64_t n)
 {
-	const struct claim *p = x, *q = y;
+	uint64_t taken = 0;
 
-	if (p->want != q->want)
-		return p->want > q->want ? -1 : 1;
-	return p->link->spike < q->link->spike ? -1 : p->link->spike > q->link->spike;
-}
-
-int analyze_cmp_spent(const void *x, const void *y)
-{
-	const struct tc_steal_spent *p = x, *q = y;
-
-	if (p->start_ns != q->start_ns)
-		return p->start_ns < q->start_ns ? -1 : 1;
-	return p->cpu < q->cpu ? -1 : p->cpu > q->cpu;
-}
-
-/* What is left of steal event e: its amount less what earlier stretches gave of it. */
-static uint64_t steal_left(const struct ctx *c, const struct tc_event *e)
-{
-	struct tc_steal_spent key = {.start_ns = e->start_ns, .cpu = e->cpu};
-	const struct tc_steal_spent *s = c->n_spent ? bsearch(&key, c->spent, c->n_spent,
-							      sizeof(*c->spent), analyze_cmp_spent)
-						    : NULL;
-
-	return s ? (e->stolen_ns > s->ns ? e->stolen_ns - s->ns : 0) : e->stolen_ns;
-}
-
-/*
- * The part of contrib k's credit in sp that lies in its IPI's delivery, past what a
- * whole IPI usually takes on this host (the calibration's median, from the send to
- * the handler's end), and in steal event st's interval: an IPI waits while the host
- * has its vCPU descheduled, and a wait that long is the theft's, not the interrupt's.
- * A usual delivery stays the IPI's: the steal's interval is a tick long, and where in
- * it the time was stolen is not known. Without a calibration, nothing. The credit is
- * taken as spread evenly over the contrib's overlap with the window.
- */
-static uint64_t stolen_delivery(const struct ctx *c, const struct tc_spike *sp,
-				const struct tc_contrib *k, const struct tc_event *st)
-{
-	const struct tc_calib_kind *usual = calibrate_kind(&c->cal, TC_EV_IPI);
-	const struct tc_event *e = &c->t->events[k->event];
-	const struct tc_sample *s = &c->t->samples[sp->sample];
-	uint64_t lo, hi, st_end = sat_add(st->start_ns, st->dur_ns), part;
-
-	if (!usual || e->kind != TC_EV_IPI || e->cpu != st->cpu || !e->sent_ns ||
-	    e->sent_ns >= e->start_ns || trace__is_peer(c->t, e) || k->nested ||
-	    !k->attributed_ns || !k->overlap_ns)
-		return 0;
-	lo = sat_add(e->sent_ns, usual->traced_ns);
-	lo = lo > st->start_ns ? lo : st->start_ns;
-	lo = lo > s->t_start ? lo : s->t_start;
-	hi = e->start_ns < st_end ? e->start_ns : st_end;
-	hi = hi < s->t_end ? hi : s->t_end;
-	if (lo >= hi)
-		return 0;
-	part = (uint64_t)((long double)k->attributed_ns * (long double)(hi - lo) /
-			  (long double)k->overlap_ns);
-	return part < k->attributed_ns ? part : k->attributed_ns;
-}
-
-/* What steal event st may take back from sp's IPIs' deliveries (stolen_delivery). */
-static uint64_t stolen_deliveries(const struct ctx *c, const struct tc_spike *sp,
-				  const struct tc_event *st)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < sp->n_contrib; i++)
-		n = sat_add(n, stolen_delivery(c, sp, &c->a->contribs[sp->first_contrib + i], st));
-	return n;
-}
-
-/* Moves up to n ns of sp's IPIs' credit in st's interval to steal; returns what was moved. */
-static uint64_t take_deliveries(struct ctx *c, struct tc_spike *sp, const struct tc_event *st,
-				uint64_t n)
-{
-	struct tc_analysis *a = c->a;
-	uint64_t moved = 0;
-
-	for (size_t i = 0; i < sp->n_contrib && moved < n; i++) {
+	for (size_t i = 0; i < sp->n_contrib && taken < n; i++) {
 		struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
-		uint64_t take = stolen_delivery(c, sp, k, st), hidden;
+		struct tc_cause *cause = &a->causes[k->cause];
+		uint64_t take = k->attributed_ns < n - taken ? k->attributed_ns : n - taken;
 
-		take = take < n - moved ? take : n - moved;
-		if (!take)
+		if (cause->cls != TC_CAUSE_UNATTRIBUTED || !take)
 			continue;
+		cause->excess_ns -= take < cause->excess_ns ? take : cause->excess_ns;
 		k->attributed_ns -= take;
-		a->causes[k->cause].excess_ns -= take;
-		/* its calibrated hidden cost stays within what it is still credited */
-		hidden = k->hidden_ns > k->attributed_ns ? k->hidden_ns - k->attributed_ns : 0;
-		k->hidden_ns -= hidden;
-		a->causes[k->cause].hidden_ns -= hidden;
-		sp->hidden_ns -= hidden;
-		moved += take;
+		taken += take;
 	}
-	return moved;
-}
-
-/*
- * Hands steal event ev's stolen time to the spikes of links[0..n): what no interval
- * explains first, then what their IPIs' deliveries were credited in its interval.
- */
-static void share_steal(struct ctx *c, struct late_link *links, size_t n, struct claim *cl)
-{
-	struct tc_analysis *a = c->a;
-	const struct tc_event *st = &c->t->events[links[0].ev];
-	uint64_t left = steal_left(c, st);
-
-	for (size_t i = 0; i < n; i++) {
-		struct tc_spike *sp = &a->spikes[links[i].spike];
-		uint64_t u = sat_add(unexplained_ns(a, sp), stolen_deliveries(c, sp, st));
-
-		cl[i] = (struct claim){&links[i], u < links[i].cap ? u : links[i].cap};
-	}
-	qsort(cl, n, sizeof(*cl), cmp_claim);
-	for (size_t i = 0; i < n && left; i++) {
-		struct tc_spike *sp = &a->spikes[cl[i].link->spike];
-		uint64_t give = cl[i].want < left ? cl[i].want : left;
-		uint64_t free_ns = unexplained_ns(a, sp);
-		struct tc_contrib *k = &a->contribs[cl[i].link->contrib];
-
-		if (give > free_ns)
-			give = free_ns + take_deliveries(c, sp, st, give - free_ns);
-		k->attributed_ns += give;
-		a->causes[k->cause].excess_ns = sat_add(a->causes[k->cause].excess_ns, give);
-		left -= give;
-	}
-}
-
-static int cmp_link(const void *x, const void *y)
-{
-	const struct late_link *p = x, *q = y;
-
-	if (p->ev != q->ev)
-		return p->ev < q->ev ? -1 : 1;
-	return p->spike < q->spike ? -1 : p->spike > q->spike;
-}
-
-static int credit_steal(struct ctx *c)
-{
-	struct claim *cl;
-
-	if (!c->n_links)
-		return 0;
-	cl = malloc(c->n_links * sizeof(*cl));
-	if (!cl)
-		return -ENOMEM;
-	qsort(c->links, c->n_links, sizeof(*c->links), cmp_link);
-	for (size_t i = 0, j; i < c->n_links; i = j) {
-		for (j = i; j < c->n_links && c->links[j].ev == c->links[i].ev; j++)
-			;
-		share_steal(c, &c->links[i], j - i, cl);
-	}
-	free(cl);
-	return 0;
+	return taken;
 }
 
 /* ---- hw-noise and the decision ---------------------------------------------------------- */
@@ -430,25 +275,6 @@ static uint16_t path_evidence(const struct ctx *c, const struct tc_spike *sp)
 	return what;
 }
 
-/*
- * The credit of sp's intervals that explain nothing (the timing thread blocked
- * while it waited for the answer) is the path's where the path is named: taken
- * from them here, so the books still add up.
- */
-static void take_unexplaining(struct tc_analysis *a, struct tc_spike *sp)
-{
-	for (size_t i = 0; i < sp->n_contrib; i++) {
-		struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
-		struct tc_cause *cause = &a->causes[k->cause];
-
-		if (cause->cls != TC_CAUSE_UNATTRIBUTED || !k->attributed_ns)
-			continue;
-		cause->excess_ns -=
-			k->attributed_ns < cause->excess_ns ? k->attributed_ns : cause->excess_ns;
-		k->attributed_ns = 0;
-	}
-}
-
 /* The cause index of path (what 0) or path:<what>, made on first use. */
 static int path_cause(struct ctx *c, uint32_t *ids, uint16_t what, uint32_t *out)
 {
@@ -487,8 +313,8 @@ static int settle(struct ctx *c, const uint8_t *touched)
 		uint64_t u;
 
 		if (what || (joined && sp->cross_host))
-			take_unexplaining(a, sp);
-		u = unexplained_ns(a, sp);
+			late_take_unexplaining(a, sp, UINT64_MAX);
+		u = late_unexplained_ns(a, sp);
 		if ((what || (joined && sp->cross_host)) && u) {
 			err = path_cause(c, paths, what, &path);
 			if (err)
@@ -543,7 +369,7 @@ int late_run(struct ctx *c)
 	touched = calloc(a->n_spikes ? a->n_spikes : 1, 1);
 	if (!touched)
 		return -ENOMEM;
-	err = credit_steal(c);
+	err = late_credit_steal(c);
 	for (size_t i = 0; i < c->n_links; i++)
 		touched[c->links[i].spike] = 1;
 	err = err ?: settle(c, touched);
