@@ -153,7 +153,11 @@ uint64_t late_unexplained_ns(const struct tc_analysis *a, const struct tc_spike 
 	return sp->excess_ns > done ? sp->excess_ns - done : 0;
 }
 
-/* Takes up to n ns of that credit from them (the books still add up); returns what was taken. */
+/*
+ * Takes up to n ns of the credit of sp's intervals that explain nothing (the timing thread
+ * blocked while it waited for the answer), for steal or the path; the books still add up.
+ * Returns what was taken.
+ */
 uint64_t late_take_unexplaining(struct tc_analysis *a, struct tc_spike *sp, uint64_t n)
 {
 	uint64_t taken = 0;

@@ -178,10 +178,10 @@ static double upper_at(const struct feasible *f, double k, double t)
 	return v;
 }
 
-/* The room causality leaves at drift correction k: concave, the same at any time. */
-static double room(const struct feasible *f, double k)
+/* The room causality leaves at drift correction k: concave, the same at any time t. */
+static double room(const struct feasible *f, double k, double t)
 {
-	return upper_at(f, k, 0) - lower_at(f, k, 0);
+	return upper_at(f, k, t) - lower_at(f, k, t);
 }
 
 /* The k in [a, b] where the concave fn(f, k, t) * sign is largest (ternary search). */
@@ -199,21 +199,15 @@ static double argmax(const struct feasible *f, double a, double b, double t, dou
 	return (a + b) / 2;
 }
 
-static double room_at(const struct feasible *f, double k, double t)
-{
-	(void)t;
-	return room(f, k);
-}
-
 /* The edge of the drifts causality allows, from `in` (allowed) towards `out`. */
 static double edge(const struct feasible *f, double in, double out)
 {
-	if (room(f, out) >= 0)
+	if (room(f, out, 0) >= 0)
 		return out;
 	for (int i = 0; i < SEARCH_STEPS; i++) {
 		double m = (in + out) / 2;
 
-		*(room(f, m) >= 0 ? &in : &out) = m;
+		*(room(f, m, 0) >= 0 ? &in : &out) = m;
 	}
 	return in;
 }
@@ -235,10 +229,10 @@ static void span_at(const struct feasible *f, double ka, double kb, double t, do
  */
 static int centre(struct feasible *f, double t0, double t1, struct clock_sync *c)
 {
-	double best = argmax(f, -DRIFT_RANGE, DRIFT_RANGE, 0, 1, room_at);
+	double best = argmax(f, -DRIFT_RANGE, DRIFT_RANGE, 0, 1, room);
 	double ka, kb, lo0, hi0, lo1, hi1, m0, m1, slope;
 
-	if (room(f, best) < 0)
+	if (room(f, best, 0) < 0)
 		return -1;
 	ka = edge(f, best, -DRIFT_RANGE);
 	kb = edge(f, best, DRIFT_RANGE);
