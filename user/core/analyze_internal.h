@@ -100,6 +100,8 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we);
 int analyze_apply_context(struct ctx *c, uint64_t ws, uint64_t we);
 /* Names the window's items (a context-free name cached in the active set); 0 or -ENOMEM. */
 int analyze_name_items(struct ctx *c);
+/* Fills each preemption's `woke` where an item of the window may be a woken task's way in. */
+void analyze_preemptors_woke(struct ctx *c);
 
 /* analyze_late.c */
 

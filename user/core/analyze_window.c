@@ -36,7 +36,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
 	it->wakes = context_ipi_wakes(e);
-	it->woke = it->takes_off ? context_preemptor_woke(c->t, x->ev) : 0;
+	it->woke = 0; /* analyze_preemptors_woke(), where a window needs it */
 	it->wake_from = context_wake_from(e);
 	it->wake_to = sat_add(e->start_ns, e->dur_ns);
 	return it;
@@ -206,4 +206,25 @@ int analyze_name_items(struct ctx *c)
 		it->explains = c->a->causes[it->cause].cls != TC_CAUSE_UNATTRIBUTED;
 	}
 	return 0;
+}
+
+/*
+ * When the task that took the CPU in each preemption of the window was woken, where an
+ * item of it was the way in of a woken task (spike_window_join_wakeups()): a look back
+ * over the events, made only for such windows.
+ */
+void analyze_preemptors_woke(struct ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->win.n_items && !c->win.items[i].wakes; i++)
+		;
+	if (i == c->win.n_items)
+		return;
+	for (i = 0; i < c->win.n_items; i++) {
+		struct spike_item *it = &c->win.items[i];
+
+		if (it->takes_off)
+			it->woke = context_preemptor_woke(c->t, it->ev);
+	}
 }
