@@ -3,7 +3,8 @@
  * test_calibrate.c - the hidden cost of each kind of event (core/calibrate.c):
  * which gaps measure a kind, the medians and spread, the trace's meta, and the
  * analyzer's widening with its hidden part labelled; a trace without a
- * calibration, or with nothing hidden, is analysed as before.
+ * calibration, or with nothing hidden, is analysed as before; a tick held up beyond
+ * what a whole tick takes here is hw-noise.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +237,62 @@ static void test_nothing_hidden_changes_nothing(void **state)
 	trace__free(t);
 }
 
+/*
+ * A 60 us round trip (59 us excess) holding a 52 us timer interrupt whose callback took
+ * 2 us, where a whole tick takes 6 us: its own code ran 50 us, 44 more than a whole tick,
+ * which the tick did not do: hw-noise, and the interrupt keeps 8 us.
+ */
+static void test_tick_held_up_is_hw_noise(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	const struct tc_spike *sp;
+
+	(void)state;
+	set_rtt(t, K, 60000);
+	add(t, TC_EV_TIMER, PROBE_CPU, 0, t0(t, K) + 2000, 52000);
+	add(t, TC_EV_TIMER_FN, PROBE_CPU, 0, t0(t, K) + 3000, 2000);
+	calibrated(t, "0", "0");
+	trace__sort(t);
+	a = run(t); /* without what a whole tick takes: nothing is held up */
+	assert_int_equal(a->spikes[0].stall_ns, 0);
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "timer");
+	analysis__free(a);
+
+	assert_int_equal(trace__set_meta(t, "calib.timer.traced_ns", "6000"), 0);
+	a = run(t);
+	sp = &a->spikes[0];
+	assert_int_equal(sp->stall_ns, 44000);
+	assert_int_equal(sp->hw_noise_ns, 44000);
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 8000);
+	assert_string_equal(cause_name(a, sp->primary), "hw-noise");
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* A tick whose own code took no longer than a whole tick keeps all of its credit. */
+static void test_usual_tick_keeps_its_credit(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+
+	(void)state;
+	set_rtt(t, K, 16000);
+	add(t, TC_EV_TIMER, PROBE_CPU, 0, t0(t, K) + 2000, 9000);
+	add(t, TC_EV_TIMER_FN, PROBE_CPU, 0, t0(t, K) + 3000, 4000);
+	calibrated(t, "0", "0");
+	assert_int_equal(trace__set_meta(t, "calib.timer.traced_ns", "6000"), 0);
+	trace__sort(t);
+	a = run(t);
+	assert_int_equal(a->spikes[0].stall_ns, 0);
+	assert_int_equal(a->spikes[0].hw_noise_ns, 0);
+	assert_int_equal(contrib(a, &a->spikes[0], 0)->attributed_ns, 9000);
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "timer");
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_calibrate_meta_round_trip),
 		cmocka_unit_test(test_hidden_cost_widens_and_is_labelled),
 		cmocka_unit_test(test_nothing_hidden_changes_nothing),
+		cmocka_unit_test(test_tick_held_up_is_hw_noise),
+		cmocka_unit_test(test_usual_tick_keeps_its_credit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

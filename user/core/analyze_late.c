@@ -7,6 +7,10 @@
  * Steal (analyze_steal.c) comes first: it takes what no interval explains, and
  * what its reading proves. Then what remains of each spike:
  *
+ * A timer interrupt held up (late_credit_stalls()): where the local timer interrupt spent
+ * longer in its own code, inside a spike, than a whole tick takes on this host, the rest
+ * is hw-noise too, taken from the interrupt's credit.
+ *
  * hw-noise: what remains of a spike on which no OS event of the relevant CPUs
  * was seen at all, while every tracer that sees them was attached and nothing
  * was lost in its window: the CPU was taken while the OS ran nothing it can
@@ -212,30 +216,32 @@ static int has_os_event(const struct ctx *c, const struct tc_spike *sp)
 }
 
 /*
- * Decides sp again from its contribs (and its hw-noise or path, cause
- * eventless) after late credit: the same rule as the sweep's
- * (spike_window_decide), and the books follow.
+ * Decides sp again from its contribs (and its hw-noise, cause hw, and path, cause path)
+ * after late credit: the same rule as the sweep's (spike_window_decide), and the books
+ * follow.
  */
-static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t eventless)
+static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t hw, uint32_t path)
 {
 	struct tc_analysis *a = c->a;
 	uint32_t old = sp->primary, old_candidate = sp->candidate;
 
 	c->win.n_items = 0;
-	for (size_t i = 0; i <= sp->n_contrib; i++) {
-		const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
+	for (size_t i = 0; i < sp->n_contrib + 2; i++) {
+		uint64_t eventless = i == sp->n_contrib ? sp->hw_noise_ns : sp->path_ns;
 		struct spike_item *it;
 
-		if (i == sp->n_contrib && !sp->hw_noise_ns && !sp->path_ns)
-			break;
+		if (i >= sp->n_contrib && !eventless)
+			continue;
 		it = spike_window__add(&c->win);
 		if (!it)
 			return -ENOMEM;
-		if (i == sp->n_contrib) {
+		if (i >= sp->n_contrib) {
 			it->ev = SIZE_MAX; /* hw-noise and path have no event */
-			it->cause = eventless;
-			it->att = sp->hw_noise_ns ? sp->hw_noise_ns : sp->path_ns;
+			it->cause = i == sp->n_contrib ? hw : path;
+			it->att = eventless;
 		} else {
+			const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
+
 			it->ev = k->event;
 			it->cause = k->cause;
 			it->att = k->nested ? 0 : k->attributed_ns;
@@ -259,6 +265,80 @@ static int hw_cause(struct ctx *c, uint32_t *hw)
 		return 0;
 	return cause_table_index(&c->causes, causes_info(TC_CAUSE_HW_NOISE)->prefix,
 				 TC_CAUSE_HW_NOISE, hw);
+}
+
+/*
+ * The local timer interrupt's span holds its callbacks (each traced) and its own code:
+ * entering, reading the clock, programming the next event, leaving. The calibration
+ * measured what a whole tick takes on this host, callbacks and all (the median of what
+ * the tracers saw of it). Where an interrupt spent longer than that in its own code
+ * inside a spike, the rest was not the tick's doing: the CPU was held in the handler
+ * from outside (on a VM the hypervisor, not accounting it as steal; on bare metal an
+ * SMI). Only what is proven inside the spike: the interrupt's own time in the window
+ * (its span there less its callbacks there) less a whole tick. Taken from the
+ * interrupt's credit for what the tracers saw, and credited to hw-noise.
+ */
+static uint64_t stalled_ns(const struct ctx *c, const struct tc_spike *sp, const struct tc_event *e,
+			   uint64_t tick_ns)
+{
+	const struct tc_sample *s = &c->t->samples[sp->sample];
+	uint64_t lo = e->start_ns > s->t_start ? e->start_ns : s->t_start;
+	uint64_t hi = sat_add(e->start_ns, e->dur_ns), own;
+
+	hi = hi < s->t_end ? hi : s->t_end;
+	if (hi <= lo)
+		return 0;
+	own = hi - lo;
+	for (size_t i = 0; i < sp->n_contrib; i++) {
+		const struct tc_event *f =
+			&c->t->events[c->a->contribs[sp->first_contrib + i].event];
+		uint64_t a = f->start_ns > lo ? f->start_ns : lo,
+			 b = sat_add(f->start_ns, f->dur_ns);
+
+		b = b < hi ? b : hi;
+		if (f->kind == TC_EV_TIMER_FN && f->cpu == e->cpu && b > a)
+			own -= b - a < own ? b - a : own;
+	}
+	return own > tick_ns ? own - tick_ns : 0;
+}
+
+static int late_credit_stalls(struct ctx *c, uint8_t *touched, uint32_t *hw)
+{
+	const struct tc_calib_kind *tick = calibrate_kind(&c->cal, TC_EV_TIMER);
+	struct tc_analysis *a = c->a;
+	int err = 0;
+
+	/* two hosts: what the clocks leave unplaced is the path's, not hw-noise */
+	if (!tick || !tick->traced_ns || c->t->peer.cpu_base)
+		return 0;
+	for (size_t i = 0; i < a->n_spikes && !err; i++) {
+		struct tc_spike *sp = &a->spikes[i];
+
+		for (size_t j = 0; j < sp->n_contrib && !err; j++) {
+			struct tc_contrib *k = &a->contribs[sp->first_contrib + j];
+			const struct tc_event *e = &c->t->events[k->event];
+			uint64_t seen = k->attributed_ns - k->hidden_ns, take;
+
+			if (e->kind != TC_EV_TIMER || k->nested || !seen)
+				continue;
+			take = stalled_ns(c, sp, e, tick->traced_ns);
+			take = take < seen ? take : seen;
+			if (!take)
+				continue;
+			err = hw_cause(c, hw);
+			if (err)
+				break;
+			k->attributed_ns -= take;
+			a->causes[k->cause].excess_ns -= take < a->causes[k->cause].excess_ns
+								 ? take
+								 : a->causes[k->cause].excess_ns;
+			a->causes[*hw].excess_ns = sat_add(a->causes[*hw].excess_ns, take);
+			sp->hw_noise_ns += take;
+			sp->stall_ns += take;
+			touched[i] = 1;
+		}
+	}
+	return err;
 }
 
 /* The path counter that moved in sp by the most: its TC_PATH_*, or 0 when none did. */
@@ -300,10 +380,10 @@ static int path_cause(struct ctx *c, uint32_t *ids, uint16_t what, uint32_t *out
  * where the peer was weighed: path), the new decisions, and why the rest are
  * unattributed.
  */
-static int settle(struct ctx *c, const uint8_t *touched)
+static int settle(struct ctx *c, const uint8_t *touched, uint32_t hw)
 {
 	struct tc_analysis *a = c->a;
-	uint32_t hw = TC_NO_CAUSE, path = TC_NO_CAUSE, paths[TC_PATH_KINDS];
+	uint32_t path = TC_NO_CAUSE, paths[TC_PATH_KINDS];
 	int joined = c->t->peer.cpu_base != 0;
 	int err = 0;
 
@@ -333,7 +413,7 @@ static int settle(struct ctx *c, const uint8_t *touched)
 			a->causes[hw].excess_ns = sat_add(a->causes[hw].excess_ns, u);
 		}
 		if (sp->hw_noise_ns || sp->path_ns || touched[i])
-			err = redecide(c, sp, sp->path_ns ? path : hw);
+			err = redecide(c, sp, hw, path);
 		sp->unexplained = sp->primary		      ? TC_EXPLAINED
 				  : joined && !sp->cross_host ? TC_UNEXPLAINED_CLOCK
 				  : os			      ? TC_UNEXPLAINED_LITTLE
@@ -366,6 +446,7 @@ static int spike_cpu(const struct tc_trace *t, const struct tc_analysis *a,
 int late_run(struct ctx *c)
 {
 	struct tc_analysis *a = c->a;
+	uint32_t hw = TC_NO_CAUSE;
 	uint64_t attributed = 0;
 	uint8_t *touched;
 	int err;
@@ -376,7 +457,8 @@ int late_run(struct ctx *c)
 	err = late_credit_steal(c);
 	for (size_t i = 0; i < c->n_links; i++)
 		touched[c->links[i].spike] = 1;
-	err = err ?: settle(c, touched);
+	err = err ?: late_credit_stalls(c, touched, &hw);
+	err = err ?: settle(c, touched, hw);
 	free(touched);
 	if (err)
 		return err;

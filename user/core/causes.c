@@ -86,7 +86,8 @@ static const struct tc_cause_info catalogue[TC_CAUSE_CLASS_COUNT] = {
 		"ask the provider for dedicated, pinned vCPUs (no overcommit), or use bare metal" },
 	[TC_CAUSE_HW_NOISE] = { TC_CAUSE_HW_NOISE, "hw-noise",
 		"the CPU was taken while the OS ran nothing it can see, with every tracer "
-		"attached and nothing lost (on a VM: the hypervisor's exits and interrupts that "
+		"attached and nothing lost, or held inside a timer interrupt longer than a "
+		"whole tick takes here (on a VM: the hypervisor's exits and interrupts that "
 		"are not steal; on bare metal: SMIs, firmware, the SMT sibling)",
 		"VM: dedicated, pinned vCPUs with the host's housekeeping elsewhere; bare metal: "
 		"check SMIs (turbostat's SMI count) and the BIOS power and RAS settings" },

@@ -429,3 +429,23 @@ void rm_unexplained_words(const struct report_model *m, const struct tc_spike *s
 		buf[0] = 0;
 	}
 }
+
+void rm_hw_noise_sentence(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			  size_t len)
+{
+	const struct tc_calib_kind *tick = calibrate_kind(&m->h.cal, TC_EV_TIMER);
+	const char *hv = m->h.hypervisor;
+
+	if (!sp->stall_ns || !tick) {
+		snprintf(buf, len, "no OS event on the probe CPUs; %s", rm_hw_noise_words(m));
+		return;
+	}
+	snprintf(buf, len,
+		 "timer interrupts spent that much longer in their own code (their span less "
+		 "their callbacks) than a whole tick takes here (%.3f usec, calibrated): the CPU "
+		 "was held in the handler from outside%s",
+		 (double)tick->traced_ns / 1000.0,
+		 hv && !strcmp(hv, "none") ? "; on bare metal, an SMI or firmware"
+		 : hv ? "; on this VM, the hypervisor, not accounting it as steal"
+		      : "");
+}

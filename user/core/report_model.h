@@ -233,6 +233,10 @@ void report_model__free(struct report_model *m);
  * metal SMIs, firmware and the SMT sibling, both where the trace does not say.
  */
 const char *rm_hw_noise_words(const struct report_model *m);
+/* What sp's hw-noise is, after "hw-noise X usec: ": no OS event at all, or timer
+ * interrupts held up beyond a whole tick (tc_spike.stall_ns). */
+void rm_hw_noise_sentence(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			  size_t len);
 
 /*
  * Why spike sp has no primary cause, in words, into buf ("" when it has one): events that

@@ -180,18 +180,20 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 /* Below a spike's timeline: its hw-noise, or why it has no cause. */
 static void spike_words(struct html *h, const struct tc_spike *sp)
 {
-	char why[256];
+	char why[320];
 
-	rm_unexplained_words(h->m, sp, why, sizeof(why));
+	if (sp->hw_noise_ns)
+		rm_hw_noise_sentence(h->m, sp, why, sizeof(why));
+	else
+		rm_unexplained_words(h->m, sp, why, sizeof(why));
 	if (sp->hw_noise_ns)
 		fprintf(h->out,
-			"<p class=\"note\">hw-noise %.3f us: no OS event on the probe CPUs; ",
-			rm_lat_us(h->m, sp->hw_noise_ns));
+			"<p class=\"note\">hw-noise %.3f us: ", rm_lat_us(h->m, sp->hw_noise_ns));
 	else if (why[0])
 		fputs("<p class=\"note\">", h->out);
 	else
 		return;
-	html_esc(h->out, sp->hw_noise_ns ? rm_hw_noise_words(h->m) : why);
+	html_esc(h->out, why);
 	fputs(".</p>\n", h->out);
 }
 

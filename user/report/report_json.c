@@ -339,6 +339,7 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 		 sp->primary == 0 && sp->candidate != TC_NO_CAUSE ? a->causes[sp->candidate].name
 								  : NULL);
 	json_num(j, "hw_noise_us", rm_lat_us(m, sp->hw_noise_ns), 3);
+	json_num(j, "stall_us", rm_lat_us(m, sp->stall_ns), 3);
 	json_num(j, "path_us", rm_lat_us(m, sp->path_ns), 3);
 	json_bool(j, "cross_host", sp->cross_host);
 	write_direction(j, t, s);

@@ -332,9 +332,13 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 		rm_unexplained_words(m, sp, why, sizeof(why));
 		fprintf(out, "      %s\n", why);
 	}
-	if (sp->hw_noise_ns)
-		fprintf(out, "      hw-noise  %.3f usec: no OS event on the probe CPUs; %s\n",
-			rm_lat_us(m, sp->hw_noise_ns), rm_hw_noise_words(m));
+	if (sp->hw_noise_ns) {
+		char what[320];
+
+		rm_hw_noise_sentence(m, sp, what, sizeof(what));
+		fprintf(out, "      hw-noise  %.3f usec: %s\n", rm_lat_us(m, sp->hw_noise_ns),
+			what);
+	}
 	if (sp->path_ns)
 		fprintf(out, "      path      %.3f usec: %s\n", rm_lat_us(m, sp->path_ns),
 			m->h.peer.joined
