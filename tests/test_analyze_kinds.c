@@ -231,8 +231,10 @@ static void test_analyze_preemption_inside_a_handler_is_the_preemption(void **st
 /*
  * The timing thread was preempted and its return never reported: it was back by the
  * end of its round trip, so the preemption spans at most until then and is credited
- * as such. The same instant of another thread (the peer: nothing says when it was
- * back) or before the round trip (it was back to take the start) takes nothing.
+ * as such. So was the other thread of the probe's ping-pong: the round trip ended only
+ * once it had answered. The same instant of a thread that is not the probe's (nothing
+ * says when it was back) or before the round trip (it was back to take the start)
+ * takes nothing.
  */
 static void test_analyze_unended_preemption_is_bounded_by_the_round_trip(void **state)
 {
@@ -241,10 +243,14 @@ static void test_analyze_unended_preemption_is_bounded_by_the_round_trip(void **
 	const struct tc_spike *sp;
 	struct tc_event peer = {.cpu = PEER_CPU,
 				.tid = PEER_TID,
+				.other_pid = 69,
+				.other_comm = "agent",
 				.kind = TC_EV_OFFCPU,
 				.flags = TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED};
+	struct tc_event other = peer;
 
 	(void)state;
+	assert_int_equal(trace__add_thread(t, 4321, TC_THREAD_TARGET, PEER_CPU), 0);
 	set_rtt(t, K, 10000);
 	add_offcpu(t, t0(t, K) + 2000, 0, TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED, 69, "agent");
 	set_rtt(t, K + 10, 10000);
@@ -252,17 +258,23 @@ static void test_analyze_unended_preemption_is_bounded_by_the_round_trip(void **
 	assert_int_equal(trace__add_events(t, &peer, 1), 0);
 	set_rtt(t, K + 20, 10000);
 	add_offcpu(t, t0(t, K + 20) - 500, 0, TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED, 69, "agent");
+	set_rtt(t, K + 30, 10000);
+	other.tid = 4321;
+	other.start_ns = t0(t, K + 30) + 2000;
+	assert_int_equal(trace__add_events(t, &other, 1), 0);
 
 	a = run(t);
 
-	assert_int_equal(a->n_spikes, 3);
+	assert_int_equal(a->n_spikes, 4);
 	sp = &a->spikes[0];
 	assert_string_equal(cause_name(a, sp->primary), "preemption:agent");
 	assert_int_equal(contrib(a, sp, 0)->overlap_ns, 8000);
 	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 8000);
-	assert_string_equal(cause_name(a, a->spikes[1].primary), "unattributed");
-	assert_int_equal(contrib(a, &a->spikes[1], 0)->attributed_ns, 0);
+	sp = &a->spikes[1];
+	assert_string_equal(cause_name(a, sp->primary), "preemption:agent");
+	assert_int_equal(contrib(a, sp, 0)->attributed_ns, 8000);
 	assert_string_equal(cause_name(a, a->spikes[2].primary), "unattributed");
+	assert_string_equal(cause_name(a, a->spikes[3].primary), "unattributed");
 	assert_excess_adds_up(a);
 	analysis__free(a);
 	trace__free(t);

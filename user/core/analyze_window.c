@@ -46,15 +46,21 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
  * The timing thread left its CPU inside its own round trip and its return was
  * never reported, or ran a signal handler whose end was not traced (instants):
  * it was back to take the round trip's end, so it was off the CPU, or in the
- * handler, for at most [its start, that end]: the item spans that bound.
+ * handler, for at most [its start, that end]: the item spans that bound. So was
+ * the other thread of a built-in probe's ping-pong (both TC_THREAD_PROBE), left
+ * unended inside the round trip: the round trip ends only once it has answered,
+ * and an answer given before it left would have ended the round trip then.
  */
-static void bound_unended(struct spike_item *it, const struct tc_event *e,
+static void bound_unended(const struct tc_trace *t, struct spike_item *it, const struct tc_event *e,
 			  const struct tc_sample *s)
 {
-	int unended = (e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_UNENDED)) ||
-		      (e->kind == TC_EV_SIGNAL && (e->flags & TC_SIGNAL_END_UNTRACED));
+	int offcpu = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_UNENDED);
+	int unended = offcpu || (e->kind == TC_EV_SIGNAL && (e->flags & TC_SIGNAL_END_UNTRACED));
+	int bound = e->tid == s->tid || (offcpu && !trace__is_peer(t, e) &&
+					 trace__thread_role(t, e->tid) == TC_THREAD_PROBE &&
+					 trace__thread_role(t, s->tid) == TC_THREAD_PROBE);
 
-	if (unended && e->tid == s->tid && it->start >= s->t_start && it->start < s->t_end)
+	if (unended && bound && it->start >= s->t_start && it->start < s->t_end)
 		it->end = s->t_end;
 }
 
@@ -102,7 +108,7 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 			   analyze_thread_counts(c, &c->t->events[x->ev], s)) {
 			if (!(it = add_item(c, h)))
 				return -ENOMEM;
-			bound_unended(it, &c->t->events[x->ev], s);
+			bound_unended(c->t, it, &c->t->events[x->ev], s);
 			/* a path counter is evidence: an instant in the window, no share of it */
 			if (c->t->events[x->ev].kind == TC_EV_COUNTER)
 				it->start = it->end =

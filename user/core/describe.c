@@ -65,8 +65,8 @@ static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 			      (double)e->woken_after_ns / 1000.0);
 	if ((e->flags & TC_OFFCPU_UNENDED) && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
-			 "; its return was not reported (end unknown: a round trip it timed ends "
-			 "it at the latest)");
+			 "; its return was not reported (end unknown: a round trip it timed, or "
+			 "waited on to answer, ends it at the latest)");
 }
 
 /* "ipi:call_function_single on cpu 3, sent 8.0 us before it ran" (RPS: "RPS kick ..."). */
