@@ -8,8 +8,8 @@
  * what its reading proves. Then what remains of each spike:
  *
  * A timer interrupt held up (late_credit_stalls()): where the local timer interrupt spent
- * longer in its own code, inside a spike, than a whole tick takes on this host, the rest
- * is hw-noise too, taken from the interrupt's credit.
+ * longer in its own code, inside a spike, than a whole tick takes on this host at the top
+ * of its usual spread, the rest is hw-noise too, taken from the interrupt's credit.
  *
  * hw-noise: what remains of a spike on which no OS event of the relevant CPUs
  * was seen at all, while every tracer that sees them was attached and nothing
@@ -270,13 +270,15 @@ static int hw_cause(struct ctx *c, uint32_t *hw)
 /*
  * The local timer interrupt's span holds its callbacks (each traced) and its own code:
  * entering, reading the clock, programming the next event, leaving. The calibration
- * measured what a whole tick takes on this host, callbacks and all (the median of what
- * the tracers saw of it). Where an interrupt spent longer than that in its own code
- * inside a spike, the rest was not the tick's doing: the CPU was held in the handler
+ * measured what a whole tick takes on this host, callbacks and all: what the tracers saw
+ * of it, whose 90th percentile is the top of its usual spread (a tick a little longer
+ * than the median is a usual tick). Where an interrupt spent longer than that in its own
+ * code inside a spike, the rest was not the tick's doing: the CPU was held in the handler
  * from outside (on a VM the hypervisor, not accounting it as steal; on bare metal an
  * SMI). Only what is proven inside the spike: the interrupt's own time in the window
- * (its span there less its callbacks there) less a whole tick. Taken from the
- * interrupt's credit for what the tracers saw, and credited to hw-noise.
+ * (its span there less its callbacks there) less that whole tick. Taken from the
+ * interrupt's credit for what the tracers saw, and credited to hw-noise. A calibration
+ * without that percentile (an older recorder's) cannot tell: the rule is off.
  */
 static uint64_t stalled_ns(const struct ctx *c, const struct tc_spike *sp, const struct tc_event *e,
 			   uint64_t tick_ns)
@@ -309,7 +311,7 @@ static int late_credit_stalls(struct ctx *c, uint8_t *touched, uint32_t *hw)
 	int err = 0;
 
 	/* two hosts: what the clocks leave unplaced is the path's, not hw-noise */
-	if (!tick || !tick->traced_ns || c->t->peer.cpu_base)
+	if (!tick || !tick->traced_p90_ns || c->t->peer.cpu_base)
 		return 0;
 	for (size_t i = 0; i < a->n_spikes && !err; i++) {
 		struct tc_spike *sp = &a->spikes[i];
@@ -321,7 +323,7 @@ static int late_credit_stalls(struct ctx *c, uint8_t *touched, uint32_t *hw)
 
 			if (e->kind != TC_EV_TIMER || k->nested || !seen)
 				continue;
-			take = stalled_ns(c, sp, e, tick->traced_ns);
+			take = stalled_ns(c, sp, e, tick->traced_p90_ns);
 			take = take < seen ? take : seen;
 			if (!take)
 				continue;

@@ -248,6 +248,7 @@ int calibrate_run(const struct tc_trace *t, const struct idle_latency *l, const 
 			continue;
 		c->gap_ns = quantile(s[k].gap, c->n, 0.5);
 		c->traced_ns = quantile(s[k].traced, c->n, 0.5);
+		c->traced_p90_ns = quantile(s[k].traced, c->n, 0.9);
 		c->pre_ns = quantile(s[k].pre, c->n, 0.5);
 		c->post_ns = quantile(s[k].post, c->n, 0.5);
 		c->p10_ns = quantile(s[k].hidden, c->n, 0.1);
@@ -283,6 +284,7 @@ int calibrate_store(struct tc_trace *t, const struct tc_calibration *c)
 			continue;
 		err = err ?: set_u64(t, name, "gap_ns", x->gap_ns);
 		err = err ?: set_u64(t, name, "traced_ns", x->traced_ns);
+		err = err ?: set_u64(t, name, "traced_p90_ns", x->traced_p90_ns);
 		err = err ?: set_u64(t, name, "pre_ns", x->pre_ns);
 		err = err ?: set_u64(t, name, "post_ns", x->post_ns);
 		err = err ?: set_u64(t, name, "p10_ns", x->p10_ns);
@@ -328,6 +330,7 @@ int calibrate_load(const struct tc_trace *t, struct tc_calibration *c)
 		}
 		x->gap_ns = get_u64(t, name, "gap_ns", NULL);
 		x->traced_ns = get_u64(t, name, "traced_ns", NULL);
+		x->traced_p90_ns = get_u64(t, name, "traced_p90_ns", NULL);
 		x->pre_ns = get_u64(t, name, "pre_ns", NULL);
 		x->post_ns = get_u64(t, name, "post_ns", NULL);
 		x->p10_ns = get_u64(t, name, "p10_ns", NULL);

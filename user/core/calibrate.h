@@ -51,13 +51,14 @@ extern const char *const tc_calib_names[TC_CALIB_KINDS];
 
 struct tc_calib_kind {
 	uint16_t kind;
-	size_t n;	    /* gaps that measured it */
-	uint64_t gap_ns;    /* median of the gaps: what it cost the CPU */
-	uint64_t traced_ns; /* median of what the tracers saw of it */
-	uint64_t pre_ns;    /* median hidden time before the traced interval */
-	uint64_t post_ns;   /* and after it */
-	uint64_t p10_ns;    /* the spread of the hidden time (pre + post): 10th */
-	uint64_t p90_ns;    /* and 90th percentile */
+	size_t n;		/* gaps that measured it */
+	uint64_t gap_ns;	/* median of the gaps: what it cost the CPU */
+	uint64_t traced_ns;	/* median of what the tracers saw of it */
+	uint64_t traced_p90_ns; /* and its 90th percentile: the top of its usual spread */
+	uint64_t pre_ns;	/* median hidden time before the traced interval */
+	uint64_t post_ns;	/* and after it */
+	uint64_t p10_ns;	/* the spread of the hidden time (pre + post): 10th */
+	uint64_t p90_ns;	/* and 90th percentile */
 };
 
 struct tc_calibration {
@@ -73,8 +74,9 @@ struct tc_calibration {
 int calibrate_run(const struct tc_trace *t, const struct idle_latency *l, const struct tc_gap *gaps,
 		  size_t n, uint64_t loop_ns, struct tc_calibration *out);
 
-/* Stores c in t's meta as calib.loop_ns and calib.<kind>.{n,gap_ns,traced_ns,pre_ns,post_ns,
- * p10_ns,p90_ns}; kinds with fewer than TC_CALIB_MIN measurements are left out. 0 or -ENOMEM. */
+/* Stores c in t's meta as calib.loop_ns and calib.<kind>.{n,gap_ns,traced_ns,traced_p90_ns,
+ * pre_ns,post_ns,p10_ns,p90_ns}; kinds with fewer than TC_CALIB_MIN measurements are left out. 0 or
+ * -ENOMEM. */
 int calibrate_store(struct tc_trace *t, const struct tc_calibration *c);
 
 /* Reads what calibrate_store() wrote (absent kinds have n 0); 1 when t was calibrated. */

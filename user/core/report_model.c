@@ -442,9 +442,9 @@ void rm_hw_noise_sentence(const struct report_model *m, const struct tc_spike *s
 	}
 	snprintf(buf, len,
 		 "timer interrupts spent that much longer in their own code (their span less "
-		 "their callbacks) than a whole tick takes here (%.3f usec, calibrated): the CPU "
-		 "was held in the handler from outside%s",
-		 (double)tick->traced_ns / 1000.0,
+		 "their callbacks) than a whole tick takes here (up to %.3f usec, calibrated): the "
+		 "CPU was held in the handler from outside%s",
+		 (double)tick->traced_p90_ns / 1000.0,
 		 hv && !strcmp(hv, "none") ? "; on bare metal, an SMI or firmware"
 		 : hv ? "; on this VM, the hypervisor, not accounting it as steal"
 		      : "");

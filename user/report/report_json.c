@@ -65,6 +65,10 @@ static void write_calibration(struct json *j, const struct rm_header *h)
 		json_u64(j, "n", x->n);
 		json_num(j, "cost_us", NS_US(x->gap_ns), 3);
 		json_num(j, "traced_us", NS_US(x->traced_ns), 3);
+		if (x->traced_p90_ns)
+			json_num(j, "traced_p90_us", NS_US(x->traced_p90_ns), 3);
+		else
+			json_null(j, "traced_p90_us");
 		json_num(j, "hidden_before_us", NS_US(x->pre_ns), 3);
 		json_num(j, "hidden_after_us", NS_US(x->post_ns), 3);
 		json_num(j, "hidden_p10_us", NS_US(x->p10_ns), 3);
