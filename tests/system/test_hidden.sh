@@ -107,7 +107,7 @@ for sp in rep["latency"]["top_spikes"]:
         assert cov["complete"], cov
     if sp["hw_noise_us"] - sp["stall_us"] > 0.002:
         assert not os_kinds(sp), sp
-    if sp["stall_us"] > 0:
+    if sp["stall_us"] > 0 and sp["timeline_events"] == len(sp["timeline"]):  # all listed
         top = kinds["timer"]["traced_p90_us"]
         past = sum(max(0.0, e["dur_us"] - top) for e in sp["timeline"]
                    if e["kind"] == "timer" and not e["nested"])
