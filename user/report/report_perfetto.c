@@ -274,10 +274,10 @@ static void slice_args(struct pf *p, const struct slice *s)
 		fprintf(p->out,
 			",\"cname\":\"terrible\",\"args\":{\"spike\":true,\"sample\":%zu,"
 			"\"latency_us\":%.3f,\"excess_us\":%.3f,\"explained_pct\":%.1f,"
-			"\"hidden_us\":%.3f,\"hw_noise_us\":%.3f,\"cause\":",
+			"\"hidden_us\":%.3f,\"hw_noise_us\":%.3f,\"stall_us\":%.3f,\"cause\":",
 			sp->sample, rm_lat_us(m, sp->rtt_ns), rm_lat_us(m, sp->excess_ns),
 			sp->explained * 100.0, rm_lat_us(m, sp->hidden_ns),
-			rm_lat_us(m, sp->hw_noise_ns));
+			rm_lat_us(m, sp->hw_noise_ns), rm_lat_us(m, sp->stall_ns));
 		json_write_string(p->out, m->a->causes[sp->primary].name);
 		fputs("}", p->out);
 		return;
