@@ -502,6 +502,59 @@ static void test_trace_follow_growing(void **state)
 	trace__free(t);
 }
 
+/*
+ * A recording far ahead of its reader: three blocks of samples that do not compress
+ * (each larger than the megabyte one call reads) are read over several calls, each adding
+ * a whole block and saying how much is left, until the END.
+ */
+static void test_trace_follow_catches_up_in_steps(void **state)
+{
+	struct tc_trace *t = small_trace(), *u = trace__new();
+	uint64_t x = 88172645463325252ull, at = 1000000000ull, left = UINT64_MAX;
+	struct trace_follow *f = NULL;
+	struct trace_writer *w;
+	size_t n = 3 * 65536, calls = 0, had = 0;
+	struct tc_sample *s = calloc(n, sizeof(*s));
+	char path[128];
+	int done = 0;
+
+	(void)state;
+	assert_non_null(u);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++) { /* xorshift: deltas no codec can shrink */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		at += 1 + (x & 0xfffffff);
+		s[i] = (struct tc_sample){at, at + 1 + (x >> 30), (uint32_t)(x >> 32), (uint32_t)x};
+	}
+	path_of(path, sizeof(path), "ahead.tct");
+	w = write_trace(path, t, 0);
+	for (size_t i = 0; i < n; i += 65536)
+		assert_int_equal(trace_writer__samples(w, s + i, 65536), 0);
+	assert_int_equal(trace_follow_open(path, &f), 0);
+	assert_int_equal(trace_follow_read(f, u, &done), 0);
+	assert_int_equal(trace_follow_live(f), 1);
+	assert_true(trace_follow_unread(f) > 0);
+	assert_int_equal(trace_writer__finish(w, t), 0);
+	while (!done) {
+		assert_int_equal(trace_follow_read(f, u, &done), 0);
+		assert_true(u->n_samples > had || done); /* a whole block, at least, each call */
+		assert_true(trace_follow_unread(f) < left || done);
+		had = u->n_samples;
+		left = trace_follow_unread(f);
+		calls++;
+		assert_true(calls < 100);
+	}
+	assert_true(calls >= 3);
+	assert_int_equal(trace_follow_live(f), 0);
+	assert_int_equal(trace_follow_unread(f), 0);
+	assert_int_equal(u->n_samples, n + t->n_samples);
+	assert_memory_equal(u->samples, s, n * sizeof(*s));
+	trace_follow_close(f);
+	free(s);
+	trace__free(u);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_trace_stream_stretch),
 		cmocka_unit_test(test_trace_stream_rtt_hist),
 		cmocka_unit_test(test_trace_follow_growing),
+		cmocka_unit_test(test_trace_follow_catches_up_in_steps),
 		cmocka_unit_test(test_bigmem_prefault_populates_large),
 		cmocka_unit_test(test_bigmem_prefault_ignores_small),
 	};

@@ -3,9 +3,10 @@
 # trace, top's plain output (stdout is not a terminal) prints a block per interval with
 # the last interval's and the whole run's round trips and the last interval's causes,
 # and ends when the recording does with the whole run counted, as `report` counts it.
-# The recorder's INDEX block: a streamed report by it equals the whole one. Also: a
-# finished trace gives one block; a file that is not a trace is exit 3; bad
-# options exit 1; Ctrl-C while it waits for a recording to start ends it with 0.
+# The recorder's INDEX block: a streamed report by it equals the whole one. Started 4 MB
+# behind a recording, it says so and catches up. Also: a finished trace gives one block;
+# a file that is not a trace is exit 3; bad options exit 1; Ctrl-C while it waits for a
+# recording to start ends it with 0.
 set -eu
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
@@ -72,6 +73,26 @@ for args in "" "--from 1s --to 2s"; do
 	done
 done
 "$TC" dump "$TMP/live.tct" >/dev/null || fail "dump does not read a trace with an index"
+
+# Started late: a recording megabytes ahead is caught up with a megabyte at a time, the
+# first block saying how far behind it is, and the last counting every round trip.
+"$TC" record -o "$TMP/late.tct" -D 10s -n 200k --cpu "$cpus" --no-progress >"$TMP/rec.out" 2>&1 &
+rec=$!
+while [ "$(stat -c %s "$TMP/late.tct.partial" 2>/dev/null || echo 0)" -lt 4000000 ] &&
+	kill -0 "$rec" 2>/dev/null; do
+	sleep 0.1
+done
+[ -e "$TMP/late.tct.partial" ] ||
+	{ wait "$rec" || true; cat "$TMP/rec.out"; fail "the recording ended before 4 MB were written"; }
+"$TC" top "$TMP/late.tct" --every 500ms >"$TMP/late.out" 2>"$TMP/top.err" ||
+	{ cat "$TMP/top.err"; fail "top of a recording far ahead exited non-zero"; }
+wait "$rec" || { cat "$TMP/rec.out"; fail "record failed"; }
+head -n 1 "$TMP/late.out" | grep -q 'recording, .* MB read (catching up: [0-9.]* MB more written)' ||
+	{ head -n 3 "$TMP/late.out"; fail "top started 4 MB behind did not say it was catching up"; }
+expect_exit 0 "$TC" report "$TMP/late.tct"
+want=$(sed -n 's/.*: \([0-9]*\) round trips recorded.*/\1/p' "$TMP/out")
+last=$(awk '/^tailcause top /{n=$0} END{print n}' "$TMP/late.out" | sed 's/.*: \([0-9]*\) round trips.*/\1/')
+[ "$last" = "$want" ] || fail "top started late counted $last round trips at the end, the report $want"
 
 # A finished trace: one block, exit 0.
 expect_exit 0 "$TC" top "$TMP/live.tct"

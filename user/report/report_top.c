@@ -10,6 +10,11 @@
  * has started STREAM_AHEAD_NS after its end), or until the recording ended: the
  * recorder drains its events every few hundred milliseconds, after the round trips
  * they overlap may already be in the file.
+ *
+ * A recording far ahead (top started late, or slower than the probe) is read a megabyte
+ * at a time without waiting between reads; while it is, a block is shown every interval
+ * with what was read since the last one, and says how far behind it is. A finished
+ * trace is read the same way and shown once, at its end.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,16 +48,61 @@ struct top {
 	uint64_t horizon; /* the latest event start read */
 	struct stats_acc run, last;
 	uint64_t round_trips, events, frames;
-	struct timespec t0;
-	/* the last interval's spikes: the top causes */
+	uint64_t t0, shown; /* CLOCK_MONOTONIC: the start, the last block shown */
+	/* the last interval's spikes, by cause (every cause: the top ones are shown) */
 	struct top_cause {
 		char name[TC_CAUSE_NAME_LEN];
 		uint64_t spikes, excess_ns;
-	} causes[TOP_CAUSES_MAX];
-	size_t n_causes;
+	} * causes;
+	size_t n_causes, cap_causes;
 	uint64_t spikes, excess_ns;
 	int analyzed;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds a's causes to the last interval's, by name. 0 or -ENOMEM. */
+static int add_causes(struct top *tp, const struct tc_analysis *a)
+{
+	for (size_t i = 0; i < a->n_causes; i++) {
+		const struct tc_cause *c = &a->causes[i];
+		size_t k;
+
+		if (!c->excess_ns)
+			continue;
+		for (k = 0; k < tp->n_causes && strcmp(tp->causes[k].name, c->name); k++)
+			;
+		if (k == tp->n_causes) {
+			if (grow(&tp->causes, &tp->cap_causes, k + 1, sizeof(*tp->causes)))
+				return -ENOMEM;
+			snprintf(tp->causes[k].name, TC_CAUSE_NAME_LEN, "%s", c->name);
+			tp->causes[k].spikes = tp->causes[k].excess_ns = 0;
+			tp->n_causes++;
+		}
+		tp->causes[k].spikes += c->spikes;
+		tp->causes[k].excess_ns += c->excess_ns;
+	}
+	tp->spikes += a->n_spikes;
+	tp->excess_ns += a->total_excess_ns;
+	tp->analyzed = 1;
+	return 0;
+}
+
+/* Most excess first; a tie by name. */
+static int cmp_cause(const void *x, const void *y)
+{
+	const struct top_cause *a = x, *b = y;
+
+	if (a->excess_ns != b->excess_ns)
+		return a->excess_ns > b->excess_ns ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
 
 /* Moves what the last read appended to the tables into the waiting lists. */
 static int take(struct top *tp)
@@ -95,7 +145,6 @@ static int attribute(struct top *tp, const struct tc_sample *s, size_t n)
 	struct tc_trace *v = trace__view(tp->tables);
 	struct tc_analysis *a = NULL;
 	struct lat_summary st;
-	size_t *idx = NULL;
 	int err;
 
 	if (!v)
@@ -111,32 +160,15 @@ static int attribute(struct top *tp, const struct tc_sample *s, size_t n)
 		trace__sort(v);
 		err = analysis__run(v, &ao, &a);
 	}
-	if (!err && !(idx = calloc(a->n_causes ? a->n_causes : 1, sizeof(*idx))))
-		err = -ENOMEM;
-	if (!err) {
-		analysis_causes_by_excess(a, idx);
-		tp->n_causes = 0;
-		for (size_t i = 0; i < a->n_causes && tp->n_causes < tp->o->causes; i++) {
-			const struct tc_cause *c = &a->causes[idx[i]];
-
-			if (!c->excess_ns)
-				continue;
-			snprintf(tp->causes[tp->n_causes].name, TC_CAUSE_NAME_LEN, "%s", c->name);
-			tp->causes[tp->n_causes].spikes = c->spikes;
-			tp->causes[tp->n_causes++].excess_ns = c->excess_ns;
-		}
-		tp->spikes = a->n_spikes;
-		tp->excess_ns = a->total_excess_ns;
-		tp->analyzed = 1;
-	}
-	free(idx);
+	err = err ?: add_causes(tp, a);
 	analysis__free(a);
 	trace__free_view(v);
 	return err;
 }
 
 /* The round trips whose events are in (all of them once the recording ended): counted
- * and attributed; the events no waiting round trip can overlap dropped. */
+ * into the last interval and attributed; the events no waiting round trip can overlap
+ * dropped. */
 static int settle(struct top *tp, int done)
 {
 	size_t n = 0, o = 0;
@@ -148,9 +180,7 @@ static int settle(struct top *tp, int done)
 	while (n < tp->n_pending &&
 	       (done || sat_add(tp->pending[n].t_end, STREAM_AHEAD_NS) <= tp->horizon))
 		n++;
-	stats_acc__free(&tp->last);
-	err = stats_acc__init(&tp->last);
-	for (size_t i = 0; !err && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct tc_sample *s = &tp->pending[i];
 		uint64_t rtt = s->t_end > s->t_start ? s->t_end - s->t_start : 0;
 
@@ -158,8 +188,7 @@ static int settle(struct top *tp, int done)
 		stats_acc__add(&tp->last, rtt);
 	}
 	tp->round_trips += n;
-	tp->analyzed = 0;
-	if (!err && n)
+	if (n)
 		err = attribute(tp, tp->pending, n);
 	if (tp->n_pending > n)
 		memmove(tp->pending, tp->pending + n, (tp->n_pending - n) * sizeof(*tp->pending));
@@ -190,11 +219,13 @@ static void row(FILE *out, const char *what, const struct stats_acc *a, unsigned
 static void frame(struct top *tp, const char *path, int done)
 {
 	unsigned int div = iter_div_of(tp->tables);
-	struct timespec now;
-	double el;
+	uint64_t behind = trace_follow_unread(tp->f);
+	double el = (double)(now_ns() - tp->t0) / 1e9;
+	char ahead[64] = "";
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	el = (double)(now.tv_sec - tp->t0.tv_sec) + (double)(now.tv_nsec - tp->t0.tv_nsec) / 1e9;
+	if (behind)
+		snprintf(ahead, sizeof(ahead), " (catching up: %.1f MB more written)",
+			 (double)behind / 1e6);
 	if (!tp->o->plain)
 		fputs("\033[H\033[2J", tp->out);
 	else if (tp->frames)
@@ -202,9 +233,9 @@ static void frame(struct top *tp, const char *path, int done)
 	tp->frames++;
 	fprintf(tp->out,
 		"tailcause top %s  %s, %.0f s: %" PRIu64 " round trips, %" PRIu64
-		" events, %.1f MB read, %" PRIu64 " lost\n",
+		" events, %.1f MB read%s, %" PRIu64 " lost\n",
 		path, done ? "recording ended" : "recording", el, tp->round_trips, tp->events,
-		(double)trace_follow_bytes(tp->f) / 1e6, trace__total_drops(tp->tables));
+		(double)trace_follow_bytes(tp->f) / 1e6, ahead, trace__total_drops(tp->tables));
 	fprintf(tp->out, "  %-14s %12s %10s %10s %10s %10s  [usec, %s]\n", "", "round trips", "p50",
 		"p99", "p99.9", "max", div == 2 ? "one way" : "per iteration");
 	row(tp->out, "last interval", &tp->last, div);
@@ -214,7 +245,8 @@ static void frame(struct top *tp, const char *path, int done)
 	} else {
 		fprintf(tp->out, "  last interval: %" PRIu64 " spikes, %.3f usec of excess\n",
 			tp->spikes, (double)tp->excess_ns / div / 1e3);
-		for (size_t i = 0; i < tp->n_causes; i++)
+		qsort(tp->causes, tp->n_causes, sizeof(*tp->causes), cmp_cause);
+		for (size_t i = 0; i < tp->n_causes && i < tp->o->causes; i++)
 			fprintf(tp->out, "    %-44.44s %8" PRIu64 " spikes %12.3f usec %5.1f%%\n",
 				tp->causes[i].name, tp->causes[i].spikes,
 				(double)tp->causes[i].excess_ns / div / 1e3,
@@ -223,6 +255,17 @@ static void frame(struct top *tp, const char *path, int done)
 					      : 0.0);
 	}
 	fflush(tp->out);
+}
+
+/* A block was shown: the next interval starts empty. 0 or -ENOMEM. */
+static int next_interval(struct top *tp)
+{
+	tp->shown = now_ns();
+	tp->n_causes = 0;
+	tp->spikes = tp->excess_ns = 0;
+	tp->analyzed = 0;
+	stats_acc__free(&tp->last);
+	return stats_acc__init(&tp->last);
 }
 
 static void pause_ns(uint64_t ns)
@@ -236,10 +279,25 @@ static void top_free(struct top *tp)
 {
 	trace_follow_close(tp->f);
 	trace__free(tp->tables);
+	free(tp->causes);
 	free(tp->pending);
 	free(tp->ev);
 	stats_acc__free(&tp->run);
 	stats_acc__free(&tp->last);
+}
+
+/*
+ * A block is shown once round trips were counted: the first at once, then one an interval
+ * (caught up or not), and one at the end; a trace already finished when first read, only
+ * at its end.
+ */
+static int show_now(const struct top *tp, int done)
+{
+	if (done)
+		return 1;
+	if (!tp->round_trips || (!tp->frames && !trace_follow_live(tp->f)))
+		return 0;
+	return !tp->frames || now_ns() - tp->shown >= tp->o->interval_ns;
 }
 
 int report_top(const char *path, const struct top_opts *o, FILE *out)
@@ -247,7 +305,7 @@ int report_top(const char *path, const struct top_opts *o, FILE *out)
 	struct top tp = {.o = o, .out = out};
 	int done = 0, waited = 0, err;
 
-	clock_gettime(CLOCK_MONOTONIC, &tp.t0);
+	tp.t0 = tp.shown = now_ns();
 	tp.tables = trace__new();
 	err = tp.tables ? trace_follow_open(path, &tp.f) : -ENOMEM;
 	err = err ?: stats_acc__init(&tp.run);
@@ -262,11 +320,15 @@ int report_top(const char *path, const struct top_opts *o, FILE *out)
 		}
 		err = err ?: take(&tp);
 		err = err ?: settle(&tp, done);
-		if (!err && (tp.frames || tp.round_trips || done))
+		if (!err && show_now(&tp, done)) {
 			frame(&tp, path, done);
+			err = next_interval(&tp);
+		}
 		if (err || done)
 			break;
-		pause_ns(o->interval_ns);
+		if (!trace_follow_unread(tp.f)) /* caught up: wait for the next interval */
+			pause_ns(tp.frames ? o->interval_ns - (now_ns() - tp.shown) % o->interval_ns
+					   : o->interval_ns);
 	}
 	if (err && err != -EBADMSG)
 		log_err("top %s: %s", path, strerror(-err));

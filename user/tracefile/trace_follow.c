@@ -12,14 +12,19 @@
 #include "lib/log.h"
 #include "trace_follow.h"
 
-/* Read at most this much a call: a long recording is caught up with over a few calls. */
-#define FOLLOW_CHUNK ((size_t)64 << 20)
+/*
+ * Read about this much a call (more only where one block is larger): a long recording
+ * is caught up with over many calls, each small enough for its reader to show it.
+ */
+#define FOLLOW_CHUNK ((size_t)1 << 20)
 
 struct trace_follow {
 	char *path, *partial;
 	uint8_t header[256]; /* the file's header, put before each tail */
 	size_t header_len;   /* 0: not read yet */
 	uint64_t off;	     /* the first byte not yet read as a whole block */
+	uint64_t size;	     /* the file's size at the last read */
+	int live;	     /* the last read was of the partial file */
 	uint8_t *buf;
 	size_t cap;
 	size_t end; /* of the last whole block of the current read, in buf */
@@ -44,10 +49,11 @@ int trace_follow_open(const char *path, struct trace_follow **out)
 }
 
 /* The file as it is now: the partial one while it is there. */
-static int open_current(const struct trace_follow *f)
+static int open_current(struct trace_follow *f)
 {
 	int fd = open(f->partial, O_RDONLY | O_CLOEXEC);
 
+	f->live = fd >= 0;
 	if (fd < 0 && errno == ENOENT)
 		fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
@@ -101,12 +107,41 @@ static int read_header(struct trace_follow *f, int fd)
 	return 0;
 }
 
-int trace_follow_read(struct trace_follow *f, struct tc_trace *t, int *done)
+/*
+ * Reads want bytes after f->off into f->buf behind the header and decodes the whole blocks
+ * in them into t; f->end is then the end of the last whole one. 0 or -errno.
+ */
+static int read_chunk(struct trace_follow *f, int fd, struct tc_trace *t, size_t want, size_t *got)
 {
 	struct codec_walk walk = {after_block, f, 1};
 	struct tc_codec_error cerr = {0};
-	struct stat st;
+	int err;
+
+	if (f->cap < f->header_len + want) {
+		uint8_t *p = realloc(f->buf, f->header_len + want);
+
+		if (!p)
+			return -ENOMEM;
+		f->buf = p;
+		f->cap = f->header_len + want;
+	}
+	memcpy(f->buf, f->header, f->header_len);
+	err = read_at(fd, f->buf + f->header_len, want, f->off, got);
+	if (err)
+		return err;
+	f->end = f->header_len;
+	err = codec_walk(f->buf, f->header_len + *got, t, &cerr, &walk);
+	t->truncated = 0; /* a block still being written: read it next time */
+	if (err == -EBADMSG)
+		log_err("read %s: not a valid tailcause trace: %s", f->path, cerr.msg);
+	return err;
+}
+
+int trace_follow_read(struct trace_follow *f, struct tc_trace *t, int *done)
+{
+	uint64_t avail;
 	size_t want, got;
+	struct stat st;
 	int fd, err;
 
 	*done = f->done;
@@ -124,29 +159,14 @@ int trace_follow_read(struct trace_follow *f, struct tc_trace *t, int *done)
 		close(fd);
 		return 0;
 	}
-	want = (uint64_t)st.st_size - f->off > FOLLOW_CHUNK
-		       ? FOLLOW_CHUNK
-		       : (size_t)((uint64_t)st.st_size - f->off);
-	if (f->cap < f->header_len + want) {
-		uint8_t *p = realloc(f->buf, f->header_len + want);
-
-		if (!p) {
-			close(fd);
-			return -ENOMEM;
-		}
-		f->buf = p;
-		f->cap = f->header_len + want;
-	}
-	memcpy(f->buf, f->header, f->header_len);
-	err = read_at(fd, f->buf + f->header_len, want, f->off, &got);
+	f->size = (uint64_t)st.st_size;
+	avail = f->size - f->off;
+	want = avail > FOLLOW_CHUNK ? FOLLOW_CHUNK : (size_t)avail;
+	/* a chunk holding no whole block, cut inside one larger than it: read more of it */
+	while (!(err = read_chunk(f, fd, t, want, &got)) && f->end == f->header_len && !f->done &&
+	       got == want && want < avail)
+		want = avail - want > want ? 2 * want : (size_t)avail;
 	close(fd);
-	if (err)
-		return err;
-	f->end = f->header_len;
-	err = codec_walk(f->buf, f->header_len + got, t, &cerr, &walk);
-	t->truncated = 0; /* a block still being written: read it next time */
-	if (err == -EBADMSG)
-		log_err("read %s: not a valid tailcause trace: %s", f->path, cerr.msg);
 	if (err)
 		return err;
 	f->off += f->end - f->header_len;
@@ -157,6 +177,16 @@ int trace_follow_read(struct trace_follow *f, struct tc_trace *t, int *done)
 uint64_t trace_follow_bytes(const struct trace_follow *f)
 {
 	return f->off;
+}
+
+uint64_t trace_follow_unread(const struct trace_follow *f)
+{
+	return f->done || f->size <= f->off ? 0 : f->size - f->off;
+}
+
+int trace_follow_live(const struct trace_follow *f)
+{
+	return f->live && !f->done;
 }
 
 void trace_follow_close(struct trace_follow *f)
