@@ -138,7 +138,11 @@ def scenarios(a, b, disk):
            "ipi:call_function*|preemption:lab-ipi")
     udp = (["udp", "-c", a, "-T", b, "-p", "20000", "-b", "500"],
            "softirq:net_rx|preemption:lab-udp")
-    compact = (["compact", "-c", b, "-p", "250000", "-f", "1"], "thp-compaction")
+    # The writer (SCHED_FIFO on B) takes B from the probe as it enters its write, and holds
+    # it until the write first sleeps (draining the LRU caches on every CPU) or compacts:
+    # its own time there is the injection too, as a sender's is.
+    compact = (["compact", "-c", b, "-p", "250000", "-f", "1"],
+               "thp-compaction|preemption:lab-compact")
     # A write of stat_refresh on A runs refresh_vm_stats on every CPU and waits for it;
     # where that wait finds B's item not yet done, a flush barrier (wq_barrier_func,
     # which wakes the writer) runs after it on B: both are work the write queued there.
