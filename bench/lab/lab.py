@@ -467,8 +467,12 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
         "dominant_precision": ratio(dom_correct, dom_attributed),
         "dominant_recall": ratio(dom_correct, dom),
         "dominant_causes": dict(top(dom_causes)),
+        "dominant_misses": dom - dom_correct,
         "control_windows": len(controls),
         "chance_dominant_spikes": chance,
+        # as many coincidences as the real windows hold at the control windows' rate
+        "chance_expected": (round(chance * sum(1 for w in windows if w[2] is not None) /
+                                  len(controls), 1) if controls else None),
         "chance_dominant_causes": dict(top(chance_causes)),
         "non_injected_spikes": non,
         "non_injected_unattributed": ratio(non_unattr, non),
@@ -522,21 +526,23 @@ def fmt(x):
 
 def table(results):
     lines = ["| scenario | expected cause | rounds (contended) | windows | spikes (excluded) | injected "
-             "| precision | recall | dominant | precision | recall "
+             "| precision | recall | dominant | precision | recall | misses (by chance) "
              "| non-inj: unattributed / wrongly blamed / other | load avg (1 min) before→after |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+             "| --- |"]
     for r in results:
         if "skipped" in r:
             lines.append("| %s | skipped: %s |" % (r["scenario"], r["skipped"]))
             continue
         exp = ", ".join(e.replace("|", " or ") for e in r["expected"]) or "(none)"
+        chance = "-" if r["chance_expected"] is None else "%.0f" % r["chance_expected"]
         lines.append("| %s | %s | %d (%d) | %d | %d (%d) | %d | %s | %s | %d | %s | %s "
-                     "| %s / %s / %s | %s→%s |" % (
+                     "| %d (%s) | %s / %s / %s | %s→%s |" % (
                          r["scenario"], exp, r["rounds"], len(r["contended_rounds"]),
                          r["windows"], r["spikes"], r["excluded_spikes"], r["injected_spikes"],
                          fmt(r["precision"]), fmt(r["recall"]), r["dominant_spikes"],
                          fmt(r["dominant_precision"]), fmt(r["dominant_recall"]),
-                         fmt(r["non_injected_unattributed"]),
+                         r["dominant_misses"], chance, fmt(r["non_injected_unattributed"]),
                          fmt(r["non_injected_wrongly_blamed"]),
                          fmt(r["non_injected_other_cause"]),
                          r["loadavg_before"][0], r["loadavg_after"][0]))

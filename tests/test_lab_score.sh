@@ -1,0 +1,6 @@
+#!/bin/sh
+# The accuracy lab's scoring (bench/lab/lab.py) on windows and spikes with known answers:
+# injected, dominant, misses, and the coincidences expected at the control windows' rate.
+# Needs no root.
+set -eu
+python3 "$(dirname "$0")/lab_score_check.py"
