@@ -111,10 +111,15 @@ static struct tc_trace *client_trace(const char *run_id)
 	return t;
 }
 
-/* The server's: request i arrives ARRIVES after the client sent it, on a clock OFFSET ahead. */
-static struct tc_trace *server_trace(const struct tc_trace *client, const char *mode)
+/*
+ * The server's: request i arrives ARRIVES after the client sent it, on a clock OFFSET ahead.
+ * Its round trips run from one request's read to the next: one fewer than the client's a
+ * run, the runs per apart (--duration), or one run where per is 0.
+ */
+static struct tc_trace *server_trace_runs(struct tc_trace *client, const char *mode, size_t per)
 {
 	struct tc_trace *t = trace__new();
+	size_t n = client->n_samples;
 
 	assert_non_null(t);
 	if (trace__meta(client, "run.id"))
@@ -123,15 +128,26 @@ static struct tc_trace *server_trace(const struct tc_trace *client, const char *
 	assert_int_equal(trace__set_meta(t, "run.probe", "udp"), 0);
 	assert_int_equal(trace__set_meta(t, "host.name", "hostA"), 0);
 	assert_int_equal(trace__add_thread(t, SRV_TID, TC_THREAD_PROBE, SRV_CPU), 0);
-	for (size_t i = 0; i + 1 < client->n_samples; i++) {
-		struct tc_sample s = {.t_start = client->samples[i].t_start + ARRIVES + OFFSET,
-				      .t_end = client->samples[i + 1].t_start + ARRIVES + OFFSET,
-				      .cpu = SRV_CPU,
-				      .tid = SRV_TID};
-
-		assert_int_equal(trace__add_samples(t, &s, 1), 0);
+	if (per) {
+		assert_int_equal(trace__set_metaf(client, "run.run_samples", "%zu", per), 0);
+		assert_int_equal(trace__set_metaf(t, "run.run_samples", "%zu", per - 1), 0);
 	}
+	for (size_t r = 0; r < n; r += per ? per : n)
+		for (size_t i = r; i + 1 < n && i + 1 < r + (per ? per : n); i++) {
+			struct tc_sample s = {
+				.t_start = client->samples[i].t_start + ARRIVES + OFFSET,
+				.t_end = client->samples[i + 1].t_start + ARRIVES + OFFSET,
+				.cpu = SRV_CPU,
+				.tid = SRV_TID};
+
+			assert_int_equal(trace__add_samples(t, &s, 1), 0);
+		}
 	return t;
+}
+
+static struct tc_trace *server_trace(struct tc_trace *client, const char *mode)
+{
+	return server_trace_runs(client, mode, 0);
 }
 
 /* The server was preempted by a hog while request K waited for it. */
@@ -245,6 +261,37 @@ static void test_peer_counters_keep_their_names(void **state)
 	trace__free(srv);
 }
 
+/* Every round trip's way there and back, the last of each run's too: the server's last
+ * round trip of a run ended when it read that request. */
+static void expect_every_direction(struct tc_trace *cli, struct tc_trace *srv)
+{
+	struct peer_join j;
+	uint64_t to, back;
+
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+	assert_int_equal(cli->peer.n_arrivals, cli->n_samples);
+	for (size_t i = 0; i < cli->n_samples; i++) {
+		const struct tc_sample *s = &cli->samples[i];
+
+		assert_int_equal(peer_direction(cli, s, &to, &back), 0);
+		assert_int_equal(to + back, s->t_end - s->t_start);
+		assert_true(fabs((double)to - ARRIVES) <= j.sync.uncertainty_ns + 1);
+	}
+	trace__free(cli);
+	trace__free(srv);
+}
+
+static void test_last_round_trip_of_a_run_has_a_direction(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000b0");
+
+	(void)state;
+	set_rtt(cli, N_SAMPLES - 1, SPIKE_RT); /* the run's last round trip is a spike */
+	expect_every_direction(cli, server_trace(cli, "server"));
+	cli = client_trace("00000000000000b1");
+	expect_every_direction(cli, server_trace_runs(cli, "server", N_SAMPLES / 4));
+}
+
 static void expect_refused(struct tc_trace *cli, struct tc_trace *srv, const char *why)
 {
 	struct peer_join j;
@@ -315,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_peer_counters_keep_their_names),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_marked_benchmark_ends),
+		cmocka_unit_test(test_last_round_trip_of_a_run_has_a_direction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

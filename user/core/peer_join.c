@@ -260,42 +260,78 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /*
+ * The server's read of the client's round trip after pair k's, where that round trip is
+ * the last of its run: a built-in probe's server times from one request's read to the
+ * next, one round trip fewer a run (pair_up()), so its last of the run ended when it read
+ * that request. 1 with the read (the server's clock) in *at, else 0.
+ */
+static int last_read(const struct tc_trace *cli, const struct tc_trace *srv,
+		     const struct peer_join *j, const size_t (*pair)[2], size_t n, size_t k,
+		     uint64_t *at)
+{
+	size_t lc = run_samples(cli), ls = run_samples(srv), c = pair[k][0] + 1, s = pair[k][1];
+	int fewer = lc || ls ? lc == ls + 1 : cli->n_samples == srv->n_samples + 1;
+	const struct tc_sample *x = &srv->samples[s];
+
+	if (j->unverified || !fewer || c >= cli->n_samples || (k + 1 < n && pair[k + 1][0] == c))
+		return 0;
+	if (s + 1 != srv->n_samples && !(ls && (s + 1) % ls == 0))
+		return 0; /* not the server's last of a run */
+	if (x->t_end <= x->t_start)
+		return 0;
+	*at = x->t_end;
+	return 1;
+}
+
+/* Request c of the client reached the server at a (the client's clock). */
+static void note_arrival(struct tc_trace *cli, const struct tc_sample *c, uint64_t a, uint64_t *to,
+			 uint64_t *back, size_t *m)
+{
+	cli->peer.arrivals[cli->peer.n_arrivals++] = a;
+	if (a < c->t_start || a > c->t_end)
+		return; /* outside its round trip: the clocks' error, not a time */
+	to[*m] = a - c->t_start;
+	back[(*m)++] = c->t_end - a;
+}
+
+/*
  * The client's side: when each request reached the server, on the client's clock,
- * and the usual way there and back (medians over the paired round trips).
+ * and the usual way there and back (medians over the round trips timed on both hosts).
  */
 static int note_arrivals(struct tc_trace *cli, const struct tc_trace *srv, struct peer_join *j)
 {
-	size_t n = j->n_pairs, m = 0;
-	uint64_t *to = malloc((n ? n : 1) * sizeof(*to)),
-		 *back = malloc((n ? n : 1) * sizeof(*back));
-	uint64_t *at = malloc((n ? n : 1) * sizeof(*at));
-
+	size_t n = j->n_pairs, m = 0, extra = 0;
 	size_t(*pair)[2] = malloc((n ? n : 1) * sizeof(*pair));
+	uint64_t *to = NULL, *back = NULL, a;
 
-	if (!to || !back || !at || !pair) {
+	if (!pair)
+		return -ENOMEM;
+	n = pair_up(cli, srv, pair); /* as align() paired them */
+	for (size_t k = 0; k < n; k++)
+		extra += last_read(cli, srv, j, pair, n, k, &a);
+	to = malloc((n + extra + 1) * sizeof(*to));
+	back = malloc((n + extra + 1) * sizeof(*back));
+	cli->peer.arrivals = malloc((n + extra + 1) * sizeof(*cli->peer.arrivals));
+	cli->peer.n_arrivals = 0;
+	if (!to || !back || !cli->peer.arrivals) {
+		free(cli->peer.arrivals);
+		cli->peer.arrivals = NULL;
+		free(pair);
 		free(to);
 		free(back);
-		free(at);
-		free(pair);
 		return -ENOMEM;
 	}
-	n = pair_up(cli, srv, pair); /* as align() paired them */
-	for (size_t i = 0; i < n; i++) {
-		const struct tc_sample *c = &cli->samples[pair[i][0]];
-		uint64_t a = to_local(j, srv->samples[pair[i][1]].t_start);
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_sample *c = &cli->samples[pair[k][0]];
 
-		at[i] = a;
-		if (a < c->t_start || a > c->t_end)
-			continue; /* outside its round trip: the clocks' error, not a time */
-		to[m] = a - c->t_start;
-		back[m++] = c->t_end - a;
+		note_arrival(cli, c, to_local(j, srv->samples[pair[k][1]].t_start), to, back, &m);
+		if (last_read(cli, srv, j, pair, n, k, &a))
+			note_arrival(cli, c + 1, to_local(j, a), to, back, &m);
 	}
 	free(pair);
-	qsort(at, n, sizeof(*at), cmp_u64);
+	qsort(cli->peer.arrivals, cli->peer.n_arrivals, sizeof(*cli->peer.arrivals), cmp_u64);
 	qsort(to, m, sizeof(*to), cmp_u64);
 	qsort(back, m, sizeof(*back), cmp_u64);
-	cli->peer.arrivals = at;
-	cli->peer.n_arrivals = n;
 	cli->peer.to_median_ns = m ? to[m / 2] : 0;
 	cli->peer.back_median_ns = m ? back[m / 2] : 0;
 	free(to);
