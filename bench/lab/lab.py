@@ -449,10 +449,11 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
         return round(a / b, 4) if b else None
 
     top = lambda d: sorted(d.items(), key=lambda kv: -kv[1])[:8]
+    n_windows = sum(1 for w in windows if w[2] is not None)
     res = {
         "scenario": name,
         "expected": patterns,
-        "windows": sum(1 for w in windows if w[2] is not None),
+        "windows": n_windows,
         "uncertain_windows": sum(1 for w in windows if w[2] is None),
         "rounds": len(rounds),
         "spikes": len(spikes),
@@ -471,8 +472,7 @@ def score(name, injectors, windows, spikes, rounds, load_before, load_after, sec
         "control_windows": len(controls),
         "chance_dominant_spikes": chance,
         # as many coincidences as the real windows hold at the control windows' rate
-        "chance_expected": (round(chance * sum(1 for w in windows if w[2] is not None) /
-                                  len(controls), 1) if controls else None),
+        "chance_expected": round(chance * n_windows / len(controls), 1) if controls else None,
         "chance_dominant_causes": dict(top(chance_causes)),
         "non_injected_spikes": non,
         "non_injected_unattributed": ratio(non_unattr, non),

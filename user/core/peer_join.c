@@ -260,23 +260,37 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /*
+ * The server's round trips of a run of this join (run_ends()): 0 when the last request
+ * of a run cannot be placed, else ls, the server's round trips a whole run (n_samples
+ * for one run).
+ */
+static size_t run_ends(const struct tc_trace *cli, const struct tc_trace *srv,
+		       const struct peer_join *j)
+{
+	size_t lc = run_samples(cli), ls = run_samples(srv);
+
+	if (j->unverified) /* marked iterations: the server's round trips are not read to read */
+		return 0;
+	if (!lc && !ls)
+		return cli->n_samples == srv->n_samples + 1 ? srv->n_samples : 0;
+	return lc == ls + 1 ? ls : 0;
+}
+
+/*
  * The server's read of the client's round trip after pair k's, where that round trip is
  * the last of its run: a built-in probe's server times from one request's read to the
- * next, one round trip fewer a run (pair_up()), so its last of the run ended when it read
- * that request. 1 with the read (the server's clock) in *at, else 0.
+ * next, one round trip fewer a run (pair_up()), so its last of the run (ls a run, from
+ * run_ends()) ended when it read that request. 1 with the read (the server's clock) in
+ * *at, else 0.
  */
-static int last_read(const struct tc_trace *cli, const struct tc_trace *srv,
-		     const struct peer_join *j, const size_t (*pair)[2], size_t n, size_t k,
-		     uint64_t *at)
+static int last_read(const struct tc_trace *cli, const struct tc_trace *srv, size_t ls,
+		     const size_t (*pair)[2], size_t n, size_t k, uint64_t *at)
 {
-	size_t lc = run_samples(cli), ls = run_samples(srv), c = pair[k][0] + 1, s = pair[k][1];
-	int fewer = lc || ls ? lc == ls + 1 : cli->n_samples == srv->n_samples + 1;
+	size_t c = pair[k][0] + 1, s = pair[k][1];
 	const struct tc_sample *x = &srv->samples[s];
 
-	if (j->unverified || !fewer || c >= cli->n_samples || (k + 1 < n && pair[k + 1][0] == c))
-		return 0;
-	if (s + 1 != srv->n_samples && !(ls && (s + 1) % ls == 0))
-		return 0; /* not the server's last of a run */
+	if (!ls || (s + 1) % ls || c >= cli->n_samples || (k + 1 < n && pair[k + 1][0] == c))
+		return 0; /* not the server's last of a run, or the client's next is paired */
 	if (x->t_end <= x->t_start)
 		return 0;
 	*at = x->t_end;
@@ -300,7 +314,7 @@ static void note_arrival(struct tc_trace *cli, const struct tc_sample *c, uint64
  */
 static int note_arrivals(struct tc_trace *cli, const struct tc_trace *srv, struct peer_join *j)
 {
-	size_t n = j->n_pairs, m = 0, extra = 0;
+	size_t n = j->n_pairs, m = 0, extra = 0, ls = run_ends(cli, srv, j);
 	size_t(*pair)[2] = malloc((n ? n : 1) * sizeof(*pair));
 	uint64_t *to = NULL, *back = NULL, a;
 
@@ -308,7 +322,7 @@ static int note_arrivals(struct tc_trace *cli, const struct tc_trace *srv, struc
 		return -ENOMEM;
 	n = pair_up(cli, srv, pair); /* as align() paired them */
 	for (size_t k = 0; k < n; k++)
-		extra += last_read(cli, srv, j, pair, n, k, &a);
+		extra += last_read(cli, srv, ls, pair, n, k, &a);
 	to = malloc((n + extra + 1) * sizeof(*to));
 	back = malloc((n + extra + 1) * sizeof(*back));
 	cli->peer.arrivals = malloc((n + extra + 1) * sizeof(*cli->peer.arrivals));
@@ -325,7 +339,7 @@ static int note_arrivals(struct tc_trace *cli, const struct tc_trace *srv, struc
 		const struct tc_sample *c = &cli->samples[pair[k][0]];
 
 		note_arrival(cli, c, to_local(j, srv->samples[pair[k][1]].t_start), to, back, &m);
-		if (last_read(cli, srv, j, pair, n, k, &a))
+		if (last_read(cli, srv, ls, pair, n, k, &a))
 			note_arrival(cli, c + 1, to_local(j, a), to, back, &m);
 	}
 	free(pair);
