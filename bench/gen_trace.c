@@ -2,10 +2,10 @@
 /*
  * gen_trace.c - writes a large synthetic .tct trace for the analyzer benchmark.
  *
- * Built on the core codec (build/libtccore.a), written the way the recorder
- * writes with --duration (header, meta, threads, EVENTS and SAMPLES blocks of
- * TC_BLOCK_RECORDS as they fill, then counters, INDEX and END), so `tailcause report`
- * reads it like a recording, and a billion samples take no more memory than ten:
+ * Written by the recorder's own writer (tracefile/trace_file.h) as it writes with
+ * --duration (header, meta, threads, EVENTS and SAMPLES blocks of TC_BLOCK_RECORDS
+ * as they fill, then counters, RTT_HIST, RTT_SUMMARY, INDEX and END), so `tailcause
+ * report` reads it like a recording, and a billion samples take no more memory than ten:
  *   - a verbs-like probe on CPUs 2,3 of a 4-CPU host: round trips of
  *     2.3-2.6 us back to back, timed by tid 4001 on CPU 2 (tid 4002 on CPU 3);
  *   - ~1 % of the round trips are spikes (3-200 us longer), each with the
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "core/trace_codec.h"
+#include "tracefile/trace_file.h"
 
 #define PROBE_CPU0 2
 #define PROBE_CPU1 3
@@ -77,17 +78,12 @@ static const struct {
 #define N_IRQS (sizeof(irqs) / sizeof(irqs[0]))
 
 struct gen {
-	int fd;
-	struct tc_buf buf;
-	struct tc_event *blk; /* EVENTS block being filled */
+	struct trace_writer *w; /* the recorder's writer (tracefile/trace_file.h) */
+	struct tc_event *blk;	/* EVENTS block being filled */
 	size_t n_blk;
 	uint64_t n_events;
 	struct tc_event win[64]; /* events starting in the current round trip */
 	size_t n_win;
-	uint64_t off;		  /* bytes written before buf */
-	struct tc_block_ref *idx; /* for the INDEX block, as the recorder writes it */
-	size_t n_idx, cap_idx;
-	struct tc_rtt_hist rtt; /* for the RTT_HIST block, likewise */
 };
 
 static void die(const char *what, int err)
@@ -96,74 +92,18 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-static void flush_buf(struct gen *g)
-{
-	const uint8_t *p = g->buf.data;
-	size_t n = g->buf.len;
-
-	while (n) {
-		ssize_t w = write(g->fd, p, n);
-
-		if (w < 0)
-			die("write", errno);
-		p += w;
-		n -= (size_t)w;
-	}
-	g->off += g->buf.len;
-	g->buf.len = 0;
-}
-
-/* Notes the block about to be encoded into g->buf for the index. */
-static void note_block(struct gen *g, uint32_t type, uint64_t n, uint64_t lo, uint64_t hi)
-{
-	if (g->n_idx == g->cap_idx) {
-		g->cap_idx = g->cap_idx ? 2 * g->cap_idx : 1024;
-		g->idx = realloc(g->idx, g->cap_idx * sizeof(*g->idx));
-		if (!g->idx)
-			die("allocate", ENOMEM);
-	}
-	g->idx[g->n_idx++] = (struct tc_block_ref){type, g->off + g->buf.len, n, lo, hi};
-}
-
 static void encode_samples(struct gen *g, const struct tc_sample *s, size_t n)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-	int err;
-
-	if (!n)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		lo = s[i].t_start < lo ? s[i].t_start : lo;
-		hi = s[i].t_end > hi ? s[i].t_end : hi;
-	}
-	note_block(g, TC_BLOCK_SAMPLES, n, lo, hi);
-	err = codec_encode_samples(&g->buf, s, n);
-	if (err)
-		die("encode samples", err);
-	tc_rtt_hist_add(&g->rtt, s, n);
+	if (trace_writer__samples(g->w, s, n))
+		exit(1); /* the writer said why */
 }
 
 static void flush_events(struct gen *g)
 {
-	int err;
-
-	uint64_t lo = UINT64_MAX, hi = 0;
-
-	if (!g->n_blk)
-		return;
-	for (size_t i = 0; i < g->n_blk; i++) {
-		lo = g->blk[i].start_ns < lo ? g->blk[i].start_ns : lo;
-		hi = g->blk[i].start_ns + g->blk[i].dur_ns > hi
-			     ? g->blk[i].start_ns + g->blk[i].dur_ns
-			     : hi;
-	}
-	note_block(g, TC_BLOCK_EVENTS, g->n_blk, lo, hi);
-	err = codec_encode_events(&g->buf, g->blk, g->n_blk);
-	if (err)
-		die("encode events", err);
+	if (trace_writer__events(g->w, g->blk, g->n_blk))
+		exit(1);
 	g->n_events += g->n_blk;
 	g->n_blk = 0;
-	flush_buf(g);
 }
 
 static struct tc_event *win_add(struct gen *g, uint16_t kind, uint64_t start, uint64_t dur,
@@ -382,8 +322,8 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	struct tc_sample *s;
 	struct tc_trace *tr;
-	struct gen g = {.fd = -1};
-	int opt, err;
+	struct gen g = {0};
+	int opt;
 
 	while ((opt = getopt(argc, argv, "o:e:s:S:")) != -1) {
 		switch (opt) {
@@ -414,18 +354,12 @@ int main(int argc, char **argv)
 	s = malloc(TC_BLOCK_RECORDS * sizeof(*s));
 	g.blk = malloc(TC_BLOCK_RECORDS * sizeof(*g.blk));
 	tr = trace__new();
-	if (!s || !g.blk || !tr || tc_rtt_hist__init(&g.rtt))
+	if (!s || !g.blk || !tr)
 		die("allocate", ENOMEM);
 	describe(tr, n_samples);
-	g.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (g.fd < 0)
-		die(out, errno);
-	err = codec_encode_header(&g.buf, t, 1700000000000000000ull);
-	err = err ?: codec_encode_meta(&g.buf, tr);
-	err = err ?: codec_encode_threads(&g.buf, tr);
-	if (err)
-		die("encode header", err);
-	flush_buf(&g);
+	g.w = trace_writer__open(out, 1, t, 1700000000000000000ull);
+	if (!g.w || trace_writer__meta(g.w, tr))
+		return 1; /* the writer said why */
 
 	uint64_t left = n_events;
 	size_t n_s = 0;
@@ -453,31 +387,19 @@ int main(int argc, char **argv)
 		win_flush(&g);
 		if (n_s == TC_BLOCK_RECORDS) {
 			encode_samples(&g, s, n_s);
-			flush_buf(&g);
 			n_s = 0;
 		}
 	}
 	flush_events(&g);
 	encode_samples(&g, s, n_s);
-	err = codec_encode_irq_names(&g.buf, tr);
-	err = err ?: codec_encode_counters(&g.buf, tr);
-	err = err ?: codec_encode_rtt_hist(&g.buf, &g.rtt);
-	err = err ?: codec_encode_index(&g.buf, g.idx, g.n_idx);
-	err = err ?: codec_encode_end(&g.buf, n_samples, g.n_events);
-	if (err)
-		die("encode samples", err);
-	flush_buf(&g);
-	if (close(g.fd))
-		die(out, errno);
+	if (trace_writer__finish(g.w, tr)) /* IRQ names, counters, RTT_HIST, INDEX, END */
+		return 1;
 	printf("gen_trace events=%llu samples=%llu spikes=%llu span_ns=%llu file=%s\n",
 	       (unsigned long long)g.n_events, (unsigned long long)n_samples,
 	       (unsigned long long)spikes, (unsigned long long)(t - 1000000000000ull), out);
 	trace__free(tr);
-	tc_buf_free(&g.buf);
 	free(s);
 	free(g.blk);
-	free(g.idx);
-	tc_rtt_hist__free(&g.rtt);
 	return 0;
 
 usage:

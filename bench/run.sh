@@ -32,13 +32,15 @@ mkdir -p "$O/bench"
 build() {  # OUT SRC ARGS...
 	out=$1 src=$2
 	shift 2
-	if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$O/libtccore.a" -nt "$out" ]; then
+	if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$O/libtccore.a" -nt "$out" ] ||
+		[ "$O/user/tracefile/trace_file.o" -nt "$out" ]; then
 		printf '  %-5s %s\n' CC "$out"
 		$CC -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE "$src" "$@" -o "$out"
 	fi
 }
 build "$O/bench/storm" "$top/bench/storm.c" -lpthread
-build "$O/bench/gen_trace" "$top/bench/gen_trace.c" -I"$top/user" -I"$top" "$O/libtccore.a" \
+build "$O/bench/gen_trace" "$top/bench/gen_trace.c" -I"$top/user" -I"$top" \
+	"$O"/user/tracefile/*.o "$O/libtccore.a" \
 	"$O/libtclib.a" -ldeflate -lzstd -lz -lm
 build "$O/bench/ftrace_shim.so" "$top/bench/ftrace_shim.c" -shared -fPIC -ldl
 

@@ -391,20 +391,28 @@ static size_t block_len(const uint8_t *buf, size_t off)
 		     (size_t)buf[off + 11] << 24);
 }
 
+/* Writes the file at path as buf (len bytes) with the block at off swapped for b's. */
+static void swap_block(const char *path, const uint8_t *buf, size_t len, size_t off,
+		       const struct tc_buf *b)
+{
+	size_t old = block_len(buf, off);
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, off), (ssize_t)off);
+	assert_int_equal(write(fd, b->data, b->len), (ssize_t)b->len);
+	assert_int_equal(write(fd, buf + off + old, len - off - old), (ssize_t)(len - off - old));
+	close(fd);
+}
+
 /* Swaps the RTT_HIST block of the file at path (len bytes in buf) for r's. */
 static void swap_rtt_hist(const char *path, uint8_t *buf, size_t len, size_t off,
 			  const struct tc_rtt_hist *r)
 {
-	size_t old = block_len(buf, off);
 	struct tc_buf b = {0};
-	int fd = open(path, O_WRONLY | O_TRUNC);
 
 	assert_int_equal(codec_encode_rtt_hist(&b, r), 0);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, buf, off), (ssize_t)off);
-	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
-	assert_int_equal(write(fd, buf + off + old, len - off - old), (ssize_t)(len - off - old));
-	close(fd);
+	swap_block(path, buf, len, off, &b);
 	tc_buf_free(&b);
 }
 
@@ -468,6 +476,163 @@ static void test_trace_stream_rtt_hist(void **state)
 	tc_rtt_hist__free(&want);
 	tc_rtt_hist__free(&got);
 	tc_rtt_hist__free(&lie);
+	trace__free(t);
+}
+
+/* The offset of the first block of type in the file image buf, 0 when it has none. */
+static size_t find_block(const uint8_t *buf, size_t len, uint32_t type)
+{
+	for (size_t o = 32; o + 16 <= len; o += block_len(buf, o))
+		if (buf[o] == type)
+			return o;
+	return 0;
+}
+
+/* Opens path as a streamed report of the whole run does, at percentile p. */
+static struct trace_stream *open_whole(const char *path, double p)
+{
+	struct trace_stream_opts o = {.pct = p, .to_ns = UINT64_MAX};
+	struct trace_stream *s = NULL;
+
+	assert_int_equal(trace_stream_open(path, &o, &s), 0);
+	return s;
+}
+
+/* Reads every block of s as an analysis does (once each), then asks for the check. */
+static int read_all_and_recheck(struct trace_stream *s)
+{
+	struct stream_source src;
+	struct tc_trace *v = trace__view(trace_stream_skeleton(s));
+
+	assert_non_null(v);
+	trace_stream_source(s, &src);
+	for (size_t i = 0; i < src.n_blocks; i++) {
+		v->n_samples = v->n_events = 0;
+		assert_int_equal(src.read(src.arg, &src.blocks[i], v), 0);
+	}
+	trace__free_view(v);
+	return trace_stream_recheck(s);
+}
+
+/* A summary that does not check out: said, and the statistics counted once read. */
+static void lied_to(const char *path, const uint8_t *buf, size_t len, size_t off,
+		    const struct tc_rtt_summary *lie, const struct lat_summary *truth, uint64_t p99)
+{
+	struct tc_buf b = {0};
+	struct trace_stream *s;
+	struct lat_summary st;
+	uint64_t pct;
+
+	assert_int_equal(codec_encode_rtt_summary(&b, lie), 0);
+	swap_block(path, buf, len, off, &b);
+	tc_buf_free(&b);
+	warned[0] = 0;
+	s = open_whole(path, 99.0);
+	assert_int_equal(trace_stream_stats(s, &st, &pct), 0);
+	assert_int_equal(st.p99, lie->pct[1]); /* taken before a round trip is read */
+	assert_int_equal(read_all_and_recheck(s), 1);
+	assert_non_null(strstr(warned, "round-trip summary differs from its round trips"));
+	assert_int_equal(trace_stream_stats(s, &st, &pct), 0);
+	assert_memory_equal(&st, truth, sizeof(st));
+	assert_int_equal(pct, p99);
+	assert_int_equal(trace_stream_skeleton(s)->streamed.first_sample_ns, 1000000);
+	assert_int_equal(trace_stream_recheck(s), 0); /* counted: nothing more to check */
+	trace_stream_close(s);
+}
+
+/*
+ * The writer's RTT_SUMMARY block holds the round trips' exact statistics; a streamed
+ * report of the whole run takes them without reading a round trip for them, the
+ * analysis's read checks them, and one that does not check out (a percentile, a start)
+ * is said and counted instead.
+ */
+static void test_trace_stream_rtt_summary(void **state)
+{
+	enum { N = 150000 };
+	struct tc_trace *t = long_trace(N);
+	static uint8_t buf[8 << 20];
+	static uint64_t v[N];
+	struct tc_rtt_summary got, lie;
+	struct lat_summary truth, st;
+	struct tc_codec_error ce;
+	struct trace_stream *s;
+	struct tc_buf b = {0};
+	uint64_t p99, pct, sum = 0;
+	unsigned __int128 sumsq = 0;
+	size_t len, off;
+	char path[128];
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) { /* 400 ns to about 40 us, timed on CPUs 1 and 3 */
+		t->samples[i].t_end = t->samples[i].t_start + 400 + (i * 7919) % 40000;
+		t->samples[i].cpu = i % 5 ? 1 : 3;
+		v[i] = tc_sample_rtt(&t->samples[i]);
+		sum += v[i];
+		sumsq += (unsigned __int128)v[i] * v[i];
+	}
+	path_of(path, sizeof(path), "summary.tct");
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	off = find_block(buf, len, TC_BLOCK_RTT_SUMMARY);
+	assert_true(off > 0);
+	assert_int_equal(codec_decode_rtt_summary(buf, len, off, &got, &ce), 0);
+	assert_int_equal(stats_summarize(v, N, &truth), 0); /* sorts v */
+	p99 = truth.p99;
+	assert_int_equal(got.n, N);
+	assert_int_equal(got.min, truth.min);
+	assert_int_equal(got.max, truth.max);
+	assert_int_equal(got.pct[0], truth.p50);
+	assert_int_equal(got.pct[1], truth.p99);
+	assert_int_equal(got.pct[2], truth.p999);
+	assert_int_equal(got.pct[3], truth.p9999);
+	assert_int_equal(got.pct[4], truth.p99999);
+	assert_true(got.sum == sum && got.sumsq == sumsq);
+	assert_int_equal(got.first_start, 1000000);
+	assert_int_equal(got.last_start, 1000000 + (uint64_t)(N - 1) * 1000);
+	assert_int_equal(got.n_cpus, 2);
+	assert_true(got.cpus[0] == 1 && got.cpus[1] == 3);
+	assert_int_equal(codec_decode_rtt_summary(buf, len, 32, &got, &ce), -EBADMSG);
+
+	/* taken as they are, and the read agrees: nothing said */
+	warned[0] = 0;
+	s = open_whole(path, 99.0);
+	assert_int_equal(trace_stream_stats(s, &st, &pct), 0);
+	assert_memory_equal(&st, &truth, sizeof(st));
+	assert_int_equal(pct, p99);
+	assert_int_equal(read_all_and_recheck(s), 0);
+	assert_string_equal(warned, "");
+	trace_stream_close(s);
+
+	/* a percentile the block does not hold: counted, as for an older file */
+	stream_stats(path, UINT64_MAX, &st, &pct);
+	assert_memory_equal(&st, &truth, sizeof(st));
+	assert_string_equal(warned, "");
+
+	/* p99 one value off, or the first start 1 ns late: said, and counted */
+	lie = got;
+	lie.pct[1] = got.pct[1] + 1 <= got.pct[2] ? got.pct[1] + 1 : got.pct[1] - 1;
+	lied_to(path, buf, len, off, &lie, &truth, p99);
+	lie = got;
+	lie.first_start++;
+	len = slurp(path, buf, sizeof(buf)); /* the block was swapped: find it again */
+	off = find_block(buf, len, TC_BLOCK_RTT_SUMMARY);
+	lied_to(path, buf, len, off, &lie, &truth, p99);
+
+	/* a block that does not decode (percentiles out of order): not used, said */
+	len = slurp(path, buf, sizeof(buf));
+	off = find_block(buf, len, TC_BLOCK_RTT_SUMMARY);
+	lie = got;
+	lie.pct[0] = got.pct[4] + 1;
+	assert_int_equal(codec_encode_rtt_summary(&b, &lie), 0);
+	swap_block(path, buf, len, off, &b);
+	tc_buf_free(&b);
+	warned[0] = 0;
+	s = open_whole(path, 99.0);
+	assert_non_null(strstr(warned, "round-trip summary is not used"));
+	assert_int_equal(trace_stream_stats(s, &st, &pct), 0);
+	assert_memory_equal(&st, &truth, sizeof(st));
+	assert_int_equal(read_all_and_recheck(s), 0);
+	trace_stream_close(s);
 	trace__free(t);
 }
 
@@ -565,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_trace_file_index),
 		cmocka_unit_test(test_trace_stream_stretch),
 		cmocka_unit_test(test_trace_stream_rtt_hist),
+		cmocka_unit_test(test_trace_stream_rtt_summary),
 		cmocka_unit_test(test_trace_follow_growing),
 		cmocka_unit_test(test_trace_follow_catches_up_in_steps),
 		cmocka_unit_test(test_bigmem_prefault_populates_large),

@@ -22,6 +22,42 @@ expect_exit 1 "$TC" record -o "$TMP/a.tct" -n 1000 --cpu "$cpus" --no-progress
 grep -q 'exists' "$TMP/out" || fail "no 'exists' message"
 expect_exit 0 "$TC" record -o "$TMP/a.tct" -n 1000 --cpu "$cpus" --no-progress --force
 
+# The writer's round-trip summary: a streamed report of the whole run takes its statistics
+# from it and is the whole read's; given another recording's summary (as many round trips,
+# other times), the report says so and is still the whole read's.
+expect_exit 0 "$TC" record -o "$TMP/c.tct" -n 1000 --cpu "$cpus" --no-progress
+python3 - "$TMP/a.tct" "$TMP/c.tct" "$TMP/lie.tct" <<'EOF'
+import struct, sys
+
+def summary(d):  # the RTT_SUMMARY block's bytes, its header's included
+    off = struct.unpack_from('<H', d, 10)[0]
+    found = []
+    while off + 16 <= len(d):
+        kind, _, comp = struct.unpack_from('<III', d, off)
+        if kind == 11:
+            found.append((off, off + 16 + comp))
+        off += 16 + comp
+    assert len(found) == 1, 'not one RTT_SUMMARY block'
+    return found[0]
+
+a, c = (open(f, 'rb').read() for f in sys.argv[1:3])
+(ao, ae), (co, ce) = summary(a), summary(c)
+open(sys.argv[3], 'wb').write(a[:ao] + c[co:ce] + a[ae:])
+EOF
+"$TC" report "$TMP/a.tct" --no-stream | grep -v '^  streamed' >"$TMP/a.whole"
+for f in a lie; do
+	"$TC" report "$TMP/$f.tct" --stream >"$TMP/$f.out" 2>"$TMP/$f.err" ||
+		fail "report --stream of $f.tct exited $?: $(cat "$TMP/$f.err")"
+	grep -v '^  streamed' "$TMP/$f.out" | sed "s|$TMP/lie.tct|$TMP/a.tct|" >"$TMP/$f.streamed"
+	cmp -s "$TMP/a.whole" "$TMP/$f.streamed" || {
+		diff -u "$TMP/a.whole" "$TMP/$f.streamed" | head -20
+		fail "$f.tct streams to another report"
+	}
+done
+[ ! -s "$TMP/a.err" ] || fail "the streamed report of the recording said: $(cat "$TMP/a.err")"
+grep -q "round-trip summary differs from its round trips: counted them instead" "$TMP/lie.err" ||
+	fail "another recording's summary was not said: $(cat "$TMP/lie.err")"
+
 # A symlink at the output path is never followed.
 ln -s "$TMP/target" "$TMP/link.tct"
 expect_exit 1 "$TC" record -o "$TMP/link.tct" -n 1000 --cpu "$cpus" --no-progress

@@ -61,9 +61,11 @@
 #define INDEX_MAX	 (1u << 22) /* 2^38 records of blocks listed */
 #define INDEX_MAX_LEN	 (5 * VARINT_MAX_LEN)
 #define RTT_HIST_MAX_LEN (6 * VARINT_MAX_LEN + HIST_BUCKETS * 2 * VARINT_MAX_LEN)
-#define DROPS_MAX_CPU	 (1u << 16)
-#define COMM_MAX	 (TC_COMM_LEN - 1)
-#define IRQ_NAME_MAX	 63
+#define RTT_SUMMARY_MAX_LEN                                                                        \
+	((14 + TC_RTT_SUMMARY_PCTS) * VARINT_MAX_LEN + TC_RTT_SUMMARY_CPUS * VARINT_MAX_LEN)
+#define DROPS_MAX_CPU (1u << 16)
+#define COMM_MAX      (TC_COMM_LEN - 1)
+#define IRQ_NAME_MAX  63
 /* Smallest and largest encodings of one record (a u16 varint takes up to 3 bytes, a u32 5). */
 #define SAMPLE_MIN_LEN	4
 #define SAMPLE_MAX_LEN	(2 * VARINT_MAX_LEN + 2 * 5)

@@ -24,8 +24,9 @@ struct dec {
 	const struct codec_walk *walk; /* see codec_walk(); NULL: a whole decode */
 	struct tc_block_ref **index;   /* codec_decode_index(): the INDEX block goes there */
 	size_t *n_index;
-	struct tc_rtt_hist *rtt_hist; /* codec_decode_rtt_hist(): the RTT_HIST block there */
-	int rtt_hist_other;	      /* it was of another layout */
+	struct tc_rtt_hist *rtt_hist;	    /* codec_decode_rtt_hist(): the RTT_HIST block there */
+	int rtt_hist_other;		    /* it was of another layout */
+	struct tc_rtt_summary *rtt_summary; /* codec_decode_rtt_summary(): the block there */
 	size_t block_no, block_off;
 	uint64_t n_samples, n_events, n_meta;
 	unsigned int version;			  /* the file's: how its payloads are compressed */
@@ -90,5 +91,6 @@ int dec_events(struct dec *d, struct rd *r);
 int dec_end(struct dec *d, struct rd *r);
 /* The RTT_HIST block into out: 0, 1 for another histogram layout (the rest unread), an error. */
 int dec_rtt_hist(struct dec *d, struct rd *r, struct tc_rtt_hist *out);
+int dec_rtt_summary(struct dec *d, struct rd *r, struct tc_rtt_summary *out);
 
 #endif /* TAILCAUSE_CORE_DECODE_INTERNAL_H */

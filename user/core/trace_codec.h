@@ -50,16 +50,21 @@ enum tc_block_type {
 	TC_BLOCK_SAMPLES = 3,
 	TC_BLOCK_EVENTS = 4, /* comm string table for the block, then records */
 	TC_BLOCK_IRQ_NAMES = 5,
-	TC_BLOCK_DROPS = 6,	/* per-CPU ring-buffer drop counters */
-	TC_BLOCK_END = 7,	/* record totals: its absence marks a truncated file */
-	TC_BLOCK_COUNTERS = 8,	/* struct tc_counter records (IRQ placement, ...) */
-	TC_BLOCK_INDEX = 9,	/* where each SAMPLES and EVENTS block is, and its time span:
-				 * read by a streamed report (codec_decode_index()); a whole
-				 * read skips it, as readers before it do */
-	TC_BLOCK_RTT_HIST = 10, /* every round trip's time counted in a histogram, and
-				 * summed: a streamed report of the whole run learns its
-				 * percentiles' buckets without reading the samples for them
-				 * (codec_decode_rtt_hist()); a whole read skips it */
+	TC_BLOCK_DROPS = 6,	   /* per-CPU ring-buffer drop counters */
+	TC_BLOCK_END = 7,	   /* record totals: its absence marks a truncated file */
+	TC_BLOCK_COUNTERS = 8,	   /* struct tc_counter records (IRQ placement, ...) */
+	TC_BLOCK_INDEX = 9,	   /* where each SAMPLES and EVENTS block is, and its time span:
+				    * read by a streamed report (codec_decode_index()); a whole
+				    * read skips it, as readers before it do */
+	TC_BLOCK_RTT_HIST = 10,	   /* every round trip's time counted in a histogram, and
+				    * summed: a streamed report of the whole run learns its
+				    * percentiles' buckets without reading the samples for them
+				    * (codec_decode_rtt_hist()); a whole read skips it */
+	TC_BLOCK_RTT_SUMMARY = 11, /* the round trips' exact statistics (struct
+				    * tc_rtt_summary): a streamed report of the whole run
+				    * starts from them and checks them against the samples as
+				    * its analysis reads them (codec_decode_rtt_summary()); a
+				    * whole read skips it */
 };
 
 /* What a RTT_HIST block holds: the round trips' times (tc_sample_rtt()), counted in
@@ -69,6 +74,27 @@ struct tc_rtt_hist {
 	uint64_t sum;
 	int wrapped; /* the sum passed UINT64_MAX: no block is written */
 };
+
+/*
+ * What a RTT_SUMMARY block holds, of every round trip (tc_sample_rtt()) of the file: the
+ * count, the extremes, the exact percentiles p50, p99, p99.9, p99.99 and p99.999 (the
+ * value of rank stats_rank(n, p), core/stats.h), the exact sum and sum of squares (struct
+ * moments), the first and last round trip's start, and the CPUs they were timed on,
+ * ascending. Writers add one where the sums fit and no percentile is binned.
+ */
+#define TC_RTT_SUMMARY_PCTS 5
+#define TC_RTT_SUMMARY_CPUS 64
+struct tc_rtt_summary {
+	uint64_t n, min, max;
+	uint64_t pct[TC_RTT_SUMMARY_PCTS];
+	uint64_t sum;
+	unsigned __int128 sumsq;
+	uint64_t first_start, last_start;
+	uint32_t cpus[TC_RTT_SUMMARY_CPUS];
+	size_t n_cpus;
+};
+/* The percentiles a RTT_SUMMARY block holds, in its order. */
+extern const double tc_rtt_summary_pcts[TC_RTT_SUMMARY_PCTS];
 
 /* One SAMPLES or EVENTS block, as the INDEX block lists it. */
 struct tc_block_ref {
@@ -112,6 +138,8 @@ void tc_rtt_hist__free(struct tc_rtt_hist *r);
 void tc_rtt_hist_add(struct tc_rtt_hist *r, const struct tc_sample *s, size_t n);
 /* Appends a RTT_HIST block of r (none when it is empty or its sum wrapped); 0 or -ENOMEM. */
 int codec_encode_rtt_hist(struct tc_buf *out, const struct tc_rtt_hist *r);
+/* Appends a RTT_SUMMARY block of s; 0 or -ENOMEM. */
+int codec_encode_rtt_summary(struct tc_buf *out, const struct tc_rtt_summary *s);
 /* Appends the END block; n_samples/n_events are the totals written before it. */
 int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events);
 /* Header, every block of t, END; 0 or a negative errno. */
@@ -176,6 +204,9 @@ int codec_scan(const uint8_t *data, size_t len,
  */
 int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc_rtt_hist *r,
 			  struct tc_codec_error *err);
+/* The RTT_SUMMARY block at data[off] into s: 0, -EBADMSG with err filled, -ENOMEM. */
+int codec_decode_rtt_summary(const uint8_t *data, size_t len, size_t off, struct tc_rtt_summary *s,
+			     struct tc_codec_error *err);
 int codec_decode_header(const uint8_t *data, size_t len, struct tc_trace *out,
 			struct tc_codec_error *err);
 

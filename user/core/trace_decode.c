@@ -208,6 +208,16 @@ static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint3
 			return codec_bfail(d, "%zu bytes after the histogram", left(&r));
 		return err;
 	}
+	if (type == TC_BLOCK_RTT_SUMMARY && d->rtt_summary) {
+		err = unpack(d, payload, comp_len, raw_len);
+		if (err)
+			return err;
+		r = (struct rd){d->raw, d->raw + raw_len};
+		err = dec_rtt_summary(d, &r, d->rtt_summary);
+		if (!err && r.p != r.end)
+			return codec_bfail(d, "%zu bytes after the round-trip summary", left(&r));
+		return err;
+	}
 	/* from a newer writer, or an index not asked for: checked, skipped */
 	if (type < TC_BLOCK_META || type > TC_BLOCK_COUNTERS)
 		return 0;
@@ -547,6 +557,27 @@ int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc
 	}
 	if (!ret && b->d.rtt_hist_other)
 		ret = 1;
+	codec_blocks__free(b);
+	return ret;
+}
+
+int codec_decode_rtt_summary(const uint8_t *data, size_t len, size_t off, struct tc_rtt_summary *s,
+			     struct tc_codec_error *err)
+{
+	struct codec_blocks *b;
+	int ret;
+
+	if (!data || !s)
+		return -EINVAL;
+	if (off > len || len - off < TC_BLOCK_HEADER_LEN ||
+	    get_le(data + off, 4) != TC_BLOCK_RTT_SUMMARY)
+		return codec_fail(err, off, "no round-trip summary at offset %zu", off);
+	b = codec_blocks__new();
+	ret = b ? blocks_start(b, data, len, off, err) : -ENOMEM;
+	if (!ret) {
+		b->d.rtt_summary = s;
+		ret = the_block(&b->d, data, len, off);
+	}
 	codec_blocks__free(b);
 	return ret;
 }

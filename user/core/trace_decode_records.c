@@ -338,3 +338,27 @@ int dec_rtt_hist(struct dec *d, struct rd *r, struct tc_rtt_hist *out)
 	out->wrapped = 0;
 	return 0;
 }
+
+int dec_rtt_summary(struct dec *d, struct rd *r, struct tc_rtt_summary *out)
+{
+	uint64_t lo, hi, n_cpus, prev = 0;
+	struct tc_rtt_summary s = {0};
+	int bad = get_u64(r, &s.n) || get_u64(r, &s.min) || get_u64(r, &s.max);
+
+	for (size_t i = 0; !bad && i < TC_RTT_SUMMARY_PCTS; i++)
+		bad = get_u64(r, &s.pct[i]) || s.pct[i] < (i ? s.pct[i - 1] : s.min) ||
+		      s.pct[i] > s.max;
+	bad = bad || get_u64(r, &s.sum) || get_u64(r, &lo) || get_u64(r, &hi) ||
+	      get_u64(r, &s.first_start) || get_u64(r, &s.last_start) || get_u64(r, &n_cpus);
+	if (bad || !s.n || s.first_start > s.last_start || n_cpus > TC_RTT_SUMMARY_CPUS)
+		return codec_bfail(d, "round-trip summary: malformed totals");
+	s.sumsq = (unsigned __int128)hi << 64 | lo;
+	s.n_cpus = (size_t)n_cpus;
+	for (size_t i = 0; i < s.n_cpus; i++) {
+		if (get_u32(r, &s.cpus[i]) || (i && s.cpus[i] <= prev))
+			return codec_bfail(d, "round-trip summary: CPU %zu malformed", i);
+		prev = s.cpus[i];
+	}
+	*out = s;
+	return 0;
+}

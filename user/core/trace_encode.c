@@ -475,6 +475,30 @@ int codec_encode_rtt_hist(struct tc_buf *out, const struct tc_rtt_hist *r)
 	return err;
 }
 
+const double tc_rtt_summary_pcts[TC_RTT_SUMMARY_PCTS] = {50.0, 99.0, 99.9, 99.99, 99.999};
+
+int codec_encode_rtt_summary(struct tc_buf *out, const struct tc_rtt_summary *s)
+{
+	uint8_t raw[RTT_SUMMARY_MAX_LEN], *p = raw;
+
+	if (s->n_cpus > TC_RTT_SUMMARY_CPUS)
+		return -EINVAL;
+	p += varint_put(p, s->n);
+	p += varint_put(p, s->min);
+	p += varint_put(p, s->max);
+	for (size_t i = 0; i < TC_RTT_SUMMARY_PCTS; i++)
+		p += varint_put(p, s->pct[i]);
+	p += varint_put(p, s->sum);
+	p += varint_put(p, (uint64_t)s->sumsq);
+	p += varint_put(p, (uint64_t)(s->sumsq >> 64));
+	p += varint_put(p, s->first_start);
+	p += varint_put(p, s->last_start);
+	p += varint_put(p, s->n_cpus);
+	for (size_t i = 0; i < s->n_cpus; i++)
+		p += varint_put(p, s->cpus[i]);
+	return put_block(out, TC_BLOCK_RTT_SUMMARY, raw, (size_t)(p - raw));
+}
+
 int codec_encode_end(struct tc_buf *out, uint64_t n_samples, uint64_t n_events)
 {
 	uint8_t raw[2 * VARINT_MAX_LEN], *p = raw;

@@ -111,6 +111,45 @@ static int series_add(void *arg, const struct tc_sample *s, size_t n)
 	return plot_series_add(arg, s, n);
 }
 
+/*
+ * One analysis of the run, from its statistics; the HTML series with it. 0, or an exit
+ * code (said), with *t and *a NULL.
+ */
+static int analyze_once(struct trace_stream *ts, const struct report_opts *o,
+			struct stream_params *sp, struct plot_series *ps, const char *path,
+			struct tc_trace **t, struct tc_analysis **a)
+{
+	const struct tc_trace *skel = trace_stream_skeleton(ts);
+	const struct progress *pr = sp->progress_arg;
+	struct stream_source src;
+	int err;
+
+	*t = NULL;
+	*a = NULL;
+	if (trace_stream_stats(ts, &sp->stats, &sp->stats_pct))
+		return -TC_ERRNO__INPUT;
+	if (o->format == REPORT_HTML || o->html_path) {
+		err = plot_series_init(ps, skel->streamed.first_sample_ns,
+				       skel->streamed.last_sample_ns, HTML_SERIES_COLUMNS,
+				       REPORT_STREAM_EXACT);
+		if (err) {
+			log_err("report %s: %s", path, strerror(-err));
+			return err == -EINVAL ? -TC_ERRNO__INPUT : err;
+		}
+		sp->on_samples = series_add;
+		sp->on_samples_arg = ps;
+	}
+	trace_stream_source(ts, &src);
+	err = analysis_stream_run(skel, &src, sp, t, a);
+	if (pr->on)
+		fputc('\n', stderr);
+	if (err && err != -EBADMSG)
+		log_err("analyze %s: %s", path, strerror(-err));
+	if (err)
+		plot_series__free(ps);
+	return err == -EINVAL || err == -EBADMSG ? -TC_ERRNO__INPUT : err;
+}
+
 static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, const char *path)
 {
 	const struct tc_trace *skel = trace_stream_skeleton(ts);
@@ -125,35 +164,29 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 		.progress = show_progress,
 		.progress_arg = &pr,
 	};
-	struct stream_source src;
 	struct plot_series ps = {0};
 	struct tc_analysis *a = NULL;
 	struct tc_trace *t = NULL;
 	int err;
 
-	err = trace_stream_stats(ts, &sp.stats, &sp.stats_pct);
-	if (err)
-		return -TC_ERRNO__INPUT;
-	if (o->format == REPORT_HTML || o->html_path) {
-		err = plot_series_init(&ps, skel->streamed.first_sample_ns,
-				       skel->streamed.last_sample_ns, HTML_SERIES_COLUMNS,
-				       REPORT_STREAM_EXACT);
-		if (err) {
-			log_err("report %s: %s", path, strerror(-err));
-			return err == -EINVAL ? -TC_ERRNO__INPUT : err;
-		}
-		sp.on_samples = series_add;
-		sp.on_samples_arg = &ps;
-	}
-	trace_stream_source(ts, &src);
-	err = analysis_stream_run(skel, &src, &sp, &t, &a);
-	if (pr.on)
-		fputc('\n', stderr);
-	if (err) {
-		if (err != -EBADMSG)
-			log_err("analyze %s: %s", path, strerror(-err));
+	/* statistics taken from the writer's summary are checked by the analysis's reads:
+	 * where they do not stand, the run is analyzed again from the counted ones */
+	for (;;) {
+		err = analyze_once(ts, o, &sp, &ps, path, &t, &a);
+		if (err)
+			return err;
+		err = trace_stream_recheck(ts);
+		if (err <= 0)
+			break;
 		plot_series__free(&ps);
-		return err == -EINVAL || err == -EBADMSG ? -TC_ERRNO__INPUT : err;
+		analysis__free(a);
+		trace__free(t);
+	}
+	if (err) {
+		plot_series__free(&ps);
+		analysis__free(a);
+		trace__free(t);
+		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
 	}
 	if (sp.on_samples) {
 		plot_series_finish(&ps);

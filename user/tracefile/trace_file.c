@@ -12,6 +12,9 @@
 #include "bigmem.h"
 #include "image.h"
 #include "core/grow.h"
+#include "core/histogram.h"
+#include "core/rtt_summary.h"
+#include "core/stats_exact.h"
 #include "core/trace_codec.h"
 #include "lib/log.h"
 #include "trace_file.h"
@@ -85,7 +88,8 @@ struct trace_writer *trace_writer__open(const char *path, int force, uint64_t mo
 	}
 	/* A stale .partial from a killed run is ours to replace, but never through a link. */
 	unlink(w->partial);
-	w->fd = open(w->partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* read too: the round-trip summary reads the samples back at the end */
+	w->fd = open(w->partial, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		err = -errno;
 		log_err("create %s: %s", w->partial, strerror(-err));
@@ -217,6 +221,102 @@ uint64_t trace_writer__n_events(const struct trace_writer *w)
 	return w->n_events;
 }
 
+static int read_all(int fd, uint8_t *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* The written SAMPLES block ref, decoded into v (a file header, then the block, in *buf). */
+static int read_back(struct trace_writer *w, const struct tc_block_ref *ref, uint8_t **buf,
+		     size_t *cap, struct codec_blocks *dec, struct tc_trace *v)
+{
+	struct tc_codec_error ce = {0};
+	uint8_t *h = *buf + TC_TRACE_HEADER_LEN;
+	size_t len;
+	int err = read_all(w->fd, h, TC_BLOCK_HEADER_LEN, ref->off);
+
+	if (err)
+		return err;
+	len = TC_TRACE_HEADER_LEN + TC_BLOCK_HEADER_LEN +
+	      ((size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 | (size_t)h[11] << 24);
+	if (grow(buf, cap, len, 1))
+		return -ENOMEM;
+	h = *buf + TC_TRACE_HEADER_LEN;
+	err = read_all(w->fd, h + TC_BLOCK_HEADER_LEN,
+		       len - TC_TRACE_HEADER_LEN - TC_BLOCK_HEADER_LEN,
+		       ref->off + TC_BLOCK_HEADER_LEN);
+	v->n_samples = v->n_events = 0;
+	err = err ?: codec_blocks_decode(dec, *buf, len, TC_TRACE_HEADER_LEN, v, &ce);
+	if (err == -EBADMSG)
+		log_err("read back %s: %s", w->partial, ce.msg);
+	return err;
+}
+
+/*
+ * The RTT_SUMMARY block of the samples written (all of them, in the file: flushed),
+ * read back a block at a time: their exact statistics over the writer's histogram
+ * (stats_exact.h), and what else the summary holds. None where it has nothing to say
+ * (rtt_summary_make()); 0 or a negative errno.
+ */
+static int encode_summary(struct trace_writer *w, const struct tc_trace *t)
+{
+	struct tc_buf hdr = {0};
+	struct stats_exact st;
+	struct rtt_tally tally;
+	struct tc_rtt_summary sum;
+	struct lat_summary ls;
+	struct codec_blocks *dec = NULL;
+	struct tc_trace *v = NULL;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	uint64_t pct;
+	int err;
+
+	if (!w->rtt.h || !w->rtt.h->total || w->rtt.wrapped)
+		return 0;
+	err = stats_exact__init(&st) ?: rtt_tally__init(&tally, NULL);
+	dec = codec_blocks__new();
+	v = trace__view(t);
+	err = err ?: (dec && v ? 0 : -ENOMEM);
+	err = err ?: codec_encode_header(&hdr, 0, 0);
+	err = err ?: grow(&buf, &cap, hdr.len + TC_BLOCK_HEADER_LEN, 1);
+	if (!err) {
+		memcpy(buf, hdr.data, hdr.len);
+		stats_exact_given(&st, w->rtt.h);
+		err = stats_exact_begin(&st, tc_rtt_summary_pcts[0]);
+	}
+	for (size_t i = 0; !err && i < w->n_idx; i++) {
+		if (w->idx[i].type != TC_BLOCK_SAMPLES)
+			continue;
+		err = read_back(w, &w->idx[i], &buf, &cap, dec, v);
+		for (size_t j = 0; !err && j < v->n_samples; j++)
+			stats_exact_select(&st, tc_sample_rtt(&v->samples[j]));
+		if (!err)
+			rtt_tally_add(&tally, v->samples, v->n_samples);
+	}
+	err = err ?: stats_exact_finish(&st, &ls, &pct);
+	if (!err && !rtt_summary_make(&sum, &tally, &ls))
+		err = codec_encode_rtt_summary(&w->buf, &sum);
+	stats_exact__free(&st);
+	rtt_tally__free(&tally);
+	codec_blocks__free(dec);
+	trace__free_view(v);
+	tc_buf_free(&hdr);
+	free(buf);
+	return err;
+}
+
 int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 {
 	int err = encode_samples(w, t->samples, t->n_samples);
@@ -231,6 +331,8 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 		err = codec_encode_meta(&w->buf, t); /* the facts only known at the end */
 	if (!err)
 		err = codec_encode_rtt_hist(&w->buf, &w->rtt);
+	if (!err)
+		err = flush(w) ?: encode_summary(w, t);
 	if (!err)
 		err = codec_encode_index(&w->buf, w->idx, w->n_idx);
 	if (!err)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/grow.h"
+#include "core/rtt_summary.h"
 #include "core/stats_exact.h"
 #include "core/trace_codec.h"
 #include "image.h"
@@ -20,14 +21,21 @@ struct trace_stream {
 	size_t n_blocks, cap_blocks, cap_ends;
 	struct stream_block *used; /* those the stretch needs, for the analysis */
 	size_t n_used;
-	size_t index_off; /* of the INDEX block, 0: none */
-	size_t rtt_off;	  /* of the RTT_HIST block, 0: none */
+	size_t index_off;   /* of the INDEX block, 0: none */
+	size_t rtt_off;	    /* of the RTT_HIST block, 0: none */
+	size_t summary_off; /* of the RTT_SUMMARY block, 0: none */
 	int reached_end;
 	uint64_t lo, hi, elo, ehi;	 /* the stretch's round trips, and its events */
 	uint64_t run_samples, run_first; /* the run's round trips and first start */
 	struct stats_exact st;
 	struct lat_summary sum;
 	uint64_t pct;
+	double p; /* the caller's percentile */
+	/* statistics taken from the RTT_SUMMARY block, checked as the analysis reads */
+	int checking;
+	struct tc_rtt_summary want;
+	struct tc_rtt_hist given; /* the RTT_HIST block's, checked with it */
+	struct rtt_tally tally;
 	struct codec_blocks *dec; /* every block's decoder: its buffers made once */
 };
 
@@ -66,6 +74,10 @@ static int scanned(void *arg, uint32_t type, size_t off, size_t end)
 	}
 	if (type == TC_BLOCK_RTT_HIST) {
 		s->rtt_off = off;
+		return 0;
+	}
+	if (type == TC_BLOCK_RTT_SUMMARY) {
+		s->summary_off = off;
 		return 0;
 	}
 	if (type == TC_BLOCK_END) {
@@ -162,6 +174,8 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 	image_drop(&s->img, b->where, b->where + b->len);
 	if (err)
 		return err;
+	if (s->checking)
+		rtt_tally_add(&s->tally, t->samples + ns, t->n_samples - ns);
 	for (o = ns; !whole && ns < t->n_samples; ns++)
 		if (in_stretch(s, &t->samples[ns]))
 			t->samples[o++] = t->samples[ns];
@@ -277,6 +291,51 @@ static int sample_passes(struct trace_stream *s, double pct, int trust)
 	return err ?: stats_exact_finish(&s->st, &s->sum, &s->pct);
 }
 
+/*
+ * The whole run's statistics from the writer's RTT_SUMMARY block, where it holds the
+ * caller's percentile and has a RTT_HIST block to be checked with: 0 (taken; the
+ * analysis's reads check them, trace_stream_recheck()), 1 (not usable: count the
+ * samples), or -ENOMEM.
+ */
+static int from_summary(struct trace_stream *s, double pct)
+{
+	struct tc_codec_error ce = {0};
+	struct tc_trace *k = s->skel;
+	int err;
+
+	_Static_assert(sizeof(k->streamed.sample_cpus) / sizeof(k->streamed.sample_cpus[0]) >=
+			       TC_RTT_SUMMARY_CPUS,
+		       "a summary's CPUs fit the skeleton's");
+	if (!s->summary_off || !whole_run(s))
+		return 1;
+	err = given_hist(s, &s->given);
+	if (err == 1) {
+		err = codec_decode_rtt_summary(s->img.data, s->img.len, s->summary_off, &s->want,
+					       &ce);
+		if (err == -EBADMSG)
+			log_warn("read %s: its round-trip summary is not used: %s", s->path,
+				 ce.msg);
+		if (err != -ENOMEM)
+			err = err || s->want.n != s->run_samples ||
+			      rtt_summary_stats(&s->want, pct, &s->sum, &s->pct);
+	} else {
+		err = err < 0 ? err : 1;
+	}
+	err = err ?: rtt_tally__init(&s->tally, &s->want);
+	if (err) {
+		tc_rtt_hist__free(&s->given);
+		return err;
+	}
+	stats_exact_given(&s->st, s->given.h);
+	k->streamed.n_samples = s->want.n;
+	k->streamed.first_sample_ns = s->want.first_start;
+	k->streamed.last_sample_ns = s->want.last_start;
+	memcpy(k->streamed.sample_cpus, s->want.cpus, s->want.n_cpus * sizeof(*s->want.cpus));
+	k->streamed.n_sample_cpus = s->want.n_cpus;
+	s->checking = 1;
+	return 0;
+}
+
 /* The stretch from the first round trip, and the blocks it needs. */
 static int choose(struct trace_stream *s, const struct trace_stream_opts *o)
 {
@@ -345,8 +404,11 @@ int trace_stream_open(const char *path, const struct trace_stream_opts *o,
 	s->img.released = 0; /* the passes below drop pages from the start again */
 	err = err ?: place_blocks(s);
 	err = err ?: choose(s, o);
-	if (!err && s->run_samples && !o->no_stats)
-		err = sample_passes(s, o->pct, 1);
+	s->p = o->pct;
+	if (!err && s->run_samples && !o->no_stats) {
+		err = from_summary(s, o->pct);
+		err = err == 1 ? sample_passes(s, o->pct, 1) : err;
+	}
 	if (err == 1) {
 		stats_exact__free(&s->st);
 		memset(&s->skel->streamed, 0, sizeof(s->skel->streamed));
@@ -377,6 +439,26 @@ int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uin
 	*st = s->sum;
 	*pct = s->pct;
 	return 0;
+}
+
+int trace_stream_recheck(struct trace_stream *s)
+{
+	int agrees, err;
+
+	if (!s->checking)
+		return 0;
+	s->checking = 0;
+	agrees = rtt_tally_agrees(&s->tally, &s->given);
+	rtt_tally__free(&s->tally);
+	if (agrees)
+		return 0;
+	log_warn("read %s: its round-trip summary differs from its round trips: counted them "
+		 "instead",
+		 s->path);
+	stats_exact__free(&s->st);
+	memset(&s->skel->streamed, 0, sizeof(s->skel->streamed));
+	err = stats_exact__init(&s->st) ?: sample_passes(s, s->p, 0);
+	return err ?: 1;
 }
 
 const struct hist *trace_stream_hist(const struct trace_stream *s)
@@ -414,6 +496,8 @@ void trace_stream_close(struct trace_stream *s)
 	if (!s)
 		return;
 	stats_exact__free(&s->st);
+	rtt_tally__free(&s->tally);
+	tc_rtt_hist__free(&s->given);
 	codec_blocks__free(s->dec);
 	trace__free(s->skel);
 	free(s->blocks);

@@ -8,8 +8,12 @@
  * place, records and time span of every SAMPLES and EVENTS block come from it;
  * otherwise each is decoded once for them. The samples of the stretch asked for
  * are then read twice, for the histogram and the exact percentiles
- * (core/stats_exact.h), and the analysis reads each block it needs once more, in
- * time order: with an index, a stretch of a long trace reads only its own blocks.
+ * (core/stats_exact.h) - once where the writer's RTT_HIST block counted them - and
+ * the analysis reads each block it needs once more, in time order: with an index, a
+ * stretch of a long trace reads only its own blocks. For the whole run, where the
+ * writer's RTT_SUMMARY block holds the statistics (core/rtt_summary.h), the samples
+ * are not read for them at all: the analysis's own read of every block checks them
+ * (trace_stream_recheck()).
  * Pages of the mapped file are dropped as they are read, so the file adds nothing
  * lasting to the report's memory.
  */
@@ -50,6 +54,15 @@ uint64_t trace_stream_run_samples(const struct trace_stream *s);
 const struct tc_trace *trace_stream_skeleton(const struct trace_stream *s);
 /* The run's statistics and its value at pct; -EINVAL when it has no round trip. */
 int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uint64_t *pct);
+/*
+ * After an analysis that read every block of the source (trace_stream_source()): 0 when
+ * the statistics stand (they came from the samples, or from the writer's summary and the
+ * samples read agreed with it, every one), 1 when they did not (said; the statistics are
+ * now counted from the samples: take them again with trace_stream_stats() and analyze
+ * again), or -ENOMEM / -errno / -EBADMSG (reported). The skeleton's event totals
+ * (tc_trace.streamed) start again from 0 on 1.
+ */
+int trace_stream_recheck(struct trace_stream *s);
 /* The round trips' histogram (core/plot.h's plot_rtt_hist() of all the samples). */
 const struct hist *trace_stream_hist(const struct trace_stream *s);
 /* The start of the run's first round trip, from which the stretch counts (0: none). */
