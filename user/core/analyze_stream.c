@@ -97,6 +97,7 @@ struct run {
 	const struct stream_params *p;
 	struct pool samples, events;
 	struct tc_trace *scratch, *seg; /* seg's events: the carry, then those taken */
+	size_t seg_steal;		/* steal intervals (TC_EV_STEAL) among seg's events */
 	struct evvec carry;	/* raw events of earlier segments that later ones may need */
 	struct tc_sample *back; /* round trips put back for the next segment */
 	size_t n_back, cap_back;
@@ -126,6 +127,7 @@ static int take_events(struct run *r, uint64_t h)
 		if ((e->kind == TC_EV_LOST || e->kind == TC_EV_IRQ_MOVE) &&
 		    evvec_add(&r->m.extra, e, 1))
 			return -ENOMEM;
+		r->seg_steal += e->kind == TC_EV_STEAL;
 	}
 	err = trace__add_events(r->seg, (const struct tc_event *)(p->rec + p->head * p->size),
 				end - p->head);
@@ -154,15 +156,16 @@ static int drain_events(struct run *r)
  * How many of seg's round trips can be decided now: all but those from the first a
  * steal interval may overlap that runs on past next (the next round trip's start).
  * A steal interval's amount goes to its largest spikes first, so all the spikes it
- * overlaps are weighed in one segment: those round trips wait for the next.
+ * overlaps are weighed in one segment: those round trips wait for the next. last_end:
+ * the latest end among seg's round trips; steal: whether seg has steal intervals.
  */
-static size_t decidable(const struct tc_trace *seg, uint64_t next)
+static size_t decidable(const struct tc_trace *seg, uint64_t next, uint64_t last_end, size_t steal)
 {
-	uint64_t last_end = 0, reach = next;
+	uint64_t reach = next;
 	size_t i, keep = seg->n_samples;
 
-	for (i = 0; i < seg->n_samples; i++)
-		last_end = seg->samples[i].t_end > last_end ? seg->samples[i].t_end : last_end;
+	if (!steal)
+		return keep;
 	/*
 	 * The round trips that wait reach back to `reach`; a steal interval that overlaps
 	 * them and starts earlier makes more of them wait, and so on.
@@ -230,21 +233,26 @@ static int fill(struct run *r, size_t want, size_t *keep, uint64_t *next)
 	long got;
 	int err;
 
+	size_t seen = 0;
+
 	err = trace__add_events(seg, r->carry.v, r->carry.n);
 	err = err ?: trace__add_samples(seg, r->back, r->n_back);
 	r->n_back = 0;
+	r->seg_steal = 0;
+	for (size_t i = 0; i < r->carry.n; i++)
+		r->seg_steal += r->carry.v[i].kind == TC_EV_STEAL;
 	for (;;) {
 		got = err ? 0 : take_samples(&r->samples, r->src, r->scratch, want, seg);
 		if (got < 0)
 			return (int)got;
-		for (size_t i = 0; i < seg->n_samples; i++)
-			if (seg->samples[i].t_end > last_end)
-				last_end = seg->samples[i].t_end;
+		for (; seen < seg->n_samples; seen++)
+			if (seg->samples[seen].t_end > last_end)
+				last_end = seg->samples[seen].t_end;
 		err = err ?: take_events(r, sat_add(last_end, STREAM_AHEAD_NS));
 		err = err ?: peek_sample(&r->samples, r->src, r->scratch, next);
 		if (err)
 			return err;
-		*keep = decidable(seg, *next);
+		*keep = decidable(seg, *next, last_end, r->seg_steal);
 		/* a steal interval longer than the segment: a longer segment, up to a bound */
 		if (*keep || *next == UINT64_MAX || seg->n_samples >= STREAM_GROW * want)
 			break;
