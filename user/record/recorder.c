@@ -27,8 +27,9 @@
 #include "recorder_internal.h"
 #include "target.h"
 
-#define PATH_PERIOD_MS 10   /* the path counters are read this often */
-#define RESENDS_MAX    4096 /* a probe's resends placed in the trace */
+#define PATH_PERIOD_MS	   10	    /* the path counters are read this often */
+#define RESENDS_MAX	   4096	    /* a probe's resends placed in the trace */
+#define RECORD_SAY_SUMMARY 50000000 /* round trips whose summary takes a second or more */
 #include "tracefile/trace_file.h"
 #include "record/bpf/tracer.h"
 
@@ -282,6 +283,11 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 		err = err ?: trace__set_metaf(r->trace, "run.peer_lost", "yes");
 	if (err)
 		return err;
+	/* the writer reads the round trips back for the trace's summary (RTT_SUMMARY), ~15 ns
+	 * each on the project's VMs (bench/README.md): say so where it takes a second or more */
+	if (r->o->progress && atomic_load(&r->streamed) + done >= RECORD_SAY_SUMMARY)
+		log_info("summarizing %zu round trips for the report",
+			 (size_t)atomic_load(&r->streamed) + done);
 	err = trace_writer__finish(r->writer, r->trace);
 	r->writer = NULL;
 	return err;
