@@ -230,10 +230,9 @@ static int fill(struct run *r, size_t want, size_t *keep, uint64_t *next)
 {
 	struct tc_trace *seg = r->seg;
 	uint64_t last_end = 0;
+	size_t seen = 0; /* round trips whose end last_end counts */
 	long got;
 	int err;
-
-	size_t seen = 0;
 
 	err = trace__add_events(seg, r->carry.v, r->carry.n);
 	err = err ?: trace__add_samples(seg, r->back, r->n_back);
