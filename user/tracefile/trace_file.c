@@ -267,7 +267,7 @@ static int read_back(struct trace_writer *w, const struct tc_block_ref *ref, uin
  * The RTT_SUMMARY block of the samples written (all of them, in the file: flushed),
  * read back a block at a time: their exact statistics over the writer's histogram
  * (stats_exact.h), and what else the summary holds. None where it has nothing to say
- * (rtt_summary_make()); 0 or a negative errno.
+ * (rtt_summary_make()); 0 or a negative errno (said).
  */
 static int encode_summary(struct trace_writer *w, const struct tc_trace *t)
 {
@@ -309,6 +309,8 @@ static int encode_summary(struct trace_writer *w, const struct tc_trace *t)
 	err = err ?: stats_exact_finish(&st, &ls, &pct);
 	if (!err && !rtt_summary_make(&sum, &tally, &ls))
 		err = codec_encode_rtt_summary(&w->buf, &sum);
+	if (err && err != -EBADMSG) /* a block that did not decode was said */
+		log_err("summarize %s: %s", w->partial, strerror(-err));
 	stats_exact__free(&st);
 	rtt_tally__free(&tally);
 	codec_blocks__free(dec);
@@ -332,10 +334,15 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 		err = codec_encode_meta(&w->buf, t); /* the facts only known at the end */
 	if (!err)
 		err = codec_encode_rtt_hist(&w->buf, &w->rtt);
-	if (!err)
-		err = flush(w) ?: encode_summary(w, t);
-	if (!err)
-		err = codec_encode_index(&w->buf, w->idx, w->n_idx);
+	if (err) {
+		log_err("encode trace: %s", strerror(-err));
+		goto out_abort;
+	}
+	/* every sample in the file, for the summary that reads them back (each says why) */
+	err = flush(w) ?: encode_summary(w, t);
+	if (err)
+		goto out_abort;
+	err = codec_encode_index(&w->buf, w->idx, w->n_idx);
 	if (!err)
 		err = codec_encode_end(&w->buf, w->n_samples + t->n_samples, w->n_events);
 	if (err) {
