@@ -513,46 +513,35 @@ int codec_scan(const uint8_t *data, size_t len,
 	return ret;
 }
 
-int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_block_ref **refs,
-		       size_t *n, struct tc_codec_error *err)
+/* A table read on its own (the INDEX, RTT_HIST and RTT_SUMMARY blocks): the type it must
+ * be, its name in an error, and where the decoder puts it. */
+struct table_at {
+	uint32_t type;
+	const char *what;
+	struct tc_block_ref **index;
+	size_t *n_index;
+	struct tc_rtt_hist *rtt_hist;
+	struct tc_rtt_summary *rtt_summary;
+};
+
+/* The table block at data[off]: 0, 1 for a RTT_HIST block of another layout, -EBADMSG with
+ * err filled, -ENOMEM. */
+static int decode_table(const uint8_t *data, size_t len, size_t off, const struct table_at *x,
+			struct tc_codec_error *err)
 {
 	struct codec_blocks *b;
 	int ret;
 
-	if (!data || !refs || !n)
-		return -EINVAL;
-	/* only an INDEX block: the decoder has no trace to put another's records in */
-	if (off > len || len - off < TC_BLOCK_HEADER_LEN || get_le(data + off, 4) != TC_BLOCK_INDEX)
-		return codec_fail(err, off, "no index block at offset %zu", off);
+	/* only that block: the decoder has no trace to put another's records in */
+	if (off > len || len - off < TC_BLOCK_HEADER_LEN || get_le(data + off, 4) != x->type)
+		return codec_fail(err, off, "no %s at offset %zu", x->what, off);
 	b = codec_blocks__new();
 	ret = b ? blocks_start(b, data, len, off, err) : -ENOMEM;
 	if (!ret) {
-		*refs = NULL;
-		b->d.index = refs;
-		b->d.n_index = n;
-		ret = the_block(&b->d, data, len, off);
-	}
-	if (!ret && !*refs)
-		ret = codec_fail(err, off, "no index block at offset %zu", off);
-	codec_blocks__free(b);
-	return ret;
-}
-
-int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc_rtt_hist *r,
-			  struct tc_codec_error *err)
-{
-	struct codec_blocks *b;
-	int ret;
-
-	if (!data || !r || !r->h)
-		return -EINVAL;
-	if (off > len || len - off < TC_BLOCK_HEADER_LEN ||
-	    get_le(data + off, 4) != TC_BLOCK_RTT_HIST)
-		return codec_fail(err, off, "no round-trip histogram at offset %zu", off);
-	b = codec_blocks__new();
-	ret = b ? blocks_start(b, data, len, off, err) : -ENOMEM;
-	if (!ret) {
-		b->d.rtt_hist = r;
+		b->d.index = x->index;
+		b->d.n_index = x->n_index;
+		b->d.rtt_hist = x->rtt_hist;
+		b->d.rtt_summary = x->rtt_summary;
 		ret = the_block(&b->d, data, len, off);
 	}
 	if (!ret && b->d.rtt_hist_other)
@@ -561,25 +550,39 @@ int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc
 	return ret;
 }
 
+int codec_decode_index(const uint8_t *data, size_t len, size_t off, struct tc_block_ref **refs,
+		       size_t *n, struct tc_codec_error *err)
+{
+	const struct table_at x = {TC_BLOCK_INDEX, "index block", .index = refs, .n_index = n};
+	int ret;
+
+	if (!data || !refs || !n)
+		return -EINVAL;
+	*refs = NULL;
+	ret = decode_table(data, len, off, &x, err);
+	if (!ret && !*refs)
+		ret = codec_fail(err, off, "no index block at offset %zu", off);
+	return ret;
+}
+
+int codec_decode_rtt_hist(const uint8_t *data, size_t len, size_t off, struct tc_rtt_hist *r,
+			  struct tc_codec_error *err)
+{
+	const struct table_at x = {TC_BLOCK_RTT_HIST, "round-trip histogram", .rtt_hist = r};
+
+	if (!data || !r || !r->h)
+		return -EINVAL;
+	return decode_table(data, len, off, &x, err);
+}
+
 int codec_decode_rtt_summary(const uint8_t *data, size_t len, size_t off, struct tc_rtt_summary *s,
 			     struct tc_codec_error *err)
 {
-	struct codec_blocks *b;
-	int ret;
+	const struct table_at x = {TC_BLOCK_RTT_SUMMARY, "round-trip summary", .rtt_summary = s};
 
 	if (!data || !s)
 		return -EINVAL;
-	if (off > len || len - off < TC_BLOCK_HEADER_LEN ||
-	    get_le(data + off, 4) != TC_BLOCK_RTT_SUMMARY)
-		return codec_fail(err, off, "no round-trip summary at offset %zu", off);
-	b = codec_blocks__new();
-	ret = b ? blocks_start(b, data, len, off, err) : -ENOMEM;
-	if (!ret) {
-		b->d.rtt_summary = s;
-		ret = the_block(&b->d, data, len, off);
-	}
-	codec_blocks__free(b);
-	return ret;
+	return decode_table(data, len, off, &x, err);
 }
 
 int codec_decode_header(const uint8_t *data, size_t len, struct tc_trace *out,
