@@ -159,10 +159,11 @@ $(O)/tests/test_path_counters: tests/test_path_counters.c $(PATH_COUNTER_OBJS) $
 	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(PATH_COUNTER_OBJS) $(CORE_LIB) $(LIB_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread -lm -o $@
 
-# test_trace_file tests the trace file layer (user/tracefile): it links its objects, and logs
-# through its own log_err() (the one of lib/ is not linked in).
+# test_trace_file and test_trace_stream test the trace file layer (user/tracefile): they link
+# its objects, and log through their own log_err() (the one of lib/ is not linked in).
 TRACE_FILE_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/tracefile/*.c))
-$(O)/tests/test_trace_file: tests/test_trace_file.c $(TRACE_FILE_OBJS) $(CORE_LIB)
+TRACE_FILE_TESTS := $(addprefix $(O)/tests/,test_trace_file test_trace_stream)
+$(TRACE_FILE_TESTS): $(O)/tests/%: tests/%.c tests/trace_file_fixture.h $(TRACE_FILE_OBJS) $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(TRACE_FILE_OBJS) $(CORE_LIB) \

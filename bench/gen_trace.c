@@ -22,7 +22,6 @@
  * usage: gen_trace -o FILE -e EVENTS [-s SAMPLES (default = EVENTS)] [-S SEED]
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -93,4 +93,10 @@ int dec_end(struct dec *d, struct rd *r);
 int dec_rtt_hist(struct dec *d, struct rd *r, struct tc_rtt_hist *out);
 int dec_rtt_summary(struct dec *d, struct rd *r, struct tc_rtt_summary *out);
 
+/* trace_unpack.c: a block's payload decompressed into d->raw (d->out_len bytes); it must
+ * come to exactly raw_len bytes: 0, -EBADMSG (said, codec_bfail()) or -ENOMEM. */
+int dec_unpack(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len);
+/* The most bytes a block of raw_len bytes can take in a file of d's version. */
+size_t dec_comp_bound(const struct dec *d, uint32_t raw_len);
+
 #endif /* TAILCAUSE_CORE_DECODE_INTERNAL_H */

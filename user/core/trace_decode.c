@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * trace_decode.c - the validating .tct decoder's block walk: the header, each
- * block's lengths, CRC and inflate, and the END block; it trusts nothing in the
- * file and says where and why a file is bad. The records of each block are
- * decoded by trace_decode_records.c; the payload format is in codec_internal.h.
+ * block's lengths, CRC and payload (decompressed by trace_unpack.c), and the END
+ * block; it trusts nothing in the file and says where and why a file is bad. The
+ * records of each block are decoded by trace_decode_records.c; the payload format
+ * is in codec_internal.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,99 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libdeflate.h>
-#include <zlib.h> /* compressBound: what a deflate writer can produce */
+#include <libdeflate.h> /* the blocks' CRC32, the decompressor freed */
 #include <zstd.h>
-#include <zstd_errors.h>
 
 #include "decode_internal.h"
-
-/* Room for raw_len bytes in d->raw: 0 or -ENOMEM. */
-static int raw_room(struct dec *d, uint32_t raw_len)
-{
-	uint8_t *p;
-
-	if (raw_len <= d->raw_cap && d->raw)
-		return 0;
-	p = realloc(d->raw, raw_len ? raw_len : 1);
-	if (!p)
-		return -ENOMEM;
-	d->raw = p;
-	d->raw_cap = raw_len;
-	return 0;
-}
-
-/* Inflates a version 1 or 2 payload into d->raw: it must come to exactly raw_len bytes. */
-static int inflate_block(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
-{
-	int zlib = d->version == TC_TRACE_VERSION_ZLIB;
-	size_t in_used;
-	int res;
-
-	if (!d->inflater && !(d->inflater = libdeflate_alloc_decompressor()))
-		return -ENOMEM;
-	if (zlib)
-		res = libdeflate_zlib_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
-						    &in_used, &d->out_len);
-	else
-		res = libdeflate_deflate_decompress_ex(d->inflater, src, comp_len, d->raw, raw_len,
-						       &in_used, &d->out_len);
-	if (res == LIBDEFLATE_INSUFFICIENT_SPACE)
-		return codec_bfail(d, "payload inflates to more than raw_len %" PRIu32, raw_len);
-	if (res != LIBDEFLATE_SUCCESS)
-		return codec_bfail(d, "%s stream corrupt or cut short", zlib ? "zlib" : "deflate");
-	if (in_used != comp_len)
-		return codec_bfail(d, "bytes after the deflate stream");
-	return 0;
-}
-
-/* Decompresses a version 3 payload, one zstd frame, into d->raw: exactly raw_len bytes. */
-static int unzstd_block(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
-{
-	unsigned long long size = ZSTD_getFrameContentSize(src, comp_len);
-	size_t frame = ZSTD_findFrameCompressedSize(src, comp_len);
-
-	if (size == ZSTD_CONTENTSIZE_ERROR || ZSTD_isError(frame))
-		return codec_bfail(d, "zstd frame corrupt or cut short");
-	if (size == ZSTD_CONTENTSIZE_UNKNOWN)
-		return codec_bfail(d, "zstd frame without its content size");
-	if (size > raw_len)
-		return codec_bfail(d, "payload inflates to more than raw_len %" PRIu32, raw_len);
-	if (frame != comp_len)
-		return codec_bfail(d, "bytes after the zstd frame");
-	if (!d->zstd && !(d->zstd = ZSTD_createDCtx()))
-		return -ENOMEM;
-	d->out_len = ZSTD_decompressDCtx(d->zstd, d->raw, raw_len, src, comp_len);
-	if (ZSTD_isError(d->out_len))
-		return ZSTD_getErrorCode(d->out_len) == ZSTD_error_memory_allocation
-			       ? -ENOMEM
-			       : codec_bfail(d, "zstd frame corrupt: %s",
-					     ZSTD_getErrorName(d->out_len));
-	return 0;
-}
-
-/* Decompresses a block's payload into d->raw; it must come to exactly raw_len bytes. */
-static int unpack(struct dec *d, const uint8_t *src, uint32_t comp_len, uint32_t raw_len)
-{
-	int err = raw_room(d, raw_len);
-
-	if (!err)
-		err = d->version >= TC_TRACE_VERSION ? unzstd_block(d, src, comp_len, raw_len)
-						     : inflate_block(d, src, comp_len, raw_len);
-	if (err)
-		return err;
-	if (d->out_len != raw_len)
-		return codec_bfail(d, "payload inflates to %zu bytes, raw_len says %" PRIu32,
-				   d->out_len, raw_len);
-	return 0;
-}
-
-/* The most bytes a block of raw_len bytes can take in a file of d's version. */
-static size_t comp_bound(const struct dec *d, uint32_t raw_len)
-{
-	return d->version >= TC_TRACE_VERSION ? ZSTD_compressBound(raw_len)
-					      : compressBound(raw_len);
-}
 
 /*
  * Sizes the trace's sample and event arrays once, before decoding, so that
@@ -134,7 +46,7 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 		else if (type == TC_BLOCK_EVENTS)
 			max_e += raw_len / EVENT_MIN_LEN;
 		if (type == TC_BLOCK_END &&
-		    !unpack(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len)) {
+		    !dec_unpack(d, data + off + TC_BLOCK_HEADER_LEN, comp_len, raw_len)) {
 			r.p = d->raw;
 			r.end = d->raw + d->out_len;
 			if (!get_u64(&r, &end_s) && !get_u64(&r, &end_e) && end_s <= max_s &&
@@ -184,49 +96,50 @@ static int dec_index(struct dec *d, struct tc_block_ref **refs, size_t *n)
 	return 0;
 }
 
+/* Whether d decodes a block of type: the tables it was aimed at and the records; a newer
+ * writer's block, or a table not asked for, is checked and skipped. */
+static int wanted(const struct dec *d, uint32_t type)
+{
+	switch (type) {
+	case TC_BLOCK_INDEX:
+		return d->index != NULL;
+	case TC_BLOCK_RTT_HIST:
+		return d->rtt_hist != NULL;
+	case TC_BLOCK_RTT_SUMMARY:
+		return d->rtt_summary != NULL;
+	default:
+		return type >= TC_BLOCK_META && type <= TC_BLOCK_COUNTERS;
+	}
+}
+
 static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint32_t comp_len,
 		     uint32_t raw_len)
 {
+	const char *what = "records";
 	struct rd r;
 	int err;
 
-	if (type == TC_BLOCK_INDEX && d->index) {
-		err = unpack(d, payload, comp_len, raw_len);
-		return err ?: dec_index(d, d->index, d->n_index);
-	}
-	if (type == TC_BLOCK_RTT_HIST && d->rtt_hist) {
-		err = unpack(d, payload, comp_len, raw_len);
-		if (err)
-			return err;
-		r = (struct rd){d->raw, d->raw + raw_len};
+	if (!wanted(d, type))
+		return 0;
+	err = dec_unpack(d, payload, comp_len, raw_len);
+	if (err)
+		return err;
+	r = (struct rd){d->raw, d->raw + raw_len};
+	switch (type) {
+	case TC_BLOCK_INDEX:
+		return dec_index(d, d->index, d->n_index); /* it checks its own end */
+	case TC_BLOCK_RTT_HIST:
+		what = "histogram";
 		err = dec_rtt_hist(d, &r, d->rtt_hist);
 		if (err == 1) {
 			d->rtt_hist_other = 1; /* its bytes are not this reader's to check */
 			return 0;
 		}
-		if (!err && r.p != r.end)
-			return codec_bfail(d, "%zu bytes after the histogram", left(&r));
-		return err;
-	}
-	if (type == TC_BLOCK_RTT_SUMMARY && d->rtt_summary) {
-		err = unpack(d, payload, comp_len, raw_len);
-		if (err)
-			return err;
-		r = (struct rd){d->raw, d->raw + raw_len};
+		break;
+	case TC_BLOCK_RTT_SUMMARY:
+		what = "round-trip summary";
 		err = dec_rtt_summary(d, &r, d->rtt_summary);
-		if (!err && r.p != r.end)
-			return codec_bfail(d, "%zu bytes after the round-trip summary", left(&r));
-		return err;
-	}
-	/* from a newer writer, or an index not asked for: checked, skipped */
-	if (type < TC_BLOCK_META || type > TC_BLOCK_COUNTERS)
-		return 0;
-	err = unpack(d, payload, comp_len, raw_len);
-	if (err)
-		return err;
-	r.p = d->raw;
-	r.end = d->raw + raw_len;
-	switch (type) {
+		break;
 	case TC_BLOCK_META:
 		err = dec_meta(d, &r);
 		break;
@@ -253,7 +166,7 @@ static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint3
 		break;
 	}
 	if (!err && r.p != r.end)
-		return codec_bfail(d, "%zu bytes after the records", left(&r));
+		return codec_bfail(d, "%zu bytes after the %s", left(&r), what);
 	return err;
 }
 
@@ -278,7 +191,7 @@ static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off,
 	if (raw_len > TC_BLOCK_MAX_RAW)
 		return codec_bfail(d, "raw_len %" PRIu32 " above the %u limit", raw_len,
 				   TC_BLOCK_MAX_RAW);
-	if (comp_len > comp_bound(d, raw_len) ||
+	if (comp_len > dec_comp_bound(d, raw_len) ||
 	    raw_len > (uint64_t)comp_len *
 			      (d->version >= TC_TRACE_VERSION ? ZSTD_MAX_RATIO : ZLIB_MAX_RATIO))
 		return codec_bfail(d, "comp_len %" PRIu32 " impossible for raw_len %" PRIu32,
