@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The accuracy lab's scoring (bench/lab/lab.py score()) on windows and spikes whose answer
+"""The accuracy lab's scoring (bench/lab/score.py) on windows and spikes whose answer
 is known: what counts as injected, correct and dominant, and how many dominant spikes the
 real windows hold by chance at the rate of the control windows between them."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "lab"))
-import lab  # noqa: E402
+import score as lab_score  # noqa: E402
 
 US = 1000
 PERIOD = 2000 * US  # an injection every 2 ms, 20 us long
@@ -20,7 +20,7 @@ def spike(t0, us, cause, expl=100.0, events=1):
 
 
 def score(spikes, floor_us=1.0):
-    return lab.score("t", INJECTORS, sorted(WINDOWS), spikes, [], ["0"], ["0"], 1.0, floor_us)
+    return lab_score.score("t", INJECTORS, sorted(WINDOWS), spikes, [], ["0"], ["0"], 1.0, floor_us)
 
 
 def check(what, got, want):
@@ -57,7 +57,7 @@ def main():
     r = score(sp, floor_us=9.0)
     check("dominant, floor 9 us", (r["dominant_spikes"], r["dominant_misses"]), (40, 0))
     check("chance, floor 9 us", (r["chance_dominant_spikes"], r["chance_expected"]), (0, 0.0))
-    t = lab.table([dict(r, contended_rounds=[])])
+    t = lab_score.table([dict(r, contended_rounds=[])])
     check("table column", "| 0 (0) |" in t, True)
     print("lab score: ok")
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The accuracy lab's scoring (bench/lab/lab.py) on windows and spikes with known answers:
+# The accuracy lab's scoring (bench/lab/score.py) on windows and spikes with known answers:
 # injected, dominant, misses, and the coincidences expected at the control windows' rate.
 # Needs no root.
 set -eu

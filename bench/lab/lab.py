@@ -35,7 +35,6 @@ limit is flagged `truncated` in the JSON). Scoring (README.md in this directory)
 """
 import argparse
 import datetime
-import fnmatch
 import json
 import os
 import platform
@@ -44,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from score import fmt, score, table
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -230,10 +231,6 @@ def wait_quiet(limit):
         time.sleep(0.5)
 
 
-def overlaps(s0, s1, w):
-    return s0 <= w[1] and w[0] <= s1
-
-
 def percentiles(values):
     v = sorted(values)
     pick = lambda q: v[min(len(v) - 1, int(q * len(v)))]
@@ -262,8 +259,62 @@ def untraced_stats(args, name, inj, probe_cpu, tmp):
     raise RuntimeError("no statistics in tailcause lat's output")
 
 
-def run_scenario(args, name, injectors, setup, tmp, floor_us):
+def read_windows(gt_files, injectors):
+    """The injectors' logs: (t0, t1, expected pattern; None: uncertain, the spike is not
+    scored), sorted."""
+    windows = []
+    for gt, (_, expect) in zip(gt_files, injectors):
+        for line in open(gt):
+            t0, t1, _cpu, cause = line.split()
+            windows.append((int(t0), int(t1), None if cause == "uncertain" else expect))
+    return sorted(windows)
+
+
+def one_round(args, name, injectors, tmp, r, probe_cpu, gt_files, rounds):
+    """Round r of a scenario recorded and reported: its figures appended to rounds, the lab
+    probe's own windows to the last ground-truth file; returns its spikes."""
     tc = os.path.join(args.build, "tailcause")
+    inj = os.path.join(args.build, "bench", "lab", "tc-lab-inject")
+    trace = os.path.join(tmp, "%s.%d.tct" % (name, r))
+    rep = trace + ".json"
+    untraced = None
+    if not injectors:  # clean: an untraced run first, for the overhead
+        untraced = untraced_stats(args, name, inj, probe_cpu, tmp)
+    if name.startswith("1t:"):
+        csv = trace + ".csv"
+        pgt = trace + ".gt"
+        own = [x.format(tmp=tmp) for x in PROBE_ARGS.get(name, ["-p", "0"])]
+        sh([tc, "record", "-o", trace, "-f", "--no-progress", "--", inj, "probe",
+            "-c", probe_cpu, "-N", args.n1, "-s", csv, "-o", pgt] + own,
+           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        sh([tc, "report", trace, "--samples", csv, "--format", "json", "--top",
+            "10000", "-o", rep], timeout=60)
+        if injectors and injectors[-1][0] is None:
+            with open(pgt) as src, open(gt_files[-1], "a") as dst:
+                dst.write(src.read())
+        os.unlink(csv)
+        os.unlink(pgt)
+    else:
+        sh([tc, "record", "-o", trace, "-f", "--cpu", "%s,%s" % (args.a, args.b),
+            "-n", args.n, "--no-progress"], stdout=subprocess.DEVNULL,
+           stderr=subprocess.DEVNULL, timeout=60)
+        sh([tc, "report", trace, "--format", "json", "--top", "10000", "-o", rep],
+           timeout=60)
+    d = json.load(open(rep))
+    lat = d["latency"]
+    rounds.append({"count": lat["spikes"]["count"], "listed": len(lat["top_spikes"]),
+                   "threshold_us": lat["spikes"]["threshold_us"],
+                   "median_us": lat["stats"]["typical"],
+                   "lost_events": d["trace"]["lost_events"],
+                   "traced": {k: lat["stats"][k] for k in ("p50", "p99", "p99_9")},
+                   "untraced": untraced})
+    os.unlink(trace)
+    os.unlink(rep)
+    return [(s["t_start_ns"], s["t_end_ns"], s["cause"], s["explained_pct"],
+             s["timeline_events"], s["excess_us"]) for s in lat["top_spikes"]]
+
+
+def run_scenario(args, name, injectors, setup, tmp, floor_us):
     inj = os.path.join(args.build, "bench", "lab", "tc-lab-inject")
     gt_files, procs, spikes, rounds, contended = [], [], [], [], []
     rps_old = None
@@ -290,44 +341,7 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
             busy = wait_quiet(args.quiet_wait)
             if busy:
                 contended.append({"round": r, "running": busy})
-            trace = os.path.join(tmp, "%s.%d.tct" % (name, r))
-            rep = trace + ".json"
-            untraced = None
-            if not injectors:  # clean: an untraced run first, for the overhead
-                untraced = untraced_stats(args, name, inj, probe_cpu, tmp)
-            if name.startswith("1t:"):
-                csv = trace + ".csv"
-                pgt = trace + ".gt"
-                own = [x.format(tmp=tmp) for x in PROBE_ARGS.get(name, ["-p", "0"])]
-                sh([tc, "record", "-o", trace, "-f", "--no-progress", "--", inj, "probe",
-                    "-c", probe_cpu, "-N", args.n1, "-s", csv, "-o", pgt] + own,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
-                sh([tc, "report", trace, "--samples", csv, "--format", "json", "--top",
-                    "10000", "-o", rep], timeout=60)
-                if injectors and injectors[-1][0] is None:
-                    with open(pgt) as src, open(gt_files[-1], "a") as dst:
-                        dst.write(src.read())
-                os.unlink(csv)
-                os.unlink(pgt)
-            else:
-                sh([tc, "record", "-o", trace, "-f", "--cpu", "%s,%s" % (args.a, args.b),
-                    "-n", args.n, "--no-progress"], stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=60)
-                sh([tc, "report", trace, "--format", "json", "--top", "10000", "-o", rep],
-                   timeout=60)
-            d = json.load(open(rep))
-            lat = d["latency"]
-            rounds.append({"count": lat["spikes"]["count"], "listed": len(lat["top_spikes"]),
-                           "threshold_us": lat["spikes"]["threshold_us"],
-                           "median_us": lat["stats"]["typical"],
-                           "lost_events": d["trace"]["lost_events"],
-                           "traced": {k: lat["stats"][k] for k in ("p50", "p99", "p99_9")},
-                           "untraced": untraced})
-            for s in lat["top_spikes"]:
-                spikes.append((s["t_start_ns"], s["t_end_ns"], s["cause"], s["explained_pct"],
-                               s["timeline_events"], s["excess_us"]))
-            os.unlink(trace)
-            os.unlink(rep)
+            spikes += one_round(args, name, injectors, tmp, r, probe_cpu, gt_files, rounds)
     finally:
         for p in procs:
             p.send_signal(signal.SIGTERM)
@@ -337,216 +351,32 @@ def run_scenario(args, name, injectors, setup, tmp, floor_us):
             with open(RPS, "w") as f:
                 f.write(rps_old + "\n")
     load_after = open("/proc/loadavg").read().split()[:3]
-    windows = []  # (t0, t1, expected pattern; None: uncertain, the spike is not scored)
-    for gt, (_, expect) in zip(gt_files, injectors):
-        for line in open(gt):
-            t0, t1, _cpu, cause = line.split()
-            windows.append((int(t0), int(t1), None if cause == "uncertain" else expect))
-    windows.sort()
-    res = score(name, injectors, windows, spikes, rounds, load_before, load_after,
-                time.monotonic() - t_begin, floor_us)
+    res = score(name, injectors, read_windows(gt_files, injectors), spikes, rounds,
+                load_before, load_after, time.monotonic() - t_begin, floor_us)
     res["contended_rounds"] = contended
     return res
 
 
-# The verdicts that name no OS cause: `unattributed` (too little explained) and `hw-noise` (no
-# OS event at all while every tracer was attached and nothing was lost: its evidence is that
-# window, which the report states). A clean run may have any share of either; on an injected
-# spike either is a miss.
-NO_OS_CAUSE = ("unattributed", "hw-noise")
-
-
-def score(name, injectors, windows, spikes, rounds, load_before, load_after, secs, floor_us):
-    import bisect
-    starts = [w[0] for w in windows]
-    maxlen = max([w[1] - w[0] for w in windows], default=0)
-    patterns = list(dict.fromkeys(e for _, e in injectors))  # a sender and its probe: once
-
-    def matches(cause, expect):  # expect: fnmatch patterns separated by |
-        return any(fnmatch.fnmatchcase(cause, p) for p in expect.split("|"))
-
-    def is_lab(cause):
-        return any(matches(cause, p) for p in patterns)
-
-    # Chance: as many windows again, each moved to halfway to the next injection where
-    # that lies clear of every injection. A spike there is the host's own; those that pass
-    # the dominant test say how many dominant spikes of the real windows are coincidence.
-    def overlaps_any(t0, t1):
-        j = bisect.bisect_right(starts, t1) - 1
-        while j >= 0 and windows[j][0] >= t0 - maxlen:
-            if windows[j][1] >= t0:
-                return True
-            j -= 1
-        return False
-
-    controls = []
-    for k in range(len(windows) - 1):
-        w0, w1, expect = windows[k]
-        shift = (windows[k + 1][0] - w0) // 2
-        if expect is not None and shift > 0 and not overlaps_any(w0 + shift, w1 + shift):
-            controls.append((w0 + shift, w1 + shift))
-    c_starts = [c[0] for c in controls]
-    c_maxlen = max([c[1] - c[0] for c in controls], default=0)
-    chance, chance_causes = 0, {}
-
-    inj = correct = attributed = excluded = 0
-    dom = dom_correct = dom_attributed = 0
-    non = non_unattr = non_wrong = 0
-    inj_causes, dom_causes, non_causes, all_causes = {}, {}, {}, {}
-    no_evidence = {}
-    for s0, s1, cause, expl, nev, excess_us in spikes:
-        all_causes[cause] = all_causes.get(cause, 0) + 1
-        if cause not in NO_OS_CAUSE and (nev == 0 or expl < 50):
-            no_evidence[cause] = no_evidence.get(cause, 0) + 1
-        i = bisect.bisect_right(starts, s1)
-        hit = set()
-        covered = 0
-        uncertain = False
-        j = i - 1
-        while j >= 0 and windows[j][0] >= s0 - maxlen:
-            if overlaps(s0, s1, windows[j]):
-                if windows[j][2] is None:
-                    uncertain = True
-                else:
-                    hit.add(windows[j][2])
-                    covered += min(s1, windows[j][1]) - max(s0, windows[j][0])
-            j -= 1
-        if uncertain and not hit:
-            excluded += 1  # only windows that hold more than the injection
-            continue
-        if hit:
-            ok = any(matches(cause, p) for p in hit)
-            inj += 1
-            inj_causes[cause] = inj_causes.get(cause, 0) + 1
-            attributed += cause != "unattributed"
-            correct += ok
-            # dominant: the injection windows cover at least half the spike's excess,
-            # so the injection alone can account for most of it, and the spike stands
-            # out of the noise of a run without injection (ground truth only).
-            if covered >= 0.5 * excess_us * 1000 and excess_us >= floor_us:
-                dom += 1
-                dom_causes[cause] = dom_causes.get(cause, 0) + 1
-                dom_attributed += cause != "unattributed"
-                dom_correct += ok
-        else:
-            # in a control window, as a dominant spike of a real one would be
-            j = bisect.bisect_right(c_starts, s1) - 1
-            c_covered = 0
-            while j >= 0 and controls[j][0] >= s0 - c_maxlen:
-                c_covered += max(0, min(s1, controls[j][1]) - max(s0, controls[j][0]))
-                j -= 1
-            if c_covered and c_covered >= 0.5 * excess_us * 1000 and excess_us >= floor_us:
-                chance += 1
-                chance_causes[cause] = chance_causes.get(cause, 0) + 1
-            non += 1
-            non_causes[cause] = non_causes.get(cause, 0) + 1
-            if cause == "unattributed":
-                non_unattr += 1
-            elif is_lab(cause):
-                non_wrong += 1
-
-    def ratio(a, b):
-        return round(a / b, 4) if b else None
-
-    top = lambda d: sorted(d.items(), key=lambda kv: -kv[1])[:8]
-    n_windows = sum(1 for w in windows if w[2] is not None)
-    res = {
-        "scenario": name,
-        "expected": patterns,
-        "windows": n_windows,
-        "uncertain_windows": sum(1 for w in windows if w[2] is None),
-        "rounds": len(rounds),
-        "spikes": len(spikes),
-        "truncated_rounds": sum(1 for r in rounds if r["count"] > r["listed"]),
-        "excluded_spikes": excluded,
-        "injected_spikes": inj,
-        "correct": correct,
-        "precision": ratio(correct, attributed),
-        "recall": ratio(correct, inj),
-        "noise_floor_us": floor_us,
-        "dominant_spikes": dom,
-        "dominant_precision": ratio(dom_correct, dom_attributed),
-        "dominant_recall": ratio(dom_correct, dom),
-        "dominant_causes": dict(top(dom_causes)),
-        "dominant_misses": dom - dom_correct,
-        "control_windows": len(controls),
-        "chance_dominant_spikes": chance,
-        # as many coincidences as the real windows hold at the control windows' rate
-        "chance_expected": round(chance * n_windows / len(controls), 1) if controls else None,
-        "chance_dominant_causes": dict(top(chance_causes)),
-        "non_injected_spikes": non,
-        "non_injected_unattributed": ratio(non_unattr, non),
-        "non_injected_wrongly_blamed": ratio(non_wrong, non),
-        "non_injected_other_cause": ratio(non - non_unattr - non_wrong, non),
-        "injected_causes": dict(top(inj_causes)),
-        "non_injected_causes": dict(top(non_causes)),
-        "seconds": round(secs, 1),
-        "loadavg_before": load_before,
-        "loadavg_after": load_after,
-        "per_round": rounds,
-    }
-    if not injectors:
-        n = len(spikes)
-        ex = sorted(e for *_, e in spikes)
-        res["spike_excess_p90_us"] = ex[int(0.9 * (len(ex) - 1))] if ex else 0.0
-        res["max_cause_share"] = max(
-            ((c, round(k / n, 4)) for c, k in all_causes.items() if c != "unattributed"),
-            key=lambda x: x[1], default=(None, 0))
-        res["max_share_without_evidence"] = max(
-            ((c, round(k / n, 4)) for c, k in no_evidence.items()),
-            key=lambda x: x[1], default=(None, 0))
-        res["lab_causes_blamed"] = sum(k for c, k in all_causes.items() if c.startswith(
-            ("preemption:lab-", "softirq:net_rx", "ipi:call_function", "thp-compaction",
-             "workqueue:refresh_vm_stats", "signal:SIGUSR1")))
-        # Only a lab process is certainly the lab's: the other lab causes happen on any host
-        # (a TLB shootdown is an ipi:call_function), and are counted, not held against it.
-        res["lab_processes_blamed"] = sum(
-            k for c, k in all_causes.items() if c.startswith("preemption:lab-"))
-        res["hw_noise_share"] = round(all_causes.get("hw-noise", 0) / n, 4) if n else 0.0
-        res["clean_ok"] = (res["max_share_without_evidence"][1] <= 0.05
-                           and res["lab_processes_blamed"] == 0)
-        # Overhead: traced / untraced per round (run back to back), median over rounds.
-        res["overhead"] = {}
-        for k in ("p50", "p99", "p99_9"):
-            r = sorted(x["traced"][k] / x["untraced"][k] for x in rounds
-                       if x.get("untraced") and x["untraced"][k] > 0)
-            res["overhead"][k] = round(r[len(r) // 2], 3) if r else None
-        res["all_causes"] = dict(top(all_causes))
-    else:
-        for k in ("precision", "dominant_precision"):
-            res[k + "_ok"] = res[k] is not None and res[k] >= 0.95
-        for k in ("recall", "dominant_recall"):
-            res[k + "_ok"] = res[k] is not None and res[k] >= 0.90
-    return res
-
-
-def fmt(x):
-    return "-" if x is None else "%.3f" % x
-
-
-def table(results):
-    lines = ["| scenario | expected cause | rounds (contended) | windows | spikes (excluded) | injected "
-             "| precision | recall | dominant | precision | recall | misses (by chance) "
-             "| non-inj: unattributed / wrongly blamed / other | load avg (1 min) before→after |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
-             "| --- |"]
+def print_verdicts(results):
+    """Each scenario's line beside the table: what a clean run blamed, or where the
+    injected spikes went."""
     for r in results:
         if "skipped" in r:
-            lines.append("| %s | skipped: %s |" % (r["scenario"], r["skipped"]))
             continue
-        exp = ", ".join(e.replace("|", " or ") for e in r["expected"]) or "(none)"
-        chance = "-" if r["chance_expected"] is None else "%.0f" % r["chance_expected"]
-        lines.append("| %s | %s | %d (%d) | %d | %d (%d) | %d | %s | %s | %d | %s | %s "
-                     "| %d (%s) | %s / %s / %s | %s→%s |" % (
-                         r["scenario"], exp, r["rounds"], len(r["contended_rounds"]),
-                         r["windows"], r["spikes"], r["excluded_spikes"], r["injected_spikes"],
-                         fmt(r["precision"]), fmt(r["recall"]), r["dominant_spikes"],
-                         fmt(r["dominant_precision"]), fmt(r["dominant_recall"]),
-                         r["dominant_misses"], chance, fmt(r["non_injected_unattributed"]),
-                         fmt(r["non_injected_wrongly_blamed"]),
-                         fmt(r["non_injected_other_cause"]),
-                         r["loadavg_before"][0], r["loadavg_after"][0]))
-    return "\n".join(lines)
+        if "clean_ok" in r:
+            print("%s: largest cause %s, largest without evidence %s, hw-noise %s, lab causes"
+                  " blamed %d: %s; overhead (traced / untraced, median of rounds) p50 %s,"
+                  " p99 %s, p99.9 %s"
+                  % (r["scenario"], r["max_cause_share"], r["max_share_without_evidence"],
+                     r["hw_noise_share"], r["lab_causes_blamed"],
+                     "ok" if r["clean_ok"] else "MISSED",
+                     r["overhead"]["p50"], r["overhead"]["p99"], r["overhead"]["p99_9"]))
+        else:
+            print("%s: injected spikes blamed on %s; dominant ones on %s; in %d windows"
+                  " between the injections (chance), %d spikes pass as dominant: %s" % (
+                      r["scenario"], r["injected_causes"], r["dominant_causes"],
+                      r["control_windows"], r["chance_dominant_spikes"],
+                      r["chance_dominant_causes"]))
 
 
 def main():
@@ -619,23 +449,7 @@ def main():
                 name, r["spikes"], r["injected_spikes"], fmt(r["precision"]), fmt(r["recall"]),
                 r["seconds"]), file=sys.stderr, flush=True)
     print(table(results))
-    for r in results:
-        if "skipped" in r:
-            continue
-        if "clean_ok" in r:
-            print("%s: largest cause %s, largest without evidence %s, hw-noise %s, lab causes"
-                  " blamed %d: %s; overhead (traced / untraced, median of rounds) p50 %s,"
-                  " p99 %s, p99.9 %s"
-                  % (r["scenario"], r["max_cause_share"], r["max_share_without_evidence"],
-                     r["hw_noise_share"], r["lab_causes_blamed"],
-                     "ok" if r["clean_ok"] else "MISSED",
-                     r["overhead"]["p50"], r["overhead"]["p99"], r["overhead"]["p99_9"]))
-        else:
-            print("%s: injected spikes blamed on %s; dominant ones on %s; in %d windows"
-                  " between the injections (chance), %d spikes pass as dominant: %s" % (
-                      r["scenario"], r["injected_causes"], r["dominant_causes"],
-                      r["control_windows"], r["chance_dominant_spikes"],
-                      r["chance_dominant_causes"]))
+    print_verdicts(results)
     print("lab: wrote %s" % args.out)
 
 
