@@ -479,6 +479,37 @@ static uint64_t ts_ns(const struct timespec *ts)
 	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 }
 
+/* What the recording fills: the drop counters, the trace file (its clock taken now: the
+ * first lost window starts with it) and the path counters; 0 or a negative errno, said. */
+static int open_outputs(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	struct timespec mono, real;
+	int err;
+
+	if (libbpf_num_possible_cpus() > 0)
+		r->n_cpu = (size_t)libbpf_num_possible_cpus();
+	r->drops_seen = calloc((r->n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r->drops_seen));
+	r->drops_now = calloc((r->n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r->drops_now));
+	if (!r->drops_seen || !r->drops_now) {
+		log_err("allocate drop counters: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	r->last_drain_ns = ts_ns(&mono);
+	r->writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
+	if (!r->writer)
+		return -errno;
+	r->path = path_counters__open(NULL, r->trace, 0);
+	if (!r->path) {
+		err = -errno;
+		log_err("find the path counters: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 int recorder_run(const struct recorder_opts *o)
 {
 	struct tracer_cfg cfg = {
@@ -488,7 +519,6 @@ int recorder_run(const struct recorder_opts *o)
 		.syscall_tps = o->signal_ends,
 	};
 	struct recorder r = {.o = o};
-	struct timespec mono, real;
 	int err;
 
 	pthread_mutex_init(&r.lock, NULL);
@@ -525,30 +555,8 @@ int recorder_run(const struct recorder_opts *o)
 		err = o->probe->open(&o->probe_opts, &r.probe);
 	if (err)
 		goto out_free;
-	if (libbpf_num_possible_cpus() > 0)
-		r.n_cpu = (size_t)libbpf_num_possible_cpus();
-	r.drops_seen = calloc((r.n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r.drops_seen));
-	r.drops_now = calloc((r.n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r.drops_now));
-	if (!r.drops_seen || !r.drops_now) {
-		err = -ENOMEM;
-		log_err("allocate drop counters: %s", strerror(ENOMEM));
-		goto out_free;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &real);
-	r.last_drain_ns = ts_ns(&mono); /* the first lost window starts with the trace */
-	r.writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
-	if (!r.writer) {
-		err = -errno;
-		goto out_free;
-	}
-	r.path = path_counters__open(NULL, r.trace, 0);
-	if (!r.path) {
-		err = -errno;
-		log_err("find the path counters: %s", strerror(-err));
-		goto out_free;
-	}
-	err = record(&r);
+	err = open_outputs(&r);
+	err = err ?: record(&r);
 	trace_writer__abort(r.writer); /* no-op after a successful finish */
 	if (!err)
 		recorder_exchange_traces(&r);
