@@ -343,43 +343,12 @@ static int parse_report(int c, const char *arg, struct run_args *a)
 	return -EINVAL;
 }
 
-static int parse_one(int c, const char *arg, struct run_args *a)
+/* The recorder's options: the file, the ring buffer, what is traced and said. */
+static int parse_record(int c, const char *arg, struct run_args *a)
 {
 	uint64_t v;
 
 	switch (c) {
-	case 'd':
-	case 'i':
-	case 'x':
-	case 'I':
-	case OPT_CLOCK:
-		a->verbs_given = 1;
-		return parse_verbs(c, arg, a);
-	case OPT_BUSY_POLL:
-		a->udp_given = 1;
-		return parse_verbs(c, arg, a);
-	case 's':
-	case OPT_LOOPBACK:
-	case OPT_SERVER:
-	case OPT_PORT:
-		a->net_given = 1;
-		return parse_verbs(c, arg, a);
-	case 'p':
-		a->probe = probe_find(arg);
-		if (!a->probe) {
-			log_err("--probe: unknown probe '%s' (known: %s)", arg, probe_names());
-			return -EINVAL;
-		}
-		return 0;
-	case 'c':
-		return cli_parse_cpu_pair("--cpu", arg, a->probe_opts.cpu);
-	case 'n':
-		if (cli_parse_count("--iterations", arg, 1, 1000000000, &v))
-			return -EINVAL;
-		a->probe_opts.iterations = v;
-		return 0;
-	case 'D':
-		return cli_parse_duration("--duration", arg, 1, 7 * 24 * 3600, &a->duration_ns);
 	case 'o':
 		if (!*arg) {
 			log_err("--output: empty file name");
@@ -420,6 +389,58 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 			return -EINVAL;
 		a->iter_first = (size_t)v;
 		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_one(int c, const char *arg, struct run_args *a)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'd':
+	case 'i':
+	case 'x':
+	case 'I':
+	case OPT_CLOCK:
+		a->verbs_given = 1;
+		return parse_verbs(c, arg, a);
+	case OPT_BUSY_POLL:
+		a->udp_given = 1;
+		return parse_verbs(c, arg, a);
+	case 's':
+	case OPT_LOOPBACK:
+	case OPT_SERVER:
+	case OPT_PORT:
+		a->net_given = 1;
+		return parse_verbs(c, arg, a);
+	case 'p':
+		a->probe = probe_find(arg);
+		if (!a->probe) {
+			log_err("--probe: unknown probe '%s' (known: %s)", arg, probe_names());
+			return -EINVAL;
+		}
+		return 0;
+	case 'c':
+		return cli_parse_cpu_pair("--cpu", arg, a->probe_opts.cpu);
+	case 'n':
+		if (cli_parse_count("--iterations", arg, 1, 1000000000, &v))
+			return -EINVAL;
+		a->probe_opts.iterations = v;
+		return 0;
+	case 'D':
+		return cli_parse_duration("--duration", arg, 1, 7 * 24 * 3600, &a->duration_ns);
+	case 'o':
+	case 'f':
+	case OPT_RINGBUF:
+	case OPT_DRAIN_MS:
+	case OPT_FALLBACK:
+	case OPT_NO_PROGRESS:
+	case OPT_NO_CALIBRATE:
+	case OPT_SIGNAL_ENDS:
+	case OPT_ITER:
+	case OPT_ITER_FIRST:
+		return parse_record(c, arg, a);
 	case OPT_SPIKE:
 		if (spike_rule_parse(arg, &a->spike)) {
 			log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)", arg);
