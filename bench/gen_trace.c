@@ -315,6 +315,47 @@ static void describe(struct tc_trace *t, size_t n_samples)
 			die("irq names", ENOMEM);
 }
 
+/* n_samples round trips from *t0 on (at its end after), ~1 % of them spikes with their
+ * causes, and n_events events in all, written a block at a time; how many spikes. */
+static uint64_t generate(struct gen *g, struct tc_sample *s, uint64_t n_events, uint64_t n_samples,
+			 uint64_t *t0)
+{
+	uint64_t left = n_events, spikes = 0, t = *t0;
+	size_t n_s = 0;
+
+	for (uint64_t i = 0; i < n_samples; i++) {
+		uint64_t rtt = RTT_BASE + rnd() % RTT_JITTER, bg;
+		uint64_t left_samples = n_samples - i;
+
+		if (left && rnd() % 100 == 0) { /* ~1 % spikes */
+			uint64_t extra = rnd() % 4 ? range(3000, 30000) : range(30000, 200000);
+			size_t c = spike_causes(g, t, extra);
+
+			left -= c < left ? c : left;
+			rtt += extra;
+			spikes++;
+		}
+		/* the background events still due, spread evenly over the samples left */
+		bg = left / left_samples;
+		if (rnd() % left_samples < left % left_samples)
+			bg++;
+		for (uint64_t k = 0; k < bg; k++)
+			background(g, t + rnd() % rtt);
+		left -= bg;
+		s[n_s++] = (struct tc_sample){t, t + rtt, PROBE_CPU0, TID0};
+		t += rtt + GAP_NS;
+		win_flush(g);
+		if (n_s == TC_BLOCK_RECORDS) {
+			encode_samples(g, s, n_s);
+			n_s = 0;
+		}
+	}
+	flush_events(g);
+	encode_samples(g, s, n_s);
+	*t0 = t;
+	return spikes;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n_events = 0, n_samples = 0, t = 1000000000000ull, spikes = 0;
@@ -360,37 +401,7 @@ int main(int argc, char **argv)
 	if (!g.w || trace_writer__meta(g.w, tr))
 		return 1; /* the writer said why */
 
-	uint64_t left = n_events;
-	size_t n_s = 0;
-	for (uint64_t i = 0; i < n_samples; i++) {
-		uint64_t rtt = RTT_BASE + rnd() % RTT_JITTER, bg;
-		uint64_t left_samples = n_samples - i;
-
-		if (left && rnd() % 100 == 0) { /* ~1 % spikes */
-			uint64_t extra = rnd() % 4 ? range(3000, 30000) : range(30000, 200000);
-			size_t c = spike_causes(&g, t, extra);
-
-			left -= c < left ? c : left;
-			rtt += extra;
-			spikes++;
-		}
-		/* the background events still due, spread evenly over the samples left */
-		bg = left / left_samples;
-		if (rnd() % left_samples < left % left_samples)
-			bg++;
-		for (uint64_t k = 0; k < bg; k++)
-			background(&g, t + rnd() % rtt);
-		left -= bg;
-		s[n_s++] = (struct tc_sample){t, t + rtt, PROBE_CPU0, TID0};
-		t += rtt + GAP_NS;
-		win_flush(&g);
-		if (n_s == TC_BLOCK_RECORDS) {
-			encode_samples(&g, s, n_s);
-			n_s = 0;
-		}
-	}
-	flush_events(&g);
-	encode_samples(&g, s, n_s);
+	spikes = generate(&g, s, n_events, n_samples, &t);
 	if (trace_writer__finish(g.w, tr)) /* IRQ names, counters, RTT_HIST, INDEX, END */
 		return 1;
 	printf("gen_trace events=%llu samples=%llu spikes=%llu span_ns=%llu file=%s\n",
