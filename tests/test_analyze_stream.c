@@ -103,12 +103,13 @@ static int mem_read(void *arg, const struct stream_block *b, struct tc_trace *t)
 	const struct mem_src *m = arg;
 	size_t from = b->where * m->per;
 
+	/* the samples in their order (1: the pool need not sort them) */
 	if (b->type == TC_BLOCK_SAMPLES)
-		return trace__add_samples(t, m->t->samples + from, b->n);
+		return trace__add_samples(t, m->t->samples + from, b->n) ?: 1;
 	/* handed over out of order within the block too: the pool sorts it */
 	for (size_t i = b->n; i-- > 0;)
 		if (trace__add_events(t, m->t->events + from + i, 1))
-			return -1;
+			return -ENOMEM;
 	return 0;
 }
 

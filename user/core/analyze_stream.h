@@ -66,7 +66,8 @@ struct stream_block {
 struct stream_source {
 	const struct stream_block *blocks; /* in any order */
 	size_t n_blocks;
-	/* Appends block b's records to t's samples or events; 0 or a negative errno. */
+	/* Appends block b's records to t's samples or events: 1 when they came in start
+	 * order, 0 when they may not have, or a negative errno. */
 	int (*read)(void *arg, const struct stream_block *b, struct tc_trace *t);
 	void *arg;
 };

@@ -148,10 +148,13 @@ int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *
 		err = samples ? trace__add_samples(scratch, (const struct tc_sample *)old, wait)
 			      : trace__add_events(scratch, (const struct tc_event *)old, wait);
 	err = err ?: src->read(src->arg, b, scratch);
-	if (err)
+	if (err < 0)
 		return err;
-	trace__sort(scratch); /* stable: of equal starts, the waiting ones stay first */
 	m = samples ? scratch->n_samples : scratch->n_events;
+	/* sorted unless the block came out of order or starts before the waiting ones end */
+	if (!err || (after && wait && m > wait &&
+		     key_of(*arr, p->size, wait - 1) > key_of(*arr, p->size, wait)))
+		trace__sort(scratch); /* stable: of equal starts, the waiting ones stay first */
 	if (!after)
 		return merge(p, *arr, m);
 	swap = p->rec;

@@ -231,6 +231,14 @@ struct codec_blocks;
 struct codec_blocks *codec_blocks__new(void);
 int codec_blocks_decode(struct codec_blocks *b, const uint8_t *data, size_t len, size_t off,
 			struct tc_trace *out, struct tc_codec_error *err);
+
+/* The records (samples or events) of the block codec_blocks_decode() read last. */
+struct codec_block_span {
+	uint64_t n;	    /* how many */
+	uint64_t min_start; /* the earliest start among them; UINT64_MAX: none */
+	int in_order;	    /* they came in start order (equal starts included) */
+};
+void codec_blocks_span(const struct codec_blocks *b, struct codec_block_span *span);
 void codec_blocks__free(struct codec_blocks *b);
 
 #endif /* TAILCAUSE_CORE_TRACE_CODEC_H */

@@ -181,6 +181,7 @@ static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off,
 	const uint8_t *h;
 
 	d->block_off = off;
+	d->span = (struct codec_block_span){0, UINT64_MAX, 1};
 	if (off > len || len - off < TC_BLOCK_HEADER_LEN)
 		return 1; /* no END: cut inside or before a block header */
 	h = data + off;
@@ -389,6 +390,11 @@ int codec_blocks_decode(struct codec_blocks *b, const uint8_t *data, size_t len,
 		return ret;
 	b->d.out = out;
 	return the_block(&b->d, data, len, off);
+}
+
+void codec_blocks_span(const struct codec_blocks *b, struct codec_block_span *span)
+{
+	*span = b->d.span;
 }
 
 int codec_decode_block(const uint8_t *data, size_t len, size_t off, struct tc_trace *out,

@@ -192,10 +192,18 @@ int dec_counters(struct dec *d, struct rd *r)
 	return err;
 }
 
+/* A block's n records, the earliest starting at lo, and whether one stepped back (back odd). */
+static void note_span(struct dec *d, size_t n, uint64_t lo, uint64_t back)
+{
+	d->span.n += n;
+	d->span.min_start = lo < d->span.min_start ? lo : d->span.min_start;
+	d->span.in_order &= !(back & 1);
+}
+
 int dec_samples(struct dec *d, struct rd *r)
 {
 	struct tc_sample *s;
-	uint64_t delta, dur, prev = 0;
+	uint64_t delta, dur, prev = 0, back = 0, lo = UINT64_MAX;
 	size_t n, i;
 	int err;
 
@@ -214,7 +222,10 @@ int dec_samples(struct dec *d, struct rd *r)
 			return codec_bfail(d, "samples: record %zu ends before it starts", i);
 		s->t_end = s->t_start + dur;
 		prev = s->t_start;
+		back |= delta; /* odd: a step back in time (varint_zigzag()) */
+		lo = s->t_start < lo ? s->t_start : lo;
 	}
+	note_span(d, n, lo, back);
 	d->out->n_samples += n;
 	d->n_samples += n;
 	return 0;
@@ -252,7 +263,7 @@ static int dec_comms(struct dec *d, struct rd *r, size_t *n_comms)
 int dec_events(struct dec *d, struct rd *r)
 {
 	struct tc_event *e;
-	uint64_t delta, dur, aux, prev = 0;
+	uint64_t delta, dur, aux, prev = 0, back = 0, lo = UINT64_MAX;
 	size_t n = 0, i, n_comms = 0;
 	uint32_t ci;
 	int err;
@@ -281,7 +292,10 @@ int dec_events(struct dec *d, struct rd *r)
 		e->aux = aux;
 		e->pad = 0;
 		prev = e->start_ns;
+		back |= delta;
+		lo = e->start_ns < lo ? e->start_ns : lo;
 	}
+	note_span(d, n, lo, back);
 	d->out->n_events += n;
 	d->n_events += n;
 	return 0;

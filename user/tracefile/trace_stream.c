@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* trace_stream.c - a trace file read block by block (trace_stream.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ struct trace_stream {
 	struct tc_rtt_hist given; /* the RTT_HIST block's, checked with it */
 	struct rtt_tally tally;
 	struct codec_blocks *dec; /* every block's decoder: its buffers made once */
+	int in_order;		  /* the records of the last block read came in start order */
 };
 
 static void report_err(const struct trace_stream *s, int err, const struct tc_codec_error *ce)
@@ -160,6 +162,27 @@ static int in_stretch(const struct trace_stream *s, const struct tc_sample *x)
 	return x->t_start >= s->lo && x->t_start < s->hi;
 }
 
+/*
+ * The block just read holds what the analysis placed it by (the index's word, or an
+ * earlier read): as many records, the earliest at the start it was placed at. Blocks
+ * opened out of their records' order would hand the analysis records after later
+ * ones. 0, or -EBADMSG (said).
+ */
+static int as_placed(struct trace_stream *s, const struct stream_block *b)
+{
+	struct codec_block_span sp;
+
+	codec_blocks_span(s->dec, &sp);
+	s->in_order = sp.in_order;
+	if (sp.n == b->n && (!sp.n || sp.min_start == b->min_start))
+		return 0;
+	log_err("read %s: not a valid tailcause trace: the block at offset %zu holds %" PRIu64
+		" records from %" PRIu64 " ns, its index entry says %" PRIu64 " from %" PRIu64
+		" ns (report --no-stream, without --from/--to, reads it without the index)",
+		s->path, b->where, sp.n, sp.min_start, b->n, b->min_start);
+	return -EBADMSG;
+}
+
 /* Reads block b into t: the stretch's samples, its events (counted as they are read). */
 static int read_block(void *arg, const struct stream_block *b, struct tc_trace *t)
 {
@@ -172,6 +195,7 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 	report_err(s, err, &ce);
 	/* the block's pages, read out of order, are not needed again */
 	image_drop(&s->img, b->where, b->where + b->len);
+	err = err ?: as_placed(s, b);
 	if (err)
 		return err;
 	if (s->checking)
@@ -486,9 +510,17 @@ int trace_stream_read(struct trace_stream *s, struct tc_trace **out)
 	return 0;
 }
 
+/* read_block() for the analysis: 1 when the records it appended came in start order. */
+static int read_source(void *arg, const struct stream_block *b, struct tc_trace *t)
+{
+	struct trace_stream *s = arg;
+
+	return read_block(s, b, t) ?: s->in_order;
+}
+
 void trace_stream_source(struct trace_stream *s, struct stream_source *src)
 {
-	*src = (struct stream_source){s->used, s->n_used, read_block, s};
+	*src = (struct stream_source){s->used, s->n_used, read_source, s};
 }
 
 void trace_stream_close(struct trace_stream *s)
