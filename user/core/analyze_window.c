@@ -92,6 +92,13 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 			      (x->end > x->start ? x->end : sat_add(x->start, 1)) <= s->t_start;
 		struct spike_item *it;
 
+		/*
+		 * Taken in for an earlier spike that ends later (round trips of two threads
+		 * overlap): beyond this window's reach (advance()), as it would be were the
+		 * spike alone, or the first of a streamed segment.
+		 */
+		if (c->t->events[x->ev].start_ns >= sat_add(we, c->max_pre))
+			continue;
 		if (c->peer_off && trace__is_peer(c->t, &c->t->events[x->ev]))
 			continue;
 		if (context_is_callback(c->t->events[x->ev].kind) && outside) {
