@@ -129,6 +129,8 @@ static int take_events(struct run *r, uint64_t h)
 			return -ENOMEM;
 		r->seg_steal += e->kind == TC_EV_STEAL;
 	}
+	if (end == p->head)
+		return 0;
 	err = trace__add_events(r->seg, (const struct tc_event *)(p->rec + p->head * p->size),
 				end - p->head);
 	p->head = end;

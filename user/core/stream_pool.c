@@ -139,7 +139,7 @@ int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *
 	size_t *cap = samples ? &scratch->cap_samples : &scratch->cap_events;
 	size_t wait = p->n - p->head, m, c;
 	int after = !wait || key_at(p, p->n - 1) <= b->min_start;
-	const uint8_t *old = p->rec + p->head * p->size;
+	const uint8_t *old = wait ? p->rec + p->head * p->size : NULL;
 	void *swap;
 	int err = 0;
 
