@@ -275,30 +275,20 @@ static void spike_at(struct tc_trace *t, uint64_t start, char *cause, double *ex
 	analysis__free(a);
 }
 
-/*
- * Round trips of two threads overlap: a long spike of the other thread, starting first,
- * takes in events far past the end of the short one after it. The short spike's answer
- * is the one it has alone (and in a streamed segment of its own): an IPI that was sent
- * inside it but handled after its end, beyond its reach, is not weighed in it.
- */
-static void test_spike_alone_beside_a_longer_one(void **state)
+/* Sample K a 5 us spike with ev[0..n) and, where beside, a 200 us spike of the other
+ * thread starting just before it: K's answer is the same either way. */
+static void alone_and_beside(const struct tc_event *ev, size_t n)
 {
 	struct tc_trace *alone = new_trace(), *beside = new_trace();
 	struct tc_sample longer = {t0(alone, K) - 100, t0(alone, K) + 200000, PEER_CPU, PEER_TID};
-	struct tc_event ipi = {.start_ns = t0(alone, K) + 6000,
-			       .dur_ns = 2000,
-			       .sent_ns = t0(alone, K) + 2000,
-			       .cpu = PROBE_CPU,
-			       .kind = TC_EV_IPI};
 	char c1[TC_CAUSE_NAME_LEN], c2[TC_CAUSE_NAME_LEN];
 	double e1, e2;
 	size_t n1, n2;
 
-	(void)state;
 	set_rtt(alone, K, 5000);
 	set_rtt(beside, K, 5000);
-	assert_int_equal(trace__add_events(alone, &ipi, 1), 0);
-	assert_int_equal(trace__add_events(beside, &ipi, 1), 0);
+	assert_int_equal(trace__add_events(alone, ev, n), 0);
+	assert_int_equal(trace__add_events(beside, ev, n), 0);
 	assert_int_equal(trace__add_samples(beside, &longer, 1), 0);
 	spike_at(alone, t0(alone, K), c1, &e1, &n1);
 	spike_at(beside, t0(alone, K), c2, &e2, &n2);
@@ -307,6 +297,35 @@ static void test_spike_alone_beside_a_longer_one(void **state)
 	assert_int_equal(n2, n1);
 	trace__free(alone);
 	trace__free(beside);
+}
+
+/*
+ * Round trips of two threads overlap: a long spike of the other thread, starting first,
+ * takes in events far past the end of the short one after it. The short spike's answer
+ * is the one it has alone (and in a streamed segment of its own): an IPI sent inside it
+ * but handled past its reach is not weighed in it; the timer interrupt it ends inside is
+ * named by its callback that begins after it, as the look past its end finds it.
+ */
+static void test_spike_alone_beside_a_longer_one(void **state)
+{
+	uint64_t k = (K + 1) * SLOT; /* sample K's start (new_trace()) */
+	const struct tc_event ipi = {.start_ns = k + 6000,
+				     .dur_ns = 2000,
+				     .sent_ns = k + 2000,
+				     .cpu = PROBE_CPU,
+				     .kind = TC_EV_IPI};
+	const struct tc_event timer[] = {
+		{.start_ns = k + 500, .dur_ns = 6500, .cpu = PROBE_CPU, .kind = TC_EV_TIMER},
+		{.start_ns = k + 5500,
+		 .dur_ns = 500,
+		 .func = 0xffffffff81234560ull,
+		 .cpu = PROBE_CPU,
+		 .kind = TC_EV_TIMER_FN},
+	};
+
+	(void)state;
+	alone_and_beside(&ipi, 1);
+	alone_and_beside(timer, 2);
 }
 
 int main(void)

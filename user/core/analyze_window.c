@@ -78,6 +78,28 @@ static int add_ref(struct ctx *c, size_t slot, size_t item)
 }
 
 /*
+ * The first event beyond the reach of a window ending at we (advance()): where the sweep
+ * stopped for it, unless an earlier window that ends later took it further.
+ */
+static size_t beyond_reach(const struct ctx *c, uint64_t we)
+{
+	uint64_t reach = sat_add(we, c->max_pre);
+	size_t lo = 0, hi = c->next;
+
+	if (!c->next || c->t->events[c->next - 1].start_ns < reach)
+		return c->next;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->t->events[mid].start_ns < reach)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
  * Collects the relevant active spans overlapping [ws, we) into c->win, in
  * event order, and what the context rules consult into c->sc: softirq items,
  * and compaction/reclaim intervals whether relevant or not.
@@ -131,7 +153,7 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 
 		/* An interrupt the window ends inside: its callbacks may start after it. */
 		if (it->end > we && context_is_timer_parent(e) &&
-		    context_add_later_callbacks(&c->sc, c->t, c->next, e))
+		    context_add_later_callbacks(&c->sc, c->t, beyond_reach(c, we), e))
 			return -ENOMEM;
 		if ((c->act.items[it->slot].mm ||
 		     ((e->kind == TC_EV_SOFTIRQ || context_is_callback(e->kind)) &&
