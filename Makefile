@@ -169,9 +169,13 @@ $(TRACE_FILE_TESTS): $(O)/tests/%: tests/%.c tests/trace_file_fixture.h $(TRACE_
 	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
 
-# libFuzzer campaign on the trace reader (clang + Debian's libclang-rt dev package).
+# libFuzzer campaigns on the trace reader, the JSON reader and the streamed analysis
+# (clang + Debian's libclang-rt dev package). Undefined behaviour stops a run as a crash
+# does; the fuzz builds skip the blocks' CRC check (the convention's macro), so that
+# mutated payloads reach the decoders behind it.
 FUZZ_RUNS ?= 10000000
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -Iuser -I.
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-std=gnu11 -D_GNU_SOURCE -Iuser -I. -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 $(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
@@ -184,7 +188,13 @@ $(O)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard 
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
 		-o $@
 
-fuzz: $(O)/fuzz/fuzz_trace $(O)/fuzz/fuzz_json
+$(O)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_stream.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
+		-o $@
+
+fuzz: $(O)/fuzz/fuzz_trace $(O)/fuzz/fuzz_json $(O)/fuzz/fuzz_stream
 	$(Q)sh tests/fuzz/run.sh $(O) $(FUZZ_RUNS)
 
 check-layers:
