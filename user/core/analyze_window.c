@@ -106,6 +106,8 @@ static size_t beyond_reach(const struct ctx *c, uint64_t we)
  */
 int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 {
+	size_t reach = beyond_reach(c, we); /* events are in start order: by index */
+
 	c->win.n_items = 0;
 	context__reset(&c->sc);
 	for (size_t h = 0; h < c->act.n; h++) {
@@ -119,7 +121,7 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 		 * overlap): beyond this window's reach (advance()), as it would be were the
 		 * spike alone, or the first of a streamed segment.
 		 */
-		if (c->t->events[x->ev].start_ns >= sat_add(we, c->max_pre))
+		if (x->ev >= reach)
 			continue;
 		if (c->peer_off && trace__is_peer(c->t, &c->t->events[x->ev]))
 			continue;
@@ -153,7 +155,7 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 
 		/* An interrupt the window ends inside: its callbacks may start after it. */
 		if (it->end > we && context_is_timer_parent(e) &&
-		    context_add_later_callbacks(&c->sc, c->t, beyond_reach(c, we), e))
+		    context_add_later_callbacks(&c->sc, c->t, reach, e))
 			return -ENOMEM;
 		if ((c->act.items[it->slot].mm ||
 		     ((e->kind == TC_EV_SOFTIRQ || context_is_callback(e->kind)) &&
