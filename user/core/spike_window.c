@@ -181,7 +181,10 @@ static int tier(const struct spike_item *it)
  * The pauses of the top-level pausing items: where a top-level takes_off item of
  * the same thread overlaps one, that item leaves the cover at the overlap's start
  * and comes back at its end (an end point, then a start point). Adds them after
- * the np points of w->points; returns the new count.
+ * the np points of w->points; returns the new count. A thread's pausing items do
+ * not overlap, so a takes_off item makes at most one pause and they fit (two points
+ * per item and two per pause, spike_window__add()); a trace where they do overlap
+ * gets no more pauses than fit.
  */
 static size_t add_pauses(struct spike_window *w, size_t np, uint64_t ws, uint64_t we)
 {
@@ -200,7 +203,7 @@ static size_t add_pauses(struct spike_window *w, size_t np, uint64_t ws, uint64_
 				continue;
 			lo = lo > ws ? lo : ws;
 			hi = hi < we ? hi : we;
-			if (lo >= hi)
+			if (lo >= hi || np + 2 > w->cap_points)
 				continue;
 			w->points[np++] = (struct spike_point){lo, (uint32_t)i, 1};
 			w->points[np++] = (struct spike_point){hi, (uint32_t)i, 0};
