@@ -188,7 +188,7 @@ $(O)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard 
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
 		-o $@
 
-$(O)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
+$(O)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c tests/mem_source.h $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_stream.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \

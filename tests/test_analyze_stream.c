@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analyze_fixture.h"
+#include "mem_source.h"
 #include "core/analyze_stream.h"
 #include "core/stats.h"
 #include "core/trace_codec.h"
@@ -90,43 +91,19 @@ static struct tc_trace *random_trace(size_t n)
 	return t;
 }
 
-/* The whole trace's records as blocks of up to `per` records, in shuffled order. */
-struct mem_src {
-	const struct tc_trace *t;
-	struct stream_block *b;
-	size_t n;
-	size_t per;
-};
-
+/* The samples in their order (1: the pool need not sort them), the events of each block
+ * backwards: the pool sorts them. */
 static int mem_read(void *arg, const struct stream_block *b, struct tc_trace *t)
 {
 	const struct mem_src *m = arg;
 	size_t from = b->where * m->per;
 
-	/* the samples in their order (1: the pool need not sort them) */
 	if (b->type == TC_BLOCK_SAMPLES)
 		return trace__add_samples(t, m->t->samples + from, b->n) ?: 1;
-	/* handed over out of order within the block too: the pool sorts it */
 	for (size_t i = b->n; i-- > 0;)
 		if (trace__add_events(t, m->t->events + from + i, 1))
 			return -ENOMEM;
 	return 0;
-}
-
-static void mem_blocks(struct mem_src *m, uint32_t type, size_t total)
-{
-	for (size_t i = 0; i * m->per < total; i++) {
-		size_t k = total - i * m->per < m->per ? total - i * m->per : m->per;
-		uint64_t lo = UINT64_MAX;
-
-		for (size_t j = 0; j < k; j++) {
-			uint64_t s = type == TC_BLOCK_SAMPLES
-					     ? m->t->samples[i * m->per + j].t_start
-					     : m->t->events[i * m->per + j].start_ns;
-			lo = s < lo ? s : lo;
-		}
-		m->b[m->n++] = (struct stream_block){type, i, 0, k, lo};
-	}
 }
 
 static const struct tc_cause *named(const struct tc_analysis *a, const char *name)

@@ -26,40 +26,18 @@
 #include "core/analyze_stream.h"
 #include "core/trace_codec.h"
 #include "core/wakeups.h"
+#include "tests/mem_source.h"
 
-/* The trace's records as blocks of up to `per` records. */
-struct mem_src {
-	const struct tc_trace *t;
-	struct stream_block *b;
-	size_t n, per;
-};
-
+/* A block's records in their order, as a file holds them (equal starts keep it): the
+ * samples said to be in order, the events not. */
 static int mem_read(void *arg, const struct stream_block *b, struct tc_trace *t)
 {
 	const struct mem_src *m = arg;
 	size_t from = b->where * m->per;
 
-	/* the samples said to be in order (they are: the trace is sorted), the events not */
 	if (b->type == TC_BLOCK_SAMPLES)
 		return trace__add_samples(t, m->t->samples + from, b->n) ?: 1;
 	return trace__add_events(t, m->t->events + from, b->n);
-}
-
-static void add_blocks(struct mem_src *m, uint32_t type, size_t total)
-{
-	for (size_t i = 0; i * m->per < total; i++) {
-		size_t k = total - i * m->per < m->per ? total - i * m->per : m->per;
-		uint64_t lo = UINT64_MAX;
-
-		for (size_t j = 0; j < k; j++) {
-			size_t x = i * m->per + j;
-			uint64_t s = type == TC_BLOCK_SAMPLES ? m->t->samples[x].t_start
-							      : m->t->events[x].start_ns;
-
-			lo = s < lo ? s : lo;
-		}
-		m->b[m->n++] = (struct stream_block){type, i, 0, k, lo};
-	}
 }
 
 static const struct tc_cause *named(const struct tc_analysis *a, const char *name)
@@ -113,8 +91,8 @@ static void stream(const struct tc_trace *t, const struct tc_analysis *w,
 	m.b = calloc(t->n_samples / per + t->n_events / per + 4, sizeof(*m.b));
 	if (!m.b)
 		return;
-	add_blocks(&m, TC_BLOCK_SAMPLES, t->n_samples);
-	add_blocks(&m, TC_BLOCK_EVENTS, t->n_events);
+	mem_blocks(&m, TC_BLOCK_SAMPLES, t->n_samples);
+	mem_blocks(&m, TC_BLOCK_EVENTS, t->n_events);
 	for (size_t i = m.n; i > 1; i--) { /* the order: blocks swapped as shuffle's digits say */
 		size_t j = shuffle % i;
 		struct stream_block x = m.b[i - 1];
