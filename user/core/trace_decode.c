@@ -170,10 +170,6 @@ static int dec_block(struct dec *d, uint32_t type, const uint8_t *payload, uint3
 	return err;
 }
 
-/*
- * Checks the block header at data[off] and decodes its block; *next is the offset
- * after it. 1: there is no whole block there (the file is cut), 0, or an error.
- */
 /* The payload's CRC is right. A fuzz build (Makefile FUZZ_FLAGS) takes any, so that
  * mutated payloads reach the decoders behind it. */
 static int crc_ok(const uint8_t *payload, uint32_t len, uint32_t crc)
@@ -188,6 +184,10 @@ static int crc_ok(const uint8_t *payload, uint32_t len, uint32_t crc)
 #endif
 }
 
+/*
+ * Checks the block header at data[off] and decodes its block; *next is the offset
+ * after it. 1: there is no whole block there (the file is cut), 0, or an error.
+ */
 static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off, uint32_t *type,
 		     size_t *next)
 {

@@ -38,7 +38,6 @@ struct trace_stream {
 	struct tc_rtt_hist given; /* the RTT_HIST block's, checked with it */
 	struct rtt_tally tally;
 	struct codec_blocks *dec; /* every block's decoder: its buffers made once */
-	int in_order;		  /* the records of the last block read came in start order */
 };
 
 static void report_err(const struct trace_stream *s, int err, const struct tc_codec_error *ce)
@@ -173,7 +172,6 @@ static int as_placed(struct trace_stream *s, const struct stream_block *b)
 	struct codec_block_span sp;
 
 	codec_blocks_span(s->dec, &sp);
-	s->in_order = sp.in_order;
 	if (sp.n == b->n && (!sp.n || sp.min_start == b->min_start))
 		return 0;
 	log_err("read %s: not a valid tailcause trace: the block at offset %zu holds %" PRIu64
@@ -514,8 +512,13 @@ int trace_stream_read(struct trace_stream *s, struct tc_trace **out)
 static int read_source(void *arg, const struct stream_block *b, struct tc_trace *t)
 {
 	struct trace_stream *s = arg;
+	struct codec_block_span sp;
+	int err = read_block(s, b, t);
 
-	return read_block(s, b, t) ?: s->in_order;
+	if (err)
+		return err;
+	codec_blocks_span(s->dec, &sp);
+	return sp.in_order;
 }
 
 void trace_stream_source(struct trace_stream *s, struct stream_source *src)
