@@ -45,29 +45,49 @@ struct rd {
 	const uint8_t *p, *end;
 };
 
-static inline int get_u64(struct rd *r, uint64_t *v)
+/*
+ * A varint field from r: bounded by r->end, or (room) where the caller knows that
+ * VARINT_MAX_LEN bytes are left (varint_get_room()). A record decoder checks once
+ * for a record's worth of bytes and inlines its fields' reads with room a constant.
+ */
+static inline __attribute__((always_inline)) int get_varint(struct rd *r, uint64_t *v, int room)
 {
-	return varint_get(&r->p, r->end, v);
+	return room ? varint_get_room(&r->p, v) : varint_get(&r->p, r->end, v);
 }
 
-static inline int get_u32(struct rd *r, uint32_t *v)
+static inline int get_u64(struct rd *r, uint64_t *v)
+{
+	return get_varint(r, v, 0);
+}
+
+static inline __attribute__((always_inline)) int get_u32_room(struct rd *r, uint32_t *v, int room)
 {
 	uint64_t x;
 
-	if (varint_get(&r->p, r->end, &x) || x > UINT32_MAX)
+	if (get_varint(r, &x, room) || x > UINT32_MAX)
 		return -1;
 	*v = (uint32_t)x;
 	return 0;
 }
 
-static inline int get_u16(struct rd *r, uint16_t *v)
+static inline int get_u32(struct rd *r, uint32_t *v)
+{
+	return get_u32_room(r, v, 0);
+}
+
+static inline __attribute__((always_inline)) int get_u16_room(struct rd *r, uint16_t *v, int room)
 {
 	uint64_t x;
 
-	if (varint_get(&r->p, r->end, &x) || x > UINT16_MAX)
+	if (get_varint(r, &x, room) || x > UINT16_MAX)
 		return -1;
 	*v = (uint16_t)x;
 	return 0;
+}
+
+static inline int get_u16(struct rd *r, uint16_t *v)
+{
+	return get_u16_room(r, v, 0);
 }
 
 static inline size_t left(const struct rd *r)

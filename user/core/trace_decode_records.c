@@ -200,10 +200,24 @@ static void note_span(struct dec *d, size_t n, uint64_t lo, uint64_t back)
 	d->span.in_order &= !(back & 1);
 }
 
+/* The most bytes a record's read can look at: a record of the longest fields, and a
+ * field that runs on past its longest form (no varint read looks past VARINT_MAX_LEN). */
+#define READ_ROOM(max_len) ((max_len) + VARINT_MAX_LEN)
+
+/* A sample record's fields (its start as the zigzag delta); room: see get_varint(). */
+static inline __attribute__((always_inline)) int read_sample(struct rd *r, struct tc_sample *s,
+							     uint64_t *delta, uint64_t *dur,
+							     int room)
+{
+	return get_varint(r, delta, room) || get_varint(r, dur, room) ||
+	       get_u32_room(r, &s->cpu, room) || get_u32_room(r, &s->tid, room);
+}
+
 int dec_samples(struct dec *d, struct rd *r)
 {
 	struct tc_sample *s;
 	uint64_t delta, dur, prev = 0, back = 0, lo = UINT64_MAX;
+	struct rd q;
 	size_t n, i;
 	int err;
 
@@ -213,9 +227,10 @@ int dec_samples(struct dec *d, struct rd *r)
 	if (err)
 		return err;
 	s = d->out->samples + d->out->n_samples;
+	q = *r; /* a local cursor stays in a register */
 	for (i = 0; i < n; i++, s++) {
-		if (get_u64(r, &delta) || get_u64(r, &dur) || get_u32(r, &s->cpu) ||
-		    get_u32(r, &s->tid))
+		if (left(&q) >= READ_ROOM(SAMPLE_MAX_LEN) ? read_sample(&q, s, &delta, &dur, 1)
+							  : read_sample(&q, s, &delta, &dur, 0))
 			return codec_bfail(d, "samples: record %zu malformed", i);
 		s->t_start = prev + (uint64_t)varint_unzigzag(delta);
 		if (dur > UINT64_MAX - s->t_start)
@@ -225,6 +240,7 @@ int dec_samples(struct dec *d, struct rd *r)
 		back |= delta; /* odd: a step back in time (varint_zigzag()) */
 		lo = s->t_start < lo ? s->t_start : lo;
 	}
+	*r = q;
 	note_span(d, n, lo, back);
 	d->out->n_samples += n;
 	d->n_samples += n;
@@ -260,11 +276,30 @@ static int dec_comms(struct dec *d, struct rd *r, size_t *n_comms)
 	return 0;
 }
 
+/* An event record's fields (its start as the zigzag delta, its comm as an index in
+ * the block's table); room: see get_varint(). */
+static inline __attribute__((always_inline)) int read_event(struct rd *r, struct tc_event *e,
+							    uint64_t *delta, uint32_t *ci, int room)
+{
+	uint64_t dur, aux;
+
+	/* any kind is kept: one above TC_EV_KIND_MAX is a later writer's */
+	if (get_u16_room(r, &e->kind, room) || get_u16_room(r, &e->flags, room) ||
+	    get_varint(r, delta, room) || get_varint(r, &dur, room) || get_varint(r, &aux, room))
+		return -1;
+	e->dur_ns = dur;
+	e->aux = aux;
+	return get_u32_room(r, &e->cpu, room) || get_u32_room(r, &e->tid, room) ||
+	       get_u32_room(r, &e->arg, room) || get_u32_room(r, &e->other_pid, room) ||
+	       get_u32_room(r, ci, room);
+}
+
 int dec_events(struct dec *d, struct rd *r)
 {
 	struct tc_event *e;
-	uint64_t delta, dur, aux, prev = 0, back = 0, lo = UINT64_MAX;
+	uint64_t delta, prev = 0, back = 0, lo = UINT64_MAX;
 	size_t n = 0, i, n_comms = 0;
+	struct rd q;
 	uint32_t ci;
 	int err;
 
@@ -276,25 +311,22 @@ int dec_events(struct dec *d, struct rd *r)
 	if (err)
 		return err;
 	e = d->out->events + d->out->n_events;
+	q = *r; /* a local cursor stays in a register */
 	for (i = 0; i < n; i++, e++) {
-		/* any kind is kept: one above TC_EV_KIND_MAX is a later writer's */
-		if (get_u16(r, &e->kind) || get_u16(r, &e->flags) || get_u64(r, &delta) ||
-		    get_u64(r, &dur) || get_u64(r, &aux) || get_u32(r, &e->cpu) ||
-		    get_u32(r, &e->tid) || get_u32(r, &e->arg) || get_u32(r, &e->other_pid) ||
-		    get_u32(r, &ci))
+		if (left(&q) >= READ_ROOM(EVENT_MAX_LEN) ? read_event(&q, e, &delta, &ci, 1)
+							 : read_event(&q, e, &delta, &ci, 0))
 			return codec_bfail(d, "events: record %zu malformed", i);
 		if (ci >= n_comms)
 			return codec_bfail(d, "events: record %zu: comm %" PRIu32 " of %zu", i, ci,
 					   n_comms);
 		memcpy(e->other_comm, d->comms[ci], TC_COMM_LEN);
 		e->start_ns = prev + (uint64_t)varint_unzigzag(delta);
-		e->dur_ns = dur;
-		e->aux = aux;
 		e->pad = 0;
 		prev = e->start_ns;
 		back |= delta;
 		lo = e->start_ns < lo ? e->start_ns : lo;
 	}
+	*r = q;
 	note_span(d, n, lo, back);
 	d->out->n_events += n;
 	d->n_events += n;

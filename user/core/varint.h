@@ -54,41 +54,59 @@ static inline int varint_get_slow(const uint8_t **p, const uint8_t *end, uint64_
 }
 
 /*
+ * varint_get()'s fast path, unrolled: values of up to 3 bytes (21 bits: deltas,
+ * durations, CPUs, tids, flags), read where at least 3 bytes are. 0 (read, *p
+ * advanced), -1 (a last byte of 0: an overlong form), or 1 (a longer value: the
+ * slow path reads it).
+ */
+static inline int varint_get3(const uint8_t **p, uint64_t *v)
+{
+	const uint8_t *q = *p;
+
+	if (q[0] < 0x80) {
+		*v = q[0];
+		*p = q + 1;
+		return 0;
+	}
+	if (q[1] < 0x80) {
+		if (!q[1])
+			return -1;
+		*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+		*p = q + 2;
+		return 0;
+	}
+	if (q[2] < 0x80) {
+		if (!q[2])
+			return -1;
+		*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+		*p = q + 3;
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * Reads a varint from *p, never past end, and advances *p. Returns 0, or -1
  * when the data ends inside the varint, the value does not fit 64 bits or the
  * encoding is not the shortest one (so each value has exactly one form).
  */
 static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
-	const uint8_t *q = *p;
+	int r = end - *p >= 3 ? varint_get3(p, v) : 1;
 
-	/*
-	 * Fast path, unrolled: values of up to 3 bytes (21 bits: deltas, durations,
-	 * CPUs, tids, flags) with 3 bytes left. A last byte of 0 is an overlong form.
-	 */
-	if (end - q >= 3) {
-		if (q[0] < 0x80) {
-			*v = q[0];
-			*p = q + 1;
-			return 0;
-		}
-		if (q[1] < 0x80) {
-			if (!q[1])
-				return -1;
-			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-			*p = q + 2;
-			return 0;
-		}
-		if (q[2] < 0x80) {
-			if (!q[2])
-				return -1;
-			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 |
-			     (uint64_t)q[2] << 14;
-			*p = q + 3;
-			return 0;
-		}
-	}
-	return varint_get_slow(p, end, v);
+	return r <= 0 ? r : varint_get_slow(p, end, v);
+}
+
+/*
+ * varint_get() where the caller knows VARINT_MAX_LEN bytes are left at *p (a
+ * varint never reads more, even a malformed one): no bound is compared on the fast
+ * path. A decoder checks once for a record's worth of bytes, not once per field.
+ */
+static inline int varint_get_room(const uint8_t **p, uint64_t *v)
+{
+	int r = varint_get3(p, v);
+
+	return r <= 0 ? r : varint_get_slow(p, *p + VARINT_MAX_LEN, v);
 }
 
 /* Maps a signed value to unsigned so small magnitudes stay short: 0,-1,1,-2 -> 0,1,2,3. */
