@@ -58,6 +58,10 @@ static void count_near(struct rtt_tally *t, uint64_t v, size_t b)
 
 void rtt_tally_add(struct rtt_tally *t, const struct tc_sample *s, size_t n)
 {
+	/* the running figures in locals: the counts stored through cannot alias them */
+	uint64_t seen = t->n, first = t->first, last = t->last, min = t->min, max = t->max;
+	uint64_t *counts = t->h ? t->h->counts : NULL;
+	struct moments m = t->m;
 	uint32_t cpu = n ? s[0].cpu : 0;
 
 	if (n)
@@ -65,22 +69,28 @@ void rtt_tally_add(struct rtt_tally *t, const struct tc_sample *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = tc_sample_rtt(&s[i]), start = s[i].t_start;
 
-		if (!t->n++ || start < t->first)
-			t->first = start;
-		t->last = start > t->last ? start : t->last;
-		t->min = v < t->min ? v : t->min;
-		t->max = v > t->max ? v : t->max;
-		moments_add(&t->m, v);
+		if (!seen++ || start < first)
+			first = start;
+		last = start > last ? start : last;
+		min = v < min ? v : min;
+		max = v > max ? v : max;
+		moments_add(&m, v);
 		if (s[i].cpu != cpu)
 			note_cpu(t, cpu = s[i].cpu);
-		if (t->h) {
+		if (counts) {
 			size_t b = hist_bucket(v);
 
-			t->h->counts[b]++;
+			counts[b]++;
 			if (t->near[b])
 				count_near(t, v, b);
 		}
 	}
+	t->n = seen;
+	t->first = first;
+	t->last = last;
+	t->min = min;
+	t->max = max;
+	t->m = m;
 }
 
 static int cmp_u32(const void *a, const void *b)
