@@ -112,7 +112,9 @@ struct run {
 static int take_events(struct run *r, uint64_t h)
 {
 	struct pool *p = &r->events;
-	size_t end;
+	const struct tc_event *src;
+	struct tc_event *dst;
+	size_t end, n, steal = 0;
 	int err;
 
 	while (p->next < p->n_pending && pool_limit(p) < h) {
@@ -121,20 +123,27 @@ static int take_events(struct run *r, uint64_t h)
 			return err;
 	}
 	end = pool_lower(p, h);
-	for (size_t i = p->head; i < end; i++) {
-		const struct tc_event *e = (const struct tc_event *)(p->rec + i * p->size);
-
-		if ((e->kind == TC_EV_LOST || e->kind == TC_EV_IRQ_MOVE) &&
-		    evvec_add(&r->m.extra, e, 1))
-			return -ENOMEM;
-		r->seg_steal += e->kind == TC_EV_STEAL;
-	}
 	if (end == p->head)
 		return 0;
-	err = trace__add_events(r->seg, (const struct tc_event *)(p->rec + p->head * p->size),
-				end - p->head);
+	n = end - p->head;
+	err = grow(&r->seg->events, &r->seg->cap_events, r->seg->n_events + n,
+		   sizeof(*r->seg->events));
+	if (err)
+		return err;
+	/* one pass: each copied, and noted where the header or the steal count needs it */
+	src = (const struct tc_event *)(p->rec + p->head * p->size);
+	dst = r->seg->events + r->seg->n_events;
+	for (size_t i = 0; i < n; i++) {
+		dst[i] = src[i];
+		if ((src[i].kind == TC_EV_LOST || src[i].kind == TC_EV_IRQ_MOVE) &&
+		    evvec_add(&r->m.extra, &src[i], 1))
+			return -ENOMEM;
+		steal += src[i].kind == TC_EV_STEAL;
+	}
+	r->seg->n_events += n;
+	r->seg_steal += steal;
 	p->head = end;
-	return err;
+	return 0;
 }
 
 /* The lost windows and IRQ moves after the last round trip, for the header: the rest of
