@@ -186,7 +186,8 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 {
 	struct trace_stream *s = arg;
 	struct tc_codec_error ce = {0};
-	size_t ns = t->n_samples, ne = t->n_events, o;
+	size_t ns = t->n_samples, ne = t->n_events, o, first;
+	uint64_t stolen = 0;
 	int whole = whole_run(s);
 	int err = codec_blocks_decode(s->dec, s->img.data, s->img.len, b->where, t, &ce);
 
@@ -203,18 +204,19 @@ static int read_block(void *arg, const struct stream_block *b, struct tc_trace *
 			t->samples[o++] = t->samples[ns];
 	if (!whole)
 		t->n_samples = o;
-	for (o = ne; ne < t->n_events; ne++) {
+	/* counted in locals: the events written here could otherwise be taken to alias them */
+	for (o = first = ne; ne < t->n_events; ne++) {
 		const struct tc_event *e = &t->events[ne];
 
 		if (!whole && (e->start_ns >= s->ehi || sat_add(e->start_ns, e->dur_ns) < s->elo))
 			continue;
-		s->skel->streamed.n_events++;
-		if (e->kind == TC_EV_STEAL)
-			s->skel->streamed.stolen_ns += e->stolen_ns;
+		stolen += e->kind == TC_EV_STEAL ? e->stolen_ns : 0;
 		if (o != ne)
 			t->events[o] = *e;
 		o++;
 	}
+	s->skel->streamed.n_events += o - first;
+	s->skel->streamed.stolen_ns += stolen;
 	t->n_events = o;
 	return 0;
 }
