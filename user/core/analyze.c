@@ -128,28 +128,26 @@ static int events_sorted(const struct tc_trace *t, size_t next)
 static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 {
 	const struct tc_trace *t = c->t;
-	size_t i = *next;
-
 	/*
 	 * A span starts at its event, or earlier by its hidden cost (max_pre): events
-	 * starting by then hold every span that may overlap the window.
+	 * starting by then hold every span that may overlap the window. A span ends by
+	 * start + dur + max_post, and its until by one more (an idle exit of unknown
+	 * latency is an instant at the event's end).
 	 */
-	for (; i < t->n_events && t->events[i].start_ns < sat_add(we, c->max_pre); i++) {
+	uint64_t reach = sat_add(we, c->max_pre), post = sat_add(c->max_post, 1);
+	size_t i = *next;
+
+	for (; i < t->n_events && t->events[i].start_ns < reach; i++) {
 		const struct tc_event *e = &t->events[i];
-		struct active x = {.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
 		uint64_t parent_end = context_parents_until(&c->parents, e);
+		struct active x;
 
 		if (i && e->start_ns < e[-1].start_ns)
 			return -EINVAL;
-
-		/*
-		 * Most events lie between spikes: skip them before weighing. A span
-		 * ends by start + dur, and its until by one more (an idle exit of
-		 * unknown latency is an instant at the event's end).
-		 */
-		if (sat_add(sat_add(e->start_ns, e->dur_ns), 1 + c->max_post) <= ws &&
-		    parent_end <= ws)
+		/* most events lie between spikes: skipped before they are weighed */
+		if (sat_add(sat_add(e->start_ns, e->dur_ns), post) <= ws && parent_end <= ws)
 			continue;
+		x = (struct active){.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
 		context_span(&c->lat, e, &x.start, &x.end);
 		widen(c, e, &x);
 		/*
