@@ -98,6 +98,7 @@ struct run {
 	struct pool samples, events;
 	struct tc_trace *scratch, *seg; /* seg's events: the carry, then those taken */
 	size_t seg_steal;		/* steal intervals (TC_EV_STEAL) among seg's events */
+	size_t seg_split;		/* and blocked intervals to split (trace__splittable()) */
 	struct evvec carry;	/* raw events of earlier segments that later ones may need */
 	struct tc_sample *back; /* round trips put back for the next segment */
 	size_t n_back, cap_back;
@@ -114,7 +115,7 @@ static int take_events(struct run *r, uint64_t h)
 	struct pool *p = &r->events;
 	const struct tc_event *src;
 	struct tc_event *dst;
-	size_t end, n, steal = 0;
+	size_t end, n, steal = 0, split = 0;
 	int err;
 
 	while (p->next < p->n_pending && pool_limit(p) < h) {
@@ -130,7 +131,8 @@ static int take_events(struct run *r, uint64_t h)
 		   sizeof(*r->seg->events));
 	if (err)
 		return err;
-	/* one pass: each copied, and noted where the header or the steal count needs it */
+	/* one pass: each copied, and noted where the header, the steal count or the split needs it
+	 */
 	src = (const struct tc_event *)(p->rec + p->head * p->size);
 	dst = r->seg->events + r->seg->n_events;
 	for (size_t i = 0; i < n; i++) {
@@ -139,9 +141,11 @@ static int take_events(struct run *r, uint64_t h)
 		    evvec_add(&r->m.extra, &src[i], 1))
 			return -ENOMEM;
 		steal += src[i].kind == TC_EV_STEAL;
+		split += trace__splittable(&src[i]);
 	}
 	r->seg->n_events += n;
 	r->seg_steal += steal;
+	r->seg_split += split;
 	p->head = end;
 	return 0;
 }
@@ -248,9 +252,11 @@ static int fill(struct run *r, size_t want, size_t *keep, uint64_t *next)
 	err = trace__add_events(seg, r->carry.v, r->carry.n);
 	err = err ?: trace__add_samples(seg, r->back, r->n_back);
 	r->n_back = 0;
-	r->seg_steal = 0;
-	for (size_t i = 0; i < r->carry.n; i++)
+	r->seg_steal = r->seg_split = 0;
+	for (size_t i = 0; i < r->carry.n; i++) {
 		r->seg_steal += r->carry.v[i].kind == TC_EV_STEAL;
+		r->seg_split += trace__splittable(&r->carry.v[i]);
+	}
 	for (;;) {
 		got = err ? 0 : take_samples(&r->samples, r->src, r->scratch, want, seg);
 		if (got < 0)
@@ -300,7 +306,7 @@ static int segment(struct run *r)
 		next = r->back[0].t_start;
 	/* what later segments need, taken raw before the wake-ups are split */
 	err = carry_filter(&r->carry, r->seg->events, r->seg->n_events, next);
-	split = err ? 0 : trace__split_wakeups(r->seg);
+	split = err || !r->seg_split ? 0 : trace__split_wakeups(r->seg);
 	if (err || split < 0)
 		return err ?: -ENOMEM;
 	/*

@@ -5,12 +5,6 @@
 
 #include "wakeups.h"
 
-static int splittable(const struct tc_event *e)
-{
-	return e->kind == TC_EV_OFFCPU && !(e->flags & (TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED)) &&
-	       e->woken_after_ns && e->woken_after_ns < e->dur_ns;
-}
-
 long trace__split_wakeups(struct tc_trace *t)
 {
 	size_t n = 0, n_events = t->n_events;
@@ -18,7 +12,7 @@ long trace__split_wakeups(struct tc_trace *t)
 	int err;
 
 	for (size_t i = 0; i < n_events; i++)
-		n += splittable(&t->events[i]);
+		n += trace__splittable(&t->events[i]);
 	if (!n)
 		return 0;
 	parts = malloc(n * sizeof(*parts));
@@ -29,7 +23,7 @@ long trace__split_wakeups(struct tc_trace *t)
 		const struct tc_event *e = &t->events[i];
 		struct tc_event *w = &parts[n];
 
-		if (!splittable(e))
+		if (!trace__splittable(e))
 			continue;
 		*w = *e;
 		w->start_ns = e->start_ns + e->woken_after_ns;
@@ -45,7 +39,7 @@ long trace__split_wakeups(struct tc_trace *t)
 	for (size_t i = 0; i < n_events; i++) {
 		struct tc_event *e = &t->events[i];
 
-		if (!splittable(e))
+		if (!trace__splittable(e))
 			continue;
 		e->dur_ns = e->woken_after_ns;		   /* asleep until woken */
 		e->flags &= (uint16_t)~TC_OFFCPU_MIGRATED; /* it moved when it ran again */

@@ -21,6 +21,14 @@
 
 #include "trace.h"
 
+/* Whether e is a blocked OFFCPU event with a wake-up inside it: one that
+ * trace__split_wakeups() splits. */
+static inline int trace__splittable(const struct tc_event *e)
+{
+	return e->kind == TC_EV_OFFCPU && !(e->flags & (TC_OFFCPU_PREEMPTED | TC_OFFCPU_UNENDED)) &&
+	       e->woken_after_ns && e->woken_after_ns < e->dur_ns;
+}
+
 /*
  * Splits each blocked OFFCPU event with a wake-up inside it into the blocked part
  * (in place: it ends at the wake-up) and the waiting part (appended: sort after).
