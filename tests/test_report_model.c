@@ -164,6 +164,47 @@ static void test_report_model_irqs(void **state)
 	trace__free(t);
 }
 
+/* The header's steal time: the host's steal intervals summed where the trace was read
+ * whole (not the peer's); what the read counted where it was streamed. */
+static void test_report_model_steal(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e[] = {
+		{.start_ns = SLOT,
+		 .dur_ns = SLOT,
+		 .stolen_ns = 300,
+		 .cpu = PROBE_CPU,
+		 .kind = TC_EV_STEAL},
+		{.start_ns = 2 * SLOT,
+		 .dur_ns = SLOT,
+		 .stolen_ns = 7000,
+		 .cpu = 64 + PROBE_CPU,
+		 .kind = TC_EV_STEAL},
+		{.start_ns = 3 * SLOT,
+		 .dur_ns = SLOT,
+		 .stolen_ns = 500,
+		 .cpu = OTHER_CPU,
+		 .kind = TC_EV_STEAL},
+	};
+	struct tc_analysis *a;
+	struct report_model m;
+
+	(void)state;
+	assert_int_equal(trace__add_events(t, e, 3), 0);
+	t->peer.cpu_base = 64; /* the peer's CPUs: 64 on */
+	a = run(t);
+	assert_int_equal(report_model__build(&m, t, a, NULL, NULL, &opts), 0);
+	assert_int_equal(m.h.stolen_ns, 800);
+	report_model__free(&m);
+	t->streamed.on = 1;
+	t->streamed.stolen_ns = 123;
+	assert_int_equal(report_model__build(&m, t, a, NULL, NULL, &opts), 0);
+	assert_int_equal(m.h.stolen_ns, 123);
+	report_model__free(&m);
+	analysis__free(a);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_report_model_tracers),
 		cmocka_unit_test(test_report_model_orders),
 		cmocka_unit_test(test_report_model_irqs),
+		cmocka_unit_test(test_report_model_steal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

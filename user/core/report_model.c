@@ -111,9 +111,6 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->steal_traced = h->steal && !strncmp(h->steal, "traced", 6);
 	h->calib_status = trace__meta(t, "calib.status");
 	h->calibrated = calibrate_load(t, &h->cal);
-	for (size_t i = 0; i < t->n_events && !t->streamed.on; i++)
-		if (t->events[i].kind == TC_EV_STEAL && !trace__is_peer(t, &t->events[i]))
-			h->stolen_ns += t->events[i].stolen_ns;
 	h->has_bad_records = meta_u64(t, "run.bad_records", &h->bad_records);
 	peer_header(h, t);
 	m->meta = t->meta;
@@ -161,7 +158,11 @@ static int build_tracers(struct report_model *m)
 	return 0;
 }
 
-/* The lost windows and the IRQ moves, in time order (the trace is sorted): one pass. */
+/*
+ * The lost windows and the IRQ moves, in time order (the trace is sorted), and the
+ * header's steal time where the trace was read whole (a streamed read counted it): one
+ * pass.
+ */
 static int collect_events(struct report_model *m)
 {
 	const struct tc_trace *t = m->t;
@@ -170,7 +171,9 @@ static int collect_events(struct report_model *m)
 	for (size_t i = 0; i < t->n_events; i++) {
 		const struct tc_event *e = &t->events[i];
 
-		if (e->kind == TC_EV_LOST) {
+		if (e->kind == TC_EV_STEAL && !t->streamed.on && !trace__is_peer(t, e)) {
+			m->h.stolen_ns += e->stolen_ns;
+		} else if (e->kind == TC_EV_LOST) {
 			if (grow(&m->lost, &cap_lost, m->n_lost + 1, sizeof(*m->lost)))
 				return -ENOMEM;
 			m->lost[m->n_lost++] = e;
