@@ -131,8 +131,7 @@ static int take_events(struct run *r, uint64_t h)
 		   sizeof(*r->seg->events));
 	if (err)
 		return err;
-	/* one pass: each copied, and noted where the header, the steal count or the split needs it
-	 */
+	/* one pass: each copied, and noted for the header, the steal count and the split */
 	src = (const struct tc_event *)(p->rec + p->head * p->size);
 	dst = r->seg->events + r->seg->n_events;
 	for (size_t i = 0; i < n; i++) {
