@@ -38,7 +38,7 @@ msg = @printf '  %-5s %s\n' "$(1)" "$(2)";
 MAKEFLAGS += --no-print-directory
 endif
 
-PKGS := libbpf libelf zlib libdeflate libzstd libibverbs
+PKGS := libbpf libelf zlib libdeflate libzstd libibverbs libsodium
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
@@ -159,6 +159,16 @@ $(O)/tests/test_path_counters: tests/test_path_counters.c $(PATH_COUNTER_OBJS) $
 	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(PATH_COUNTER_OBJS) $(CORE_LIB) $(LIB_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread -lm -o $@
 
+# test_link runs both ends of the two-host link (the handshake, the trace sent over it): it
+# links the probe layer, the recorder's trace exchange and the trace file layer.
+LINK_TEST_OBJS := $(O)/user/record/peer_trace.o $(patsubst %.c,$(O)/%.o,$(wildcard user/probe/*.c)) \
+	$(patsubst %.c,$(O)/%.o,$(wildcard user/tracefile/*.c))
+$(O)/tests/test_link: tests/test_link.c $(LINK_TEST_OBJS) $(CORE_LIB) $(LIB_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(LINK_TEST_OBJS) $(CORE_LIB) $(LIB_LIB) \
+		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread -lm -o $@
+
 # test_trace_file and test_trace_stream test the trace file layer (user/tracefile): they link
 # its objects, and log through their own log_err() (the one of lib/ is not linked in).
 TRACE_FILE_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/tracefile/*.c))
@@ -194,7 +204,17 @@ $(O)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c tests/mem_source.h $(CORE_SRCS) 
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_stream.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
 		-o $@
 
-fuzz: $(O)/fuzz/fuzz_trace $(O)/fuzz/fuzz_json $(O)/fuzz/fuzz_stream
+# The link: both sides of the handshake and of the trace exchange, with the trace reader
+# behind the client (and libsodium; lib/log.c left out: the target says nothing).
+LINK_FUZZ_SRCS := tests/fuzz/fuzz_link.c user/probe/link.c user/probe/link_auth.c \
+	user/record/peer_trace.c $(wildcard user/tracefile/*.c) $(CORE_SRCS) \
+	$(filter-out user/lib/log.c,$(LIB_SRCS))
+$(O)/fuzz/fuzz_link: $(LINK_FUZZ_SRCS) $(wildcard user/core/*.h user/probe/*.h user/record/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(LINK_FUZZ_SRCS) -lsodium -ldeflate -lzstd -lz -lm -o $@
+
+fuzz: $(O)/fuzz/fuzz_trace $(O)/fuzz/fuzz_json $(O)/fuzz/fuzz_stream $(O)/fuzz/fuzz_link
 	$(Q)sh tests/fuzz/run.sh $(O) $(FUZZ_RUNS)
 
 check-layers:

@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev libdeflate-dev libzstd-dev libcmocka-dev
-libibverbs-dev libclang-rt-14-dev util-linux procps iproute2 python3"
+libibverbs-dev libsodium-dev libclang-rt-14-dev util-linux procps iproute2 python3"
 # make lint (CI): the format check and cppcheck.
 PKGS="$PKGS clang-format cppcheck"
 # The alert rules' check and unit test (promtool, from Debian's prometheus).

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "core/causes.h"
 #include "lib/log.h"
+#include "probe/link_auth.h"
 #include "report/report.h"
 #include "run_args.h"
 
@@ -27,6 +28,8 @@ enum {
 	OPT_LOOPBACK,
 	OPT_SERVER,
 	OPT_PORT,
+	OPT_KEY,
+	OPT_BIND,
 	OPT_CLOCK,
 	OPT_BUSY_POLL,
 	OPT_FORMAT,
@@ -100,6 +103,16 @@ static const struct {
 	 RA_VERBS,
 	 "      --port N         verbs, udp: TCP port of the two-host exchange (default 18515;\n"
 	 "                       udp's datagrams use the same UDP port on the server)"},
+	{{"key", required_argument, NULL, OPT_KEY},
+	 RA_VERBS,
+	 "      --key FILE       two hosts: the secret both hosts hold (16 bytes or more, mode\n"
+	 "                       600; default $TAILCAUSE_KEY_FILE). Both ends prove it before\n"
+	 "                       anything crosses the link, and only then does a recording\n"
+	 "                       server send its trace; a server with a key lets no other\n"
+	 "                       client in (docs/two-hosts.md)"},
+	{{"bind", required_argument, NULL, OPT_BIND},
+	 RA_VERBS,
+	 "      --bind ADDR      server: listen on ADDR only (default: every address)"},
 	{{"busy-poll", no_argument, NULL, OPT_BUSY_POLL},
 	 RA_VERBS,
 	 "      --busy-poll      udp: spin on non-blocking receives (sockperf's busy-poll)\n"
@@ -276,6 +289,20 @@ static int parse_verbs(int c, const char *arg, struct run_args *a)
 			return -EINVAL;
 		o->tcp_port = (unsigned int)v;
 		return 0;
+	case OPT_KEY:
+		if (!*arg) {
+			log_err("--key: empty file name");
+			return -EINVAL;
+		}
+		a->key_path = arg;
+		return 0;
+	case OPT_BIND:
+		if (!*arg) {
+			log_err("--bind: empty address");
+			return -EINVAL;
+		}
+		o->bind_addr = arg;
+		return 0;
 	case OPT_CLOCK:
 		if (strcmp(arg, "auto") && strcmp(arg, "tsc") && strcmp(arg, "monotonic")) {
 			log_err("--clock: '%s' is not auto, tsc or monotonic", arg);
@@ -412,6 +439,8 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_LOOPBACK:
 	case OPT_SERVER:
 	case OPT_PORT:
+	case OPT_KEY:
+	case OPT_BIND:
 		a->net_given = 1;
 		return parse_verbs(c, arg, a);
 	case 'p':
@@ -480,6 +509,30 @@ static int networked(const struct probe_ops *probe)
 	return !strcmp(probe->name, "verbs") || !strcmp(probe->name, "udp");
 }
 
+/* --key (or $TAILCAUSE_KEY_FILE) read into a->key for a two-host run; --bind checked. */
+static int load_key(struct run_args *a)
+{
+	struct probe_opts *o = &a->probe_opts;
+	const char *path = a->key_path;
+
+	if (o->mode == PROBE_LOOPBACK && a->key_path) {
+		log_err("--key is for two-host runs (--server, or a HOST to connect to)");
+		return -EINVAL;
+	}
+	if (o->mode != PROBE_SERVER && o->bind_addr) {
+		log_err("--bind is for the server (--server): a client connects to HOST");
+		return -EINVAL;
+	}
+	if (!path && o->mode != PROBE_LOOPBACK)
+		path = getenv("TAILCAUSE_KEY_FILE");
+	if (!path || !*path)
+		return 0;
+	if (link_key_load(path, &a->key))
+		return -EINVAL;
+	o->key = &a->key;
+	return 0;
+}
+
 /*
  * The probe and, for verbs and udp, its mode: a HOST argument makes a client,
  * --server a server, --loopback one process; lat waits as server by default
@@ -518,8 +571,8 @@ static int pick_probe(unsigned int mask, struct run_args *a)
 	}
 	if (!networked(a->probe)) {
 		if (a->net_given) {
-			log_err("--probe %s: -s --loopback --server --port and HOST are for --probe "
-				"verbs and udp",
+			log_err("--probe %s: -s --loopback --server --port --key --bind and HOST are "
+				"for --probe verbs and udp",
 				a->probe->name);
 			return -EINVAL;
 		}
@@ -537,7 +590,7 @@ static int pick_probe(unsigned int mask, struct run_args *a)
 	} else {
 		o->mode = PROBE_LOOPBACK;
 	}
-	return 0;
+	return load_key(a);
 }
 
 int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void), struct run_args *a)

@@ -6,14 +6,17 @@
 #include <stddef.h>
 
 #include "core/analyze.h"
+#include "probe/link_auth.h"
 #include "probe/probe.h"
 
 /* Which options a command takes. */
-#define RA_PROBE	  0x01 /* -p -c -n */
-#define RA_OUTPUT	  0x02 /* -o -f */
-#define RA_TRACE	  0x04 /* --ringbuf --drain-ms --fallback --no-progress --no-calibrate */
-#define RA_REPORT	  0x08 /* --spike --nic-irq --top */
-#define RA_VERBS	  0x10 /* -d -i -x -s -I --loopback --server --port --clock --busy-poll, HOST */
+#define RA_PROBE  0x01 /* -p -c -n */
+#define RA_OUTPUT 0x02 /* -o -f */
+#define RA_TRACE  0x04 /* --ringbuf --drain-ms --fallback --no-progress --no-calibrate */
+#define RA_REPORT 0x08 /* --spike --nic-irq --top */
+#define RA_VERBS                                                                                   \
+	0x10		       /* -d -i -x -s -I --loopback --server --port --key --bind --clock   \
+				* --busy-poll, HOST */
 #define RA_AUTO_PROBE	  0x20 /* no --probe: verbs on an active RDMA port, else shm */
 #define RA_SERVER_DEFAULT 0x40 /* verbs, udp without HOST or --loopback wait as server */
 #define RA_COMMAND	  0x80 /* -- CMD ARGS: trace a command instead of running a probe; --iter */
@@ -29,6 +32,8 @@ struct run_args {
 	int udp_given;	 /* a udp-only option was given (--busy-poll) */
 	int loopback;	 /* --loopback */
 	int server;	 /* --server */
+	const char *key_path; /* --key FILE */
+	struct link_key key;  /* its secret, read (probe_opts.key points here) */
 	const char *output;
 	int force;
 	size_t ringbuf_bytes;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * link.h - the TCP link of a two-host run, private to user/probe: the server
- * listens on --port (perftest's 18515 by default), the client connects; the
- * probes exchange one text line each over it (what the peer needs, the run
- * parameters, the protocol version, the run's id) and meet at one-byte
- * barriers around the timed run. Text, so a mismatch is easy to diagnose.
+ * listens on --port (perftest's 18515 by default; on --bind's address), the client
+ * connects; both prove the shared key, where there is one (link_auth.h), before
+ * anything else crosses; then the probes exchange one text line each over it (what
+ * the peer needs, the run parameters, the protocol version, the run's id) and meet
+ * at one-byte barriers around the timed run. Text, so a mismatch is easy to diagnose.
  */
 #ifndef TAILCAUSE_PROBE_LINK_H
 #define TAILCAUSE_PROBE_LINK_H
@@ -13,15 +14,24 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "link_auth.h"
 #include "probe.h"
 
 /* A barrier may wait while the peer loads its BPF programs (record): seconds under TCG. */
 #define LINK_BARRIER_TIMEOUT_S 300
 
-/* Waits for one client on o->tcp_port (server). fd or -errno (reported); probe names the hint. */
-int link_accept(const struct probe_opts *o, const char *probe);
-/* Connects to o->host:o->tcp_port (client). fd or -errno (reported). */
-int link_connect(const struct probe_opts *o, const char *probe);
+/*
+ * Waits on o->bind_addr:o->tcp_port for a client that passes the handshake with
+ * o->key (server): a connection that does not is logged with the peer's address and
+ * closed, and the wait goes on. 0 with l set, or -errno (reported); probe names the
+ * hint.
+ */
+int link_accept(const struct probe_opts *o, const char *probe, struct link *l);
+/* Connects to o->host:o->tcp_port and does the handshake with o->key (client). 0 with l
+ * set, or -errno (reported). */
+int link_connect(const struct probe_opts *o, const char *probe, struct link *l);
+/* Closes l's connection, if any, and wipes its session key. */
+void link_close(struct link *l);
 /* Sends all of buf. 0 or -errno. */
 int link_send_all(int fd, const void *buf, size_t len);
 /*
@@ -41,9 +51,6 @@ int link_barrier(int fd, const char *what);
  * unread for what follows); -errno when the link failed (reported).
  */
 int link_next_run(int fd, int want);
-/* Replaces what is not printable ASCII in line by '?', for an error message. */
-void link_printable(char *line);
-
 /* A fresh random run id as 16 hex digits into buf (>= 17 bytes). */
 void link_new_run_id(char *buf);
 

@@ -108,9 +108,9 @@ uint64_t probe_now_ns(void)
 
 int probe_next_run(const struct probe_ops *p, void *state, int want)
 {
-	int fd = p->link ? p->link(state) : -1;
+	const struct link *l = p->link ? p->link(state) : NULL;
 
-	return fd < 0 ? want : link_next_run(fd, want);
+	return l ? link_next_run(l->fd, want) : want;
 }
 
 const char *probe_mode_name(enum probe_mode m)

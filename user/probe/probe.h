@@ -15,6 +15,9 @@
 
 #include "core/trace.h"
 
+struct link;
+struct link_key;
+
 /* How a probe reaches its peer (verbs, udp). */
 enum probe_mode {
 	PROBE_LOOPBACK, /* two QPs on one device, two threads in this process */
@@ -32,9 +35,11 @@ struct probe_opts {
 	size_t size;	    /* message size, bytes */
 	int inline_size;    /* largest message sent inline (perftest -I) */
 	enum probe_mode mode;
-	const char *host;      /* PROBE_CLIENT */
-	unsigned int tcp_port; /* out-of-band exchange (perftest's 18515) */
-	const char *clock;     /* "auto", "tsc", "monotonic"; NULL: auto */
+	const char *host;	    /* PROBE_CLIENT */
+	unsigned int tcp_port;	    /* out-of-band exchange (perftest's 18515) */
+	const char *bind_addr;	    /* PROBE_SERVER: the address to listen on; NULL: every one */
+	const struct link_key *key; /* two hosts: the shared secret (link_auth.h); NULL: none */
+	const char *clock;	    /* "auto", "tsc", "monotonic"; NULL: auto */
 	/* udp only */
 	int busy_poll; /* spin on non-blocking receives instead of sleeping in recv() */
 };
@@ -73,8 +78,9 @@ struct probe_ops {
 	const char *(*detail)(void *state);
 	/* Optional: two hosts, the run's id both sides agreed on (16 hex digits); NULL: none. */
 	const char *(*run_id)(void *state);
-	/* Optional: two hosts, the TCP link to the peer (link.h) once the run is over; -1: none. */
-	int (*link)(void *state);
+	/* Optional: two hosts, the TCP link to the peer (link_auth.h) once the run is over;
+	 * NULL: none. */
+	const struct link *(*link)(void *state);
 	/*
 	 * Optional: when the runs since open sent a message again, its answer never come (a
 	 * loss on the path), into at[0..max); returns how many there were (may be > max).

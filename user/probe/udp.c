@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/str.h"
 #include "lib/stop.h"
 #include "link.h"
 #include "pair.h"
@@ -52,9 +53,9 @@
 struct udp {
 	struct probe_opts o;
 	struct pair pair;
-	int fd[2]; /* loopback: ping, pong; two hosts: fd[0] */
-	int link_fd;
-	size_t size; /* datagram size */
+	int fd[2];	  /* loopback: ping, pong; two hosts: fd[0] */
+	struct link link; /* two hosts: the link to the peer */
+	size_t size;	  /* datagram size */
 	uint8_t *buf[2];
 
 	struct tc_sample *samples;
@@ -241,7 +242,7 @@ static int run_side(void *arg, int side)
 	int err = 0;
 
 	if (remote)
-		err = link_barrier(p->link_fd, "start the run");
+		err = link_barrier(p->link.fd, "start the run");
 	if (!err && initiates(p, side))
 		err = initiator_loop(p, side, &done);
 	else if (!err)
@@ -257,7 +258,7 @@ static int run_side(void *arg, int side)
 	if (initiates(p, side) || done + 1 < p->n || err)
 		for (int k = 0; k < 3; k++)
 			send_seq(p, side, STOP_SEQ);
-	if (remote && !err && link_barrier(p->link_fd, "end the run"))
+	if (remote && !err && link_barrier(p->link.fd, "end the run"))
 		log_warn("the peer did not confirm the end of the run");
 	if (side == 0)
 		mark_done(p, done);
@@ -333,7 +334,7 @@ static int open_loopback(struct udp *p)
 /* Sends our line (the UDP port we receive on, the run) and checks the peer's. */
 static int exchange(struct udp *p, unsigned int my_port, unsigned int *peer_port)
 {
-	char line[LINK_LINE_SIZE], mine[17], theirs[17] = "";
+	char line[LINK_LINE_SIZE], mine[17], theirs[17] = "", esc[STR_ESCAPED_LEN(80)];
 	unsigned long long n, size;
 	unsigned int port;
 	int ver = -1, len, err;
@@ -341,18 +342,17 @@ static int exchange(struct udp *p, unsigned int my_port, unsigned int *peer_port
 	link_new_run_id(mine);
 	len = snprintf(line, sizeof(line), MAGIC " %d n=%zu s=%zu uport=%u run=%s\n", UDP_PROTO,
 		       p->o.iterations, p->size, my_port, mine);
-	err = link_send_all(p->link_fd, line, (size_t)len);
-	err = err ?: link_recv_line(p->link_fd, line, sizeof(line));
+	err = link_send_all(p->link.fd, line, (size_t)len);
+	err = err ?: link_recv_line(p->link.fd, line, sizeof(line));
 	if (err) {
 		log_err("exchange the run's parameters with %s: %s",
 			p->o.host ? p->o.host : "the client", strerror(-err));
 		return err;
 	}
-	link_printable(line);
 	if (strncmp(line, MAGIC " ", sizeof(MAGIC))) {
 		log_err("the peer is not tailcause's udp probe (a verbs probe? a different program "
-			"on TCP port %u): it sent '%.40s'",
-			p->o.tcp_port, line);
+			"on TCP port %u): it sent '%s'",
+			p->o.tcp_port, str_escape_n(esc, sizeof(esc), line, 40));
 		return -EPROTO;
 	}
 	if (sscanf(line + sizeof(MAGIC), "%d", &ver) != 1 || ver != UDP_PROTO) {
@@ -364,7 +364,8 @@ static int exchange(struct udp *p, unsigned int my_port, unsigned int *peer_port
 	if (sscanf(line + sizeof(MAGIC), "%*d n=%llu s=%llu uport=%u run=%16s", &n, &size, &port,
 		   theirs) != 4 ||
 	    !port || port > 65535) {
-		log_err("the peer sent a malformed exchange line: '%.80s'", line);
+		log_err("the peer sent a malformed exchange line: '%s'",
+			str_escape_n(esc, sizeof(esc), line, 80));
 		return -EPROTO;
 	}
 	if (n != p->o.iterations || size != p->size) {
@@ -389,12 +390,12 @@ static int open_remote(struct udp *p)
 	unsigned int peer_port = 0;
 	int err;
 
-	p->link_fd =
-		p->o.mode == PROBE_SERVER ? link_accept(&p->o, "udp") : link_connect(&p->o, "udp");
-	if (p->link_fd < 0)
-		return p->link_fd;
-	if (getsockname(p->link_fd, (struct sockaddr *)&self, &len) ||
-	    getpeername(p->link_fd, (struct sockaddr *)&peer, &plen)) {
+	err = p->o.mode == PROBE_SERVER ? link_accept(&p->o, "udp", &p->link)
+					: link_connect(&p->o, "udp", &p->link);
+	if (err)
+		return err;
+	if (getsockname(p->link.fd, (struct sockaddr *)&self, &len) ||
+	    getpeername(p->link.fd, (struct sockaddr *)&peer, &plen)) {
 		err = -errno;
 		log_err("udp probe: the link's addresses: %s", strerror(-err));
 		return err;
@@ -435,7 +436,7 @@ static int udp_open(const struct probe_opts *o, void **state)
 	if (!p)
 		return -ENOMEM;
 	p->o = *o;
-	p->fd[0] = p->fd[1] = p->link_fd = -1;
+	p->fd[0] = p->fd[1] = p->link.fd = -1;
 	p->size = probe_message_bytes(&udp_probe, o);
 	if (p->size > MAX_DGRAM) {
 		log_err("udp probe: -s %zu: a UDP datagram holds at most %d bytes", o->size,
@@ -451,7 +452,7 @@ static int udp_open(const struct probe_opts *o, void **state)
 	err = err ?: o->mode == PROBE_LOOPBACK ? open_loopback(p) : open_remote(p);
 	/* Neither side may send before the other's socket is ready to receive. */
 	if (!err && o->mode != PROBE_LOOPBACK)
-		err = link_barrier(p->link_fd, "open the sockets");
+		err = link_barrier(p->link.fd, "open the sockets");
 	err = err ?: pair__start(&p->pair, "udp");
 	if (err) {
 		udp_close(p);
@@ -526,8 +527,7 @@ static void udp_close(void *state)
 			close(p->fd[side]);
 		free(p->buf[side]);
 	}
-	if (p->link_fd >= 0)
-		close(p->link_fd);
+	link_close(&p->link);
 	free(p);
 }
 
@@ -546,9 +546,11 @@ static size_t udp_resends(void *state, uint64_t *at, size_t max, const char **wh
 	return n;
 }
 
-static int udp_link(void *state)
+static const struct link *udp_link(void *state)
 {
-	return ((struct udp *)state)->link_fd;
+	struct udp *p = state;
+
+	return p->link.fd >= 0 ? &p->link : NULL;
 }
 
 static const char *udp_run_id(void *state)

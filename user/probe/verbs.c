@@ -37,7 +37,7 @@ struct verbs {
 	struct verbs_dev dev;
 	struct verbs_ep ep[2]; /* loopback: ping, pong; two hosts: ep[0] only */
 	int sides;
-	int oob_fd;
+	struct link link; /* two hosts: the link to the peer */
 	struct verbs_clock clock;
 
 	struct pair pair; /* the side threads */
@@ -166,7 +166,7 @@ static int run_side(void *arg, int side)
 	if (remote) {
 		memset((void *)ep->recv, 0, ep->size);
 		*ep->ctl = 0;
-		err = link_barrier(p->oob_fd, "start the run");
+		err = link_barrier(p->link.fd, "start the run");
 	}
 	if (side == 0)
 		verbs_clock__pair(&p->clock, 1);
@@ -184,7 +184,7 @@ static int run_side(void *arg, int side)
 	/* Whoever stops early tells the other side, which would wait for ever. */
 	if (done + 1 < p->n || err)
 		verbs_ep__send_stop(ep);
-	if (remote && !err && link_barrier(p->oob_fd, "end the run"))
+	if (remote && !err && link_barrier(p->link.fd, "end the run"))
 		log_warn("the peer did not confirm the end of the run");
 	if (side == 0) {
 		verbs_clock__pair(&p->clock, 2);
@@ -219,14 +219,14 @@ static int connect_sides(struct verbs *p)
 		p->ep[1].peer = p->ep[0].self;
 		return verbs_ep__connect(&p->ep[0]) ?: verbs_ep__connect(&p->ep[1]);
 	}
-	p->oob_fd = p->o.mode == PROBE_SERVER ? link_accept(&p->o, "verbs")
-					      : link_connect(&p->o, "verbs");
-	if (p->oob_fd < 0)
-		return p->oob_fd;
-	err = verbs_oob__exchange(p->oob_fd, &p->o, &p->ep[0].self, &p->ep[0].peer, p->run_id);
+	err = p->o.mode == PROBE_SERVER ? link_accept(&p->o, "verbs", &p->link)
+					: link_connect(&p->o, "verbs", &p->link);
+	if (err)
+		return err;
+	err = verbs_oob__exchange(p->link.fd, &p->o, &p->ep[0].self, &p->ep[0].peer, p->run_id);
 	err = err ?: verbs_ep__connect(&p->ep[0]);
 	/* Neither side may write before the other's QP is ready to receive. */
-	return err ?: link_barrier(p->oob_fd, "connect the queue pairs");
+	return err ?: link_barrier(p->link.fd, "connect the queue pairs");
 }
 
 static void describe(struct verbs *p)
@@ -257,7 +257,7 @@ static int verbs_open(const struct probe_opts *o, void **state)
 	if (!p)
 		return -ENOMEM;
 	p->o = *o;
-	p->oob_fd = -1;
+	p->link.fd = -1;
 	p->sides = o->mode == PROBE_LOOPBACK ? 2 : 1;
 	p->pair = (struct pair){.sides = p->sides,
 				.cpu = {o->cpu[0], o->cpu[1]},
@@ -332,8 +332,7 @@ static void verbs_close(void *state)
 		if (p->ep[side].dev)
 			verbs_ep__destroy(&p->ep[side]);
 	verbs_dev__close(&p->dev);
-	if (p->oob_fd >= 0)
-		close(p->oob_fd);
+	link_close(&p->link);
 	free(p);
 }
 
@@ -347,9 +346,11 @@ static const char *verbs_detail(void *state)
 	return ((struct verbs *)state)->detail;
 }
 
-static int verbs_link(void *state)
+static const struct link *verbs_link(void *state)
 {
-	return ((struct verbs *)state)->oob_fd;
+	struct verbs *p = state;
+
+	return p->link.fd >= 0 ? &p->link : NULL;
 }
 
 static const char *verbs_run_id(void *state)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/str.h"
 #include "link.h"
 #include "verbs.h"
 
@@ -43,6 +44,7 @@ int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_d
 			struct verbs_dest *peer, char *run_id)
 {
 	char line[LINE_MAX_LEN], gid[33], pgid[33] = "", mine[17], theirs[17] = "";
+	char esc[STR_ESCAPED_LEN(80)];
 	unsigned long long n, size, addr;
 	unsigned int lid;
 	int ver, len, err;
@@ -63,10 +65,9 @@ int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_d
 		return err;
 	}
 	if (strncmp(line, MAGIC " ", sizeof(MAGIC))) {
-		link_printable(line);
 		log_err("the peer is not tailcause's verbs probe (perftest? a different program "
-			"on TCP port %u): it sent '%.40s'",
-			o->tcp_port, line);
+			"on TCP port %u): it sent '%s'",
+			o->tcp_port, str_escape_n(esc, sizeof(esc), line, 40));
 		return -EPROTO;
 	}
 	if (sscanf(line + sizeof(MAGIC), "%d", &ver) != 1 || ver != VERBS_PROTO_VERSION) {
@@ -81,7 +82,8 @@ int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_d
 		   &n, &size, &peer->qpn, &peer->psn, &peer->rkey, &addr, &lid, &peer->gid_index,
 		   &peer->mtu, pgid, theirs) != 11 ||
 	    parse_gid(pgid, &peer->gid)) {
-		log_err("the peer sent a malformed exchange line: '%.80s'", line);
+		log_err("the peer sent a malformed exchange line: '%s'",
+			str_escape_n(esc, sizeof(esc), line, 80));
 		return -EPROTO;
 	}
 	peer->addr = addr;
