@@ -47,6 +47,10 @@ for ns in "$NS_A" "$NS_B"; do ip -n "$ns" link set lo up; done
 ip -n "$NS_A" link set "va$$" up
 ip -n "$NS_B" link set "vb$$" up
 
+# Both hosts hold the same key: only then does a recording server send its trace.
+(umask 077 && head -c 32 /dev/urandom | base64 >"$TMP/key")
+export TAILCAUSE_KEY_FILE="$TMP/key"
+
 CPUS=$(probe_cpus)
 S=${CPUS%,*} # the server's CPU
 C=${CPUS#*,} # the client's

@@ -230,14 +230,17 @@ if [ "${2:-}" = --in-guest ]; then
 	kill "$srv" 2>/dev/null || :; wait "$srv" 2>/dev/null || :
 	# Both ends recorded (server and client on rxe0: two traces, one clock), a hog on the
 	# server's CPU: one command on the client, `run HOST` against the recording server,
-	# fetches the server's trace and must blame the server's hog as the peer's.
+	# fetches the server's trace (both hold the key) and must blame the server's hog as the
+	# peer's.
+	(umask 077 && head -c 32 /dev/urandom >"$T/key")
 	nice -n -10 taskset -c 0 "$1/tests/tc-spin" tcpeerhog 90 &
 	hog=$!
 	timeout 180 "$TC" record --probe verbs --server -d rxe0 -n 5000 --cpu 0,1 --no-progress \
-		-o "$T/psrv.tct" >"$T/prec.out" 2>&1 &
+		--key "$T/key" -o "$T/psrv.tct" >"$T/prec.out" 2>&1 &
 	srv=$!
 	if wait_listen "$T/prec.out" &&
-		run_rc 0 "$TC" run --probe verbs -d rxe0 -n 5000 --cpu 1,0 --no-progress 127.0.0.1 &&
+		run_rc 0 "$TC" run --probe verbs -d rxe0 -n 5000 --cpu 1,0 --no-progress \
+			--key "$T/key" 127.0.0.1 &&
 		wait "$srv" && has "^  peer        (the server's trace, sent over the link" &&
 		has '^  peer:preemption:tcpeerhog  *[1-9]'; then
 		ok "run --probe verbs HOST: the server's hog is peer:preemption:tcpeerhog"

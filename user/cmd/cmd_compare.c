@@ -237,7 +237,7 @@ static int emit(const struct compare_args *a, const struct diff *d, const struct
 			log_err("write output: %s", strerror(-err));
 		return err;
 	}
-	err = outfile_open(&of, a->output);
+	err = outfile_open(&of, a->output, 0644);
 	if (err)
 		return err;
 	err = write_to(of.f, a, d, r);

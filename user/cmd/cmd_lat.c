@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "lib/log.h"
 #include "lib/stop.h"
+#include "record/privs.h"
 #include "report/report.h"
 #include "run_args.h"
 
@@ -119,6 +120,17 @@ static int lat_duration(const struct run_args *a, void *probe, struct tc_sample 
 	return err;
 }
 
+/* lat writes no file: before it talks to a peer it keeps only what the verbs probe needs
+ * (record/privs.h), with the sudo caller's ids where there is one. */
+static int drop_privileges(const struct run_args *a)
+{
+	struct privs_need n;
+
+	privs_need_init(&n);
+	n.memlock = !strcmp(a->probe->name, "verbs");
+	return privs_drop(&n);
+}
+
 int cmd_lat(int argc, char **argv)
 {
 	struct lat_summary sum;
@@ -148,7 +160,8 @@ int cmd_lat(int argc, char **argv)
 		return -ENOMEM;
 	}
 	memset(s, 0, a.probe_opts.iterations * sizeof(*s)); /* fault the pages in now */
-	err = a.probe->open(&a.probe_opts, &probe);
+	err = drop_privileges(&a);
+	err = err ?: a.probe->open(&a.probe_opts, &probe);
 	if (!err) {
 		print_probe(&a, probe);
 		if (a.duration_ns) {

@@ -119,8 +119,15 @@ static const char *peer_path_of(const struct run_args *a, const char *path, char
 	return buf;
 }
 
+/* What a recording writes besides its trace (run): a report page, a directory of its own. */
+struct record_extra {
+	const char *later_file;
+	int dir_fd;
+};
+
 static int record_to(const struct run_args *a, const char *path, int force,
-		     const char *command_line, const char *peer_out, int *peer_got)
+		     const char *command_line, const char *peer_out, struct recorder_peer *peer,
+		     const struct record_extra *extra)
 {
 	struct recorder_opts ro = {
 		.out_path = path,
@@ -136,11 +143,14 @@ static int record_to(const struct run_args *a, const char *path, int force,
 		.command_line = command_line,
 		.command = a->command,
 		.peer_out = peer_out,
-		.peer_got = peer_got,
+		.peer = peer,
+		.later_file = extra ? extra->later_file : NULL,
+		.created_dir_fd = extra ? extra->dir_fd : -1,
 		.duration_ns = a->duration_ns,
 	};
 	struct iter_spec iter;
 	char why[160];
+	int err;
 
 	if (a->iter) {
 		if (iter_spec_parse(a->iter, &iter))
@@ -159,15 +169,19 @@ static int record_to(const struct run_args *a, const char *path, int force,
 	if (!ro.command && probe_resolve_cpus(&ro.probe_opts))
 		return -TC_ERRNO__USAGE;
 	cli_stop_on_signals();
-	return recorder_run(&ro);
+	err = recorder_run(&ro);
+	if (!err && peer_out && !peer->got)
+		log_warn("the server's trace was not fetched: %s", peer->why);
+	return err;
 }
 
 int cmd_record(int argc, char **argv)
 {
+	struct recorder_peer got = {0};
 	char peer_buf[4096];
 	struct run_args a;
 	const char *peer;
-	int err, peer_got = 0;
+	int err;
 
 	err = run_args_parse(argc, argv,
 			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
@@ -199,10 +213,10 @@ int cmd_record(int argc, char **argv)
 	peer = peer_path_of(&a, a.output, peer_buf, sizeof(peer_buf));
 	if (peer && check_output(peer, a.force))
 		return -TC_ERRNO__USAGE;
-	err = record_to(&a, a.output, a.force, cli_command_line(argc, argv), peer, &peer_got);
+	err = record_to(&a, a.output, a.force, cli_command_line(argc, argv), peer, &got, NULL);
 	if (!err)
 		fprintf(stderr, "tailcause: trace written to %s\n", a.output);
-	if (!err && peer_got)
+	if (!err && got.got)
 		fprintf(stderr,
 			"tailcause: the server's trace written to %s; the two-host report: "
 			"tailcause report %s --peer %s\n",
@@ -210,13 +224,31 @@ int cmd_record(int argc, char **argv)
 	return err;
 }
 
+/* run without -o: a directory of its own for the trace (and the peer's), removed after. */
+static int make_run_dir(char *dir, char *path, size_t len, int *fd)
+{
+	int err;
+
+	if (!mkdtemp(dir) || (*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		err = -errno;
+		log_err("create %s: %s", dir, strerror(-err));
+		if (*dir && access(dir, F_OK) == 0)
+			rmdir(dir);
+		return err;
+	}
+	snprintf(path, len, "%s/run.tct", dir);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	char tmp[] = "/tmp/tailcause-run-XXXXXX", peer_buf[4096];
+	char dir[] = "/tmp/tailcause-run-XXXXXX", tmp[64], peer_buf[4096];
+	struct record_extra extra = {.dir_fd = -1};
+	struct recorder_peer got = {0};
 	struct report_opts ro;
 	struct run_args a;
 	const char *path, *peer;
-	int err, fd, peer_got = 0;
+	int err;
 
 	err = run_args_parse(argc, argv,
 			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
@@ -234,21 +266,16 @@ int cmd_run(int argc, char **argv)
 		return -TC_ERRNO__USAGE;
 	path = a.output;
 	if (!path) {
-		/* A unique name to record into; the writer creates it afresh with O_EXCL. */
-		fd = mkstemp(tmp);
-		if (fd < 0) {
-			err = -errno;
-			log_err("create %s: %s", tmp, strerror(-err));
+		err = make_run_dir(dir, tmp, sizeof(tmp), &extra.dir_fd);
+		if (err)
 			return err;
-		}
-		close(fd);
 		path = tmp;
 	}
 	peer = peer_path_of(&a, path, peer_buf, sizeof(peer_buf));
 	if (peer && a.output && check_output(peer, a.force))
 		return -TC_ERRNO__USAGE;
-	err = record_to(&a, path, a.force || !a.output, cli_command_line(argc, argv), peer,
-			&peer_got);
+	extra.later_file = a.html;
+	err = record_to(&a, path, a.force, cli_command_line(argc, argv), peer, &got, &extra);
 	if (!err) {
 		ro = (struct report_opts){
 			.format = REPORT_TEXT,
@@ -257,14 +284,16 @@ int cmd_run(int argc, char **argv)
 			.top = a.top,
 			.trace_kept = a.output != NULL,
 			.html_path = a.html,
-			.peer_path = peer_got ? peer : NULL,
+			.peer_path = got.got ? peer : NULL,
 		};
 		err = report_file(path, &ro, stdout);
 	}
 	if (!a.output) {
-		unlink(tmp);
-		if (peer_got)
+		unlink(path);
+		if (peer)
 			unlink(peer);
+		rmdir(dir);
+		close(extra.dir_fd);
 	}
 	return err;
 }

@@ -31,6 +31,7 @@ static void peer_header(struct rm_header *h, const struct tc_trace *t)
 	const char *v;
 
 	p->joined = t->peer.cpu_base != 0;
+	p->missing = trace__meta(t, "peer.missing");
 	if (!p->joined)
 		return;
 	p->path = trace__meta(t, "peer.path");

@@ -42,7 +42,8 @@ struct rm_peer {
 	double offset_ns;      /* the peer's clock - this one's, at the first round trip */
 	double drift_ppm;      /* and how fast that changes */
 	uint64_t uncertainty_ns;
-	int consistent; /* 0: no line aligned every round trip (a clock step) */
+	int consistent;	     /* 0: no line aligned every round trip (a clock step) */
+	const char *missing; /* not joined: why a two-host client has no peer trace, or NULL */
 };
 
 /* The facts of a report's header; a string is NULL where the trace does not say. */

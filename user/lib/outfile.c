@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* outfile.c - temp file + rename, so a reader never sees half a report. */
+/* outfile.c - temp file + rename, so a reader never sees half a file. */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +20,29 @@ static void release(struct outfile *o)
 	o->f = NULL;
 }
 
-int outfile_open(struct outfile *o, const char *path)
+/* Creates a file of a fresh random name from o->tmp's "XXXXXX" with its final mode; fd or -errno.
+ */
+static int create_tmp(char *tmp, mode_t mode)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	char *x = tmp + strlen(tmp) - 6;
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		int fd;
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -errno;
+		for (int i = 0; i < 6; i++)
+			x[i] = digits[r[i] % (sizeof(digits) - 1)];
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+int outfile_open(struct outfile *o, const char *path, mode_t mode)
 {
 	char *copy = strdup(path);
 	int fd, err;
@@ -31,18 +55,15 @@ int outfile_open(struct outfile *o, const char *path)
 		err = -ENOMEM;
 		goto out_fail;
 	}
-	fd = mkstemp(o->tmp);
+	fd = create_tmp(o->tmp, mode);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		goto out_fail;
 	}
 	o->f = fdopen(fd, "w");
-	if (!o->f || fchmod(fd, 0644)) {
+	if (!o->f) {
 		err = -errno;
-		if (!o->f)
-			close(fd);
-		else
-			fclose(o->f);
+		close(fd);
 		unlink(o->tmp);
 		goto out_fail;
 	}
@@ -50,7 +71,7 @@ int outfile_open(struct outfile *o, const char *path)
 	return 0;
 
 out_fail:
-	log_err("create report %s: %s", path, strerror(-err));
+	log_err("create %s: %s", path, strerror(-err));
 	free(copy);
 	release(o);
 	return err;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * outfile.h - a report file that appears whole or not at all: written to a
- * temporary file in the same directory, renamed over the target when done.
+ * outfile.h - a file that appears whole or not at all: written to a temporary
+ * file in the same directory, created with its final mode, renamed over the
+ * target when done.
  */
 #ifndef TAILCAUSE_LIB_OUTFILE_H
 #define TAILCAUSE_LIB_OUTFILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 struct outfile {
 	FILE *f; /* write here */
@@ -14,8 +16,9 @@ struct outfile {
 	char *tmp;
 };
 
-/* Creates the temporary file (mode 0644) for path; 0 or a negative errno, reported. */
-int outfile_open(struct outfile *o, const char *path);
+/* Creates the temporary file for path with mode (and the umask: reports 0644, a trace
+ * 0600), never through a link; 0 or a negative errno, reported. */
+int outfile_open(struct outfile *o, const char *path, mode_t mode);
 /* Flushes, syncs and renames it to its path; 0 or a negative errno, reported. Frees o. */
 int outfile_commit(struct outfile *o);
 /* Removes the temporary file; frees o. */

@@ -281,6 +281,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: trace__set_metaf(r->trace, "run.bad_records", "%zu", r->bad_records);
 	if (r->peer_lost)
 		err = err ?: trace__set_metaf(r->trace, "run.peer_lost", "yes");
+	err = err ?: recorder_note_untrusted(r);
 	if (err)
 		return err;
 	/* the writer reads the round trips back for the trace's summary (RTT_SUMMARY), ~15 ns
@@ -288,7 +289,10 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	if (r->o->progress && atomic_load(&r->streamed) + done >= RECORD_SAY_SUMMARY)
 		log_info("summarizing %zu round trips for the report",
 			 (size_t)atomic_load(&r->streamed) + done);
-	err = trace_writer__finish(r->writer, r->trace);
+	if (r->o->probe_opts.mode == PROBE_SERVER)
+		err = trace_writer__finish_keep(r->writer, r->trace, &r->trace_fd);
+	else
+		err = trace_writer__finish(r->writer, r->trace);
 	r->writer = NULL;
 	return err;
 }
@@ -479,12 +483,40 @@ static uint64_t ts_ns(const struct timespec *ts)
 	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 }
 
-/* What the recording fills: the drop counters, the trace file (its clock taken now: the
- * first lost window starts with it) and the path counters; 0 or a negative errno, said. */
-static int open_outputs(struct recorder *r)
+/* The trace file, created (its clock taken now) while the recorder may still create it. */
+static int create_trace(struct recorder *r)
+{
+	struct timespec mono, real;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	r->writer = trace_writer__open(r->o->out_path, r->o->force, ts_ns(&mono), ts_ns(&real));
+	return r->writer ? 0 : -errno;
+}
+
+/* What is left of the recorder's privileges once the programs are attached and the trace
+ * created (privs.h): the directories it still writes in, the verbs probe's memory. */
+static int drop_privileges(struct recorder *r)
 {
 	const struct recorder_opts *o = r->o;
-	struct timespec mono, real;
+	struct privs_need n;
+
+	privs_need_init(&n);
+	n.finish[0] = o->out_path;
+	n.finish[1] = o->peer_out;
+	n.finish[2] = o->later_file;
+	n.created_fds[0] = trace_writer__fd(r->writer);
+	n.created_fds[1] = o->created_dir_fd;
+	n.memlock = !o->command && !strcmp(o->probe->name, "verbs");
+	n.command_spawned = o->command != NULL;
+	return privs_drop(&n);
+}
+
+/* What a recording fills besides the trace: the drop counters (the first lost window starts
+ * now) and the path counters; 0 or a negative errno, said. */
+static int open_outputs(struct recorder *r)
+{
+	struct timespec mono;
 	int err;
 
 	if (libbpf_num_possible_cpus() > 0)
@@ -496,11 +528,7 @@ static int open_outputs(struct recorder *r)
 		return -ENOMEM;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &real);
 	r->last_drain_ns = ts_ns(&mono);
-	r->writer = trace_writer__open(o->out_path, o->force, ts_ns(&mono), ts_ns(&real));
-	if (!r->writer)
-		return -errno;
 	r->path = path_counters__open(NULL, r->trace, 0);
 	if (!r->path) {
 		err = -errno;
@@ -518,7 +546,7 @@ int recorder_run(const struct recorder_opts *o)
 		.follow_children = o->command != NULL,
 		.syscall_tps = o->signal_ends,
 	};
-	struct recorder r = {.o = o};
+	struct recorder r = {.o = o, .trace_fd = -1};
 	int err;
 
 	pthread_mutex_init(&r.lock, NULL);
@@ -539,9 +567,10 @@ int recorder_run(const struct recorder_opts *o)
 	}
 	/*
 	 * The programs are attached: spawn the command (it keeps the caller's
-	 * privileges), then give up ours before any other thread exists, so the
-	 * probe and drain threads inherit the reduced set. kallsyms shows its
-	 * addresses only to a reader that opened it with CAP_SYSLOG.
+	 * privileges), create the trace, then give up ours before any other thread
+	 * exists, so the probe and drain threads inherit the reduced set, and before the
+	 * probe talks to a peer. kallsyms shows its addresses only to a reader that
+	 * opened it with CAP_SYSLOG.
 	 */
 	err = hostfacts_ksyms_load(&r.ksyms);
 	if (err)
@@ -550,20 +579,23 @@ int recorder_run(const struct recorder_opts *o)
 		mark_calib_baseline(&r.mcal, o->iter); /* the calls timed before any marker */
 	err = o->iter ? recorder_attach_marks(&r) : 0;
 	err = err ?: o->command ? target_spawn(&r.target, o->command) : 0;
-	err = err ?: privs_drop();
+	err = err ?: create_trace(&r);
+	err = err ?: drop_privileges(&r);
 	if (!err && !o->command)
 		err = o->probe->open(&o->probe_opts, &r.probe);
 	if (err)
 		goto out_free;
 	err = open_outputs(&r);
 	err = err ?: record(&r);
-	trace_writer__abort(r.writer); /* no-op after a successful finish */
 	if (!err)
 		recorder_exchange_traces(&r);
 out_free:
-	target_abort(&r.target); /* no-op once the command was reaped */
+	trace_writer__abort(r.writer); /* no-op after a successful finish */
+	target_abort(&r.target);       /* no-op once the command was reaped */
 	ring_buffer__free(r.rb);
 	path_counters__free(r.path);
+	if (r.trace_fd >= 0)
+		close(r.trace_fd);
 	if (r.probe)
 		o->probe->close(r.probe);
 	tracer__free(r.tracer);

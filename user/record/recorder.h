@@ -18,6 +18,12 @@
 
 struct iter_spec;
 
+/* Two hosts, client: what became of the server's trace. */
+struct recorder_peer {
+	int got;       /* written to recorder_opts.peer_out */
+	char why[240]; /* !got: why not, in a line for the report */
+};
+
 struct recorder_opts {
 	const char *out_path;
 	int force; /* overwrite out_path */
@@ -33,11 +39,13 @@ struct recorder_opts {
 	char *const *command;	      /* record -- CMD ARGS: trace this instead of the probe */
 	const struct iter_spec *iter; /* --iter: where the command's iterations begin (or NULL) */
 	size_t iter_first;	      /* --iter-first K: detach the markers after K iterations */
-	/* Two hosts, client: where to write the server's trace, if it records (NULL: do not ask);
-	 * *peer_got is set to 1 once it was written. */
+	/* Two hosts, client: where to write the server's trace, if it records (NULL: do not ask),
+	 * and what became of it. */
 	const char *peer_out;
-	int *peer_got;
-	uint64_t duration_ns; /* --duration: runs of probe_opts.iterations until then (0: one) */
+	struct recorder_peer *peer;
+	const char *later_file; /* a file the caller writes after the run (run --html), or NULL */
+	int created_dir_fd;	/* a directory the caller made for the run's files, or -1 */
+	uint64_t duration_ns;	/* --duration: runs of probe_opts.iterations until then (0: one) */
 };
 
 /*

@@ -27,6 +27,7 @@ struct recorder {
 	const struct recorder_opts *o;
 	struct tracer *tracer;
 	struct trace_writer *writer;
+	int trace_fd; /* two hosts, server: the finished trace, open, to send to the client */
 	struct tc_trace *trace;
 	struct ring_buffer *rb;
 	void *probe;
@@ -116,5 +117,8 @@ int recorder_start_path_counters(struct recorder *r);
 int recorder_store_resends(struct recorder *r);
 /* Two hosts: the server sends its trace to a recording client over the run's link. */
 void recorder_exchange_traces(struct recorder *r);
+/* Two hosts, client: why no peer trace will be fetched (an untrusted link), as meta
+ * peer.missing; 0 or -ENOMEM. */
+int recorder_note_untrusted(struct recorder *r);
 
 #endif /* TAILCAUSE_RECORD_RECORDER_INTERNAL_H */

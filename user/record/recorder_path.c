@@ -11,6 +11,7 @@
 
 #include "lib/log.h"
 #include "path_counters.h"
+#include "probe/link.h"
 #include "peer_trace.h"
 #include "recorder.h"
 #include "recorder_internal.h"
@@ -78,16 +79,33 @@ int recorder_store_resends(struct recorder *r)
 	return err;
 }
 
-/* Two hosts: the server sends its trace to a recording client over the run's link. */
+/* Two hosts: the server sends its trace to a recording client over the run's trusted link. */
 void recorder_exchange_traces(struct recorder *r)
 {
 	const struct recorder_opts *o = r->o;
-	int fd = r->probe && o->probe->link ? o->probe->link(r->probe) : -1;
+	const struct link *l = r->probe && o->probe->link ? o->probe->link(r->probe) : NULL;
+	const char *run_id = r->probe && o->probe->run_id ? o->probe->run_id(r->probe) : NULL;
+	struct recorder_peer *p = o->peer;
 
-	if (fd < 0 || r->peer_lost)
+	if (!l || r->peer_lost) {
+		if (p)
+			snprintf(p->why, sizeof(p->why), "the peer was lost during the run");
 		return;
-	if (o->probe_opts.mode == PROBE_SERVER)
-		peer_trace_serve(fd, o->out_path);
-	else if (o->peer_out && !peer_trace_fetch(fd, o->peer_out) && o->peer_got)
-		*o->peer_got = 1;
+	}
+	if (o->probe_opts.mode == PROBE_SERVER && r->trace_fd >= 0)
+		peer_trace_serve(l, r->trace_fd, run_id);
+	else if (o->peer_out && p)
+		p->got = !peer_trace_fetch(l, o->peer_out, run_id, p->why, sizeof(p->why));
+}
+
+/* Two hosts, client: a link no trace may cross is said in the trace, for its report. */
+int recorder_note_untrusted(struct recorder *r)
+{
+	const struct recorder_opts *o = r->o;
+	const struct link *l = r->probe && o->probe->link ? o->probe->link(r->probe) : NULL;
+
+	if (!l || l->trusted || o->probe_opts.mode != PROBE_CLIENT)
+		return 0;
+	return trace__set_metaf(r->trace, "peer.missing",
+				"%s (give both hosts the same --key FILE)", l->untrusted_why);
 }

@@ -152,7 +152,7 @@ static int emit(const struct report_model *m, enum report_format f, const char *
 			log_err("write %s report: %s", format_names[f], strerror(-err));
 		return err;
 	}
-	err = outfile_open(&of, path);
+	err = outfile_open(&of, path, 0644);
 	if (err)
 		return err;
 	err = write_format(of.f, m, f);

@@ -88,8 +88,12 @@ static void print_peer(FILE *out, const struct rm_header *h)
 {
 	const struct rm_peer *p = &h->peer;
 
-	if (!p->joined)
+	if (!p->joined) {
+		if (p->missing)
+			fprintf(out, "  peer        the server's trace was not fetched: %s\n",
+				p->missing);
 		return;
+	}
 	fprintf(out,
 		"  peer        %s: %s, the %s (CPUs %s), %" PRIu64 " intervals joined, %" PRIu64
 		" lost\n"

@@ -30,6 +30,7 @@ struct trace_writer {
 	struct tc_block_ref *idx; /* the SAMPLES and EVENTS blocks, for the INDEX block */
 	size_t n_idx, cap_idx;
 	struct tc_rtt_hist rtt; /* every sample's round trip, for the RTT_HIST block */
+	int *keep_fd;		/* trace_writer__finish_keep(): the file's fd goes there */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -352,18 +353,20 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 	err = flush(w);
 	if (err)
 		goto out_abort;
-	if (fsync(w->fd) || close(w->fd)) {
+	if (fsync(w->fd) || (!w->keep_fd && close(w->fd))) {
 		err = -errno;
-		w->fd = -1;
+		if (!w->keep_fd)
+			w->fd = -1;
 		log_err("sync %s: %s", w->partial, strerror(-err));
 		goto out_abort;
 	}
-	w->fd = -1;
 	if (rename(w->partial, w->path)) {
 		err = -errno;
 		log_err("rename %s to %s: %s", w->partial, w->path, strerror(-err));
 		goto out_abort;
 	}
+	if (w->keep_fd)
+		*w->keep_fd = w->fd;
 	tc_buf_free(&w->buf);
 	tc_rtt_hist__free(&w->rtt);
 	free(w->idx);
@@ -375,6 +378,18 @@ int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t)
 out_abort:
 	trace_writer__abort(w);
 	return err;
+}
+
+int trace_writer__finish_keep(struct trace_writer *w, const struct tc_trace *t, int *fd)
+{
+	*fd = -1;
+	w->keep_fd = fd;
+	return trace_writer__finish(w, t);
+}
+
+int trace_writer__fd(const struct trace_writer *w)
+{
+	return w ? w->fd : -1;
 }
 
 void trace_writer__abort(struct trace_writer *w)

@@ -35,8 +35,16 @@ int trace_writer__samples(struct trace_writer *w, const struct tc_sample *s, siz
  * and renames to the final path. 0 or -errno (reported). Frees w either way.
  */
 int trace_writer__finish(struct trace_writer *w, const struct tc_trace *t);
+/*
+ * As trace_writer__finish(), but the file stays open: its descriptor (read-write) goes to
+ * *fd (-1 on failure), for the caller to read the trace from what it wrote, never by
+ * opening its name again, and to close.
+ */
+int trace_writer__finish_keep(struct trace_writer *w, const struct tc_trace *t, int *fd);
 /* Gives up: closes and removes the partial file. */
 void trace_writer__abort(struct trace_writer *w);
+/* The partial file's descriptor (to hand it to another owner), or -1. */
+int trace_writer__fd(const struct trace_writer *w);
 /* Events written so far. */
 uint64_t trace_writer__n_events(const struct trace_writer *w);
 
