@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "audit/host_audit.h"
+#include "core/audit.h"
 #include "hostfacts.h"
 
 /* Reads the first line of path into buf without the newline; 0 or -errno. */
@@ -101,6 +102,17 @@ static int cpuidle_states(struct tc_trace *t)
 	return err;
 }
 
+/* host.cmdline: only the kernel parameters that bear on latency (audit_cmdline_latency()). */
+static int cmdline_latency(struct tc_trace *t)
+{
+	char line[4096], kept[1024];
+
+	if (read_line("/proc/cmdline", line, sizeof(line)))
+		return 0;
+	audit_cmdline_latency(line, kept, sizeof(kept));
+	return trace__set_meta(t, "host.cmdline", kept);
+}
+
 int hostfacts_collect(struct tc_trace *t)
 {
 	struct utsname u;
@@ -134,7 +146,7 @@ int hostfacts_collect(struct tc_trace *t)
 		err = meta_from_file(t, "host.thp_defrag",
 				     "/sys/kernel/mm/transparent_hugepage/defrag");
 	if (!err)
-		err = meta_from_file(t, "host.cmdline", "/proc/cmdline");
+		err = cmdline_latency(t);
 	if (!err)
 		err = meta_from_file(t, "host.cpuidle_driver",
 				     "/sys/devices/system/cpu/cpuidle/current_driver");

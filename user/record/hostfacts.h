@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hostfacts.h - what a trace records about the host it was taken on: kernel,
- * CPUs, NUMA, clock source, THP mode, kernel command line, the name of every IRQ
- * (from /sys/kernel/irq/N/actions, else /proc/interrupts), and the names of the
- * callbacks' kernel functions by id.
+ * CPUs, NUMA, clock source, THP mode, the kernel parameters that bear on latency,
+ * the name of every IRQ (from /sys/kernel/irq/N/actions, else /proc/interrupts), and
+ * the callbacks' kernel functions by id (docs/privacy.md lists what a trace reveals).
  */
 #ifndef TAILCAUSE_RECORD_HOSTFACTS_H
 #define TAILCAUSE_RECORD_HOSTFACTS_H
