@@ -26,7 +26,7 @@ A=${cpus%,*}
 B=${cpus#*,}
 PERIOD_US=2000
 TIMERS_PID=
-stop_timers() { [ -n "$TIMERS_PID" ] && kill "$TIMERS_PID" 2>/dev/null; TIMERS_PID=; }
+stop_timers() { [ -n "$TIMERS_PID" ] && kill "$TIMERS_PID" 2>/dev/null || true; TIMERS_PID=; }
 trap 'stop_timers; cleanup' EXIT
 
 # arm NAME: timerfds on B for 20 s, the schedule ("first period count") in $TMP/NAME.sched
