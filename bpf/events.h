@@ -165,7 +165,8 @@ struct tc_event {
 		__u64 lost;	      /* TC_EV_LOST: records lost in the window */
 		__u64 stolen_ns;      /* TC_EV_STEAL: steal time between the readings */
 		__u64 func;	      /* TC_EV_WORK, TC_EV_TIMER_FN, TC_EV_NMI: the kernel
-				       * function (its name is in the trace's ksym. meta) */
+				       * function's address, which the recorder replaces by
+				       * an id before writing (core/func_ids.h) */
 		__u64 delta;	      /* TC_EV_COUNTER: how much the counter moved */
 	};
 	__u32 cpu;

@@ -354,6 +354,45 @@ static void test_cmdline_param(void **state)
 	assert_int_equal(audit_cmdline_param("", "quiet", v, sizeof(v)), 0);
 }
 
+/* A trace keeps the parameters that bear on latency, the audit's among them, and no other. */
+static void test_cmdline_latency_keeps_only_tuning(void **state)
+{
+	const char *cl =
+		"BOOT_IMAGE=/vmlinuz-6.8 root=UUID=0c4e-77 ro quiet isolcpus=managed_irq,2-3 "
+		"nohz_full=2-3 rcu_nocbs=2-3 idle=poll intel_idle.max_cstate=0 "
+		"processor.max_cstate=1 transparent_hugepage=never nohz irqaffinity=0-1 "
+		"mitigations=off isolcpus_x=9 cryptdevice=/dev/sda2:root "
+		"foo=\"isolcpus=1 b\" -- nohz_full=7 --secret";
+	static const char *const audit_reads[] = {"isolcpus",
+						  "nohz_full",
+						  "rcu_nocbs",
+						  "idle",
+						  "intel_idle.max_cstate",
+						  "processor.max_cstate"};
+	char out[512], small[24];
+	size_t n;
+
+	(void)state;
+	n = audit_cmdline_latency(cl, out, sizeof(out));
+	assert_int_equal(n, strlen(out));
+	assert_string_equal(out, "isolcpus=managed_irq,2-3 nohz_full=2-3 rcu_nocbs=2-3 idle=poll "
+				 "intel_idle.max_cstate=0 processor.max_cstate=1 "
+				 "transparent_hugepage=never nohz irqaffinity=0-1 mitigations=off");
+	/* what the audit reads of the command line reads the same from what is kept */
+	for (size_t i = 0; i < sizeof(audit_reads) / sizeof(audit_reads[0]); i++) {
+		char a[64], b[64];
+
+		assert_int_equal(audit_cmdline_param(out, audit_reads[i], a, sizeof(a)),
+				 audit_cmdline_param(cl, audit_reads[i], b, sizeof(b)));
+		assert_string_equal(a, b);
+	}
+	/* a parameter that does not fit is left out, not cut */
+	assert_int_equal(audit_cmdline_latency(cl, small, sizeof(small)), 23);
+	assert_string_equal(small, "nohz_full=2-3 idle=poll");
+	assert_int_equal(audit_cmdline_latency("root=/dev/vda rw", out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -373,6 +412,7 @@ int main(void)
 		T(test_meta_round_trip),
 		T(test_catalogue_and_status_names),
 		T(test_cmdline_param),
+		T(test_cmdline_latency_keeps_only_tuning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,9 +3,9 @@
  * test_peer_join.c - the path and the peer (core/peer_join.c, analyze_late.c): a path
  * counter that moved in a spike makes it path:<what> (its blocked wait included); the
  * server's trace joined to the client's on a known clock offset names the server's
- * preemption peer:preemption:<comm>; what neither host explains is path; a spike smaller
- * than the clock uncertainty is not attributed across hosts; traces that do not belong
- * together are refused with the reason.
+ * preemption peer:preemption:<comm>; each host's kernel function ids keep their names; what neither
+ * host explains is path; a spike smaller than the clock uncertainty is not attributed across hosts;
+ * traces that do not belong together are refused with the reason.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +18,8 @@
 #include <stdio.h>
 
 #include "analyze_fixture.h"
+#include "core/causes.h"
+#include "core/func_ids.h"
 #include "core/peer_join.h"
 
 #define SRV_TID	 200
@@ -261,6 +263,84 @@ static void test_peer_counters_keep_their_names(void **state)
 	trace__free(srv);
 }
 
+/* A callback of kind at client time at on host t (the server's clock OFFSET ahead). */
+static void add_callback(struct tc_trace *t, uint16_t kind, uint64_t at, uint32_t cpu,
+			 uint64_t func)
+{
+	struct tc_event e = {.start_ns = at, .dur_ns = 100, .cpu = cpu, .kind = kind};
+
+	e.func = func;
+	assert_int_equal(trace__add_events(t, &e, 1), 0);
+}
+
+/* The merged event of kind on the peer's CPU. */
+static const struct tc_event *peer_event(const struct tc_trace *t, uint16_t kind)
+{
+	for (size_t i = 0; i < t->n_events; i++)
+		if (t->events[i].kind == kind && t->events[i].cpu == SRV_CPU + PEER_CPU_BASE)
+			return &t->events[i];
+	fail();
+	return NULL;
+}
+
+/* Both hosts number their kernel functions 1, 2, ...: the peer's move above this host's,
+ * their names with them, and each host's callbacks keep their own names. */
+static void test_peer_function_ids_keep_their_names(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000b2");
+	struct tc_trace *srv = server_trace(cli, "server");
+	const struct tc_event *e;
+	struct peer_join j;
+	char buf[96], key[32];
+
+	(void)state;
+	add_callback(cli, TC_EV_WORK, t0(cli, K), 0, 1);
+	assert_int_equal(func_ids_name(cli, 1, "vmstat_update"), 0);
+	add_callback(srv, TC_EV_TIMER_FN, t0(cli, K) + OFFSET, SRV_CPU, 1);
+	add_callback(srv, TC_EV_NMI, t0(cli, K) + OFFSET, SRV_CPU, 2);
+	assert_int_equal(func_ids_name(srv, 1, "watchdog_timer_fn"), 0);
+	assert_int_equal(func_ids_name(srv, 2, NULL), 0);
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+
+	assert_string_equal(causes_ksym(cli, 1), "vmstat_update");
+	e = peer_event(cli, TC_EV_TIMER_FN);
+	assert_true(e->func == PEER_FUNC_BASE + 1);
+	assert_string_equal(causes_ksym(cli, e->func), "watchdog_timer_fn");
+	causes_name_event(cli, e, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "peer:timer:watchdog_timer_fn");
+	e = peer_event(cli, TC_EV_NMI);
+	assert_true(e->func == PEER_FUNC_BASE + 2);
+	func_ids_key(e->func, key, sizeof(key));
+	assert_string_equal(key, "ksym.100000002");
+	assert_string_equal(trace__meta(cli, key), "unnamed#2");
+	assert_null(trace__meta(cli, "ksym.2")); /* this host has no function 2 */
+	trace__free(cli);
+	trace__free(srv);
+}
+
+/* An older peer trace's addresses stay addresses, named where this trace does not name
+ * them, as they always were. */
+static void test_peer_older_trace_addresses_kept(void **state)
+{
+	struct tc_trace *cli = client_trace("00000000000000b3");
+	struct tc_trace *srv = server_trace(cli, "server");
+	struct peer_join j;
+
+	(void)state;
+	assert_int_equal(trace__set_meta(cli, "ksym.ffffffff81234560", "vmstat_update"), 0);
+	add_callback(srv, TC_EV_WORK, t0(cli, K) + OFFSET, SRV_CPU, 0xffffffff81234560ull);
+	add_callback(srv, TC_EV_TIMER_FN, t0(cli, K) + OFFSET, SRV_CPU, 0xffffffff81487ce0ull);
+	assert_int_equal(trace__set_meta(srv, "ksym.ffffffff81234560", "other_name"), 0);
+	assert_int_equal(trace__set_meta(srv, "ksym.ffffffff81487ce0", "watchdog_timer_fn"), 0);
+	assert_int_equal(peer_join(cli, srv, &j), 0);
+	assert_true(peer_event(cli, TC_EV_WORK)->func == 0xffffffff81234560ull);
+	assert_true(peer_event(cli, TC_EV_TIMER_FN)->func == 0xffffffff81487ce0ull);
+	assert_string_equal(trace__meta(cli, "ksym.ffffffff81234560"), "vmstat_update");
+	assert_string_equal(trace__meta(cli, "ksym.ffffffff81487ce0"), "watchdog_timer_fn");
+	trace__free(cli);
+	trace__free(srv);
+}
+
 /* Every round trip's way there and back, the last of each run's too: the server's last
  * round trip of a run ended when it read that request. */
 static void expect_every_direction(struct tc_trace *cli, struct tc_trace *srv)
@@ -360,6 +440,8 @@ int main(void)
 		cmocka_unit_test(test_neither_host_is_path),
 		cmocka_unit_test(test_below_uncertainty_not_cross_host),
 		cmocka_unit_test(test_peer_counters_keep_their_names),
+		cmocka_unit_test(test_peer_function_ids_keep_their_names),
+		cmocka_unit_test(test_peer_older_trace_addresses_kept),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_marked_benchmark_ends),
 		cmocka_unit_test(test_last_round_trip_of_a_run_has_a_direction),

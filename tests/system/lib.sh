@@ -58,3 +58,27 @@ no_leftover_progs() {
 	ours_loaded
 	fail "BPF programs or maps left behind"
 }
+
+# no_kernel_addresses FILE...: fails where a trace's dump or report spells a kernel
+# address (KASLR): 16 hex digits from ffff8 up (text, modules, the direct map), a decimal
+# as large (dump prints tc_event.aux in decimal), or a ksym. key longer than an id.
+no_kernel_addresses() {
+	python3 - "$@" <<'PY' || fail "a kernel address in the trace's output (see above)"
+import re, sys
+HEX = re.compile(r"(?<![0-9a-fA-F])(?:0x)?ffff[89a-f][0-9a-f]{11}(?![0-9a-fA-F])", re.I)
+DEC = re.compile(r"(?<![0-9])[0-9]{19,20}(?![0-9])")
+KEY = re.compile(r"ksym\.([0-9a-f]+)")
+bad = []
+for path in sys.argv[1:]:
+    for n, line in enumerate(open(path, errors="replace"), 1):
+        hits = HEX.findall(line)
+        hits += [d for d in DEC.findall(line) if int(d) >= 0xffff800000000000]
+        hits += [k for k in KEY.findall(line) if len(k) > 8]
+        if hits:
+            bad.append("%s:%d: %s" % (path, n, ", ".join(hits[:3])))
+for b in bad[:5]:
+    print("kernel address:", b)
+print("%d line(s) with a kernel address in %s" % (len(bad), " ".join(sys.argv[1:])))
+sys.exit(1 if bad else 0)
+PY
+}

@@ -11,7 +11,8 @@
 # the tick's callbacks; the report must call the interrupts that ran it
 # timer:timerfd_tmrproc and the ticks timer:tick, and keep plain `timer` for
 # interrupts in which no callback ran at all. Both tracer paths: tp_btf and
-# the classic tracepoints.
+# the classic tracepoints. Neither the dump nor the report may spell a kernel
+# address: the trace names its callbacks by id (core/func_ids.h).
 #
 # NMIs: perf sampling on hardware cycles on B, where this machine has a
 # hardware PMU: nmi records on B named perf_event_nmi_handler, and the `nmi`
@@ -25,7 +26,7 @@ A=${cpus%,*}
 B=${cpus#*,}
 PERIOD_US=2000
 TIMERS_PID=
-stop_timers() { [ -n "$TIMERS_PID" ] && kill "$TIMERS_PID" 2>/dev/null; TIMERS_PID=; }
+stop_timers() { [ -n "$TIMERS_PID" ] && kill "$TIMERS_PID" 2>/dev/null || true; TIMERS_PID=; }
 trap 'stop_timers; cleanup' EXIT
 
 # arm NAME: timerfds on B for 20 s, the schedule ("first period count") in $TMP/NAME.sched
@@ -51,6 +52,7 @@ record() {
 	"$TC" dump "$TMP/$name.tct" >"$TMP/$name.txt" || fail "dump $name failed"
 	"$TC" report "$TMP/$name.tct" --format json --top 10000 -o "$TMP/$name.json" ||
 		fail "report $name failed"
+	no_kernel_addresses "$TMP/$name.txt" "$TMP/$name.json"
 }
 
 # check NAME PATH: the trace and the report of recording NAME (PATH: tp_btf or tp/timer)
@@ -185,6 +187,7 @@ else
 	"$TC" dump "$TMP/nmi.tct" >"$TMP/nmi.txt" || fail "dump nmi failed"
 	"$TC" report "$TMP/nmi.tct" --format json --top 10000 -o "$TMP/nmi.json" ||
 		fail "report nmi failed"
+	no_kernel_addresses "$TMP/nmi.txt" "$TMP/nmi.json"
 	python3 - "$TMP/nmi.txt" "$TMP/nmi.json" "$B" <<'PY' || fail "nmi: see above"
 import json, sys
 dump, report, B = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -9,7 +9,8 @@
 # preemption:kworker/*, and a reschedule IPI listed right before such a preemption on its
 # CPU (how the writer's CPU brought the kworker in) carries the same name, marked
 # woke_preemptor. Again on the classic tracepoints. Fails if the tracer, the recorder's
-# symbol table or the naming is wrong.
+# symbol table or the naming is wrong, or if the dump or the report spells a kernel
+# address (the trace names work functions by id).
 set -eu
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
@@ -70,7 +71,7 @@ for cpu in (a, b):
             fail("refresh_vm_stats on CPU %d run by %s, not that CPU's kworker" % (cpu, x["other"]))
 if any(int(x["cpu"]) not in (a, b) for x in works):
     fail("work records from a CPU that is not a probe CPU")
-print("trace: %d work records, refresh_vm_stats at 0x%x on CPUs %d and %d" % (len(works), fn, a, b))
+print("trace: %d work records, refresh_vm_stats (id %d) on CPUs %d and %d" % (len(works), fn, a, b))
 if not report:
     sys.exit(0)
 
@@ -144,6 +145,7 @@ grep -q '^meta tracer.workqueue.tc_work_start=attached tp_btf/workqueue_execute_
 "$TC" report "$TMP/wq.tct" --spike 1us --format json --top 10000 -o "$TMP/wq.json" ||
 	fail "report failed"
 check "$TMP/wq.txt" "$TMP/wq.json"
+no_kernel_addresses "$TMP/wq.txt" "$TMP/wq.json"
 
 # The classic twins: the function from the tracepoint's own field.
 TAILCAUSE_FORCE_FALLBACK=1 "$TC" record -o "$TMP/tp.tct" -n 1M --cpu "$cpus" --no-progress \
@@ -154,4 +156,5 @@ HOG_PID=
 grep -q '^meta tracer.workqueue.tc_work_start=attached tp/workqueue/workqueue_execute_start' "$TMP/tp.txt" ||
 	fail "tc_work_start not attached to the classic tracepoint under TAILCAUSE_FORCE_FALLBACK"
 check "$TMP/tp.txt"
+no_kernel_addresses "$TMP/tp.txt"
 no_leftover_progs

@@ -211,28 +211,35 @@ static void copy_value(const char *v, size_t n, char *val, size_t len)
 	snprintf(val, len, "%.*s", (int)n, v);
 }
 
+/*
+ * The next parameter of a command line at *p: its start in *tok, its end returned, *p
+ * past it; NULL at the end or at "--" (init's arguments follow). A "quoted" value may
+ * hold spaces.
+ */
+static const char *next_param(const char **p, const char **tok)
+{
+	const char *end;
+	int quoted = 0;
+
+	while (**p == ' ' || **p == '\t' || **p == '\n')
+		(*p)++;
+	if (!**p)
+		return NULL;
+	*tok = *p;
+	for (end = *p; *end && (quoted || (*end != ' ' && *end != '\t' && *end != '\n')); end++)
+		if (*end == '"')
+			quoted = !quoted;
+	*p = end;
+	return end - *tok == 2 && !strncmp(*tok, "--", 2) ? NULL : end;
+}
+
 int audit_cmdline_param(const char *cmdline, const char *name, char *val, size_t len)
 {
 	size_t nlen = strlen(name);
-	const char *p = cmdline;
+	const char *p = cmdline, *tok, *end;
 	int found = 0;
 
-	while (*p) {
-		const char *tok, *end;
-		int quoted = 0;
-
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		tok = p;
-		for (end = p; *end && (quoted || (*end != ' ' && *end != '\t' && *end != '\n'));
-		     end++)
-			if (*end == '"')
-				quoted = !quoted;
-		p = end;
-		if (end - tok == 2 && !strncmp(tok, "--", 2))
-			break;
+	while ((end = next_param(&p, &tok))) {
 		if ((size_t)(end - tok) < nlen || strncmp(tok, name, nlen))
 			continue;
 		if (tok + nlen == end) {
@@ -246,4 +253,47 @@ int audit_cmdline_param(const char *cmdline, const char *name, char *val, size_t
 		}
 	}
 	return found;
+}
+
+/* The kernel parameters a trace keeps (audit_cmdline_latency()): what places and paces the
+ * CPUs, idles them, sizes pages, and costs every kernel entry; the audit's among them. */
+/* clang-format off */
+static const char *const latency_params[] = {
+	"isolcpus", "nohz_full", "nohz", "rcu_nocbs", "rcu_nocb_poll", "irqaffinity",
+	"kthread_cpus", "threadirqs", "skew_tick", "nosmt", "preempt", "numa_balancing",
+	"idle", "intel_idle.max_cstate", "processor.max_cstate", "cpuidle.off",
+	"intel_pstate", "amd_pstate",
+	"transparent_hugepage", "hugepagesz", "hugepages", "default_hugepagesz",
+	"mitigations", "pti", "intel_iommu", "amd_iommu", "iommu",
+	"nmi_watchdog", "nowatchdog", "nosoftlockup", "tsc", "clocksource",
+};
+/* clang-format on */
+
+/* 1 when the parameter tok..end is one of latency_params, bare or with a value. */
+static int is_latency_param(const char *tok, const char *end)
+{
+	const char *eq = memchr(tok, '=', (size_t)(end - tok));
+	size_t n = (size_t)((eq ? eq : end) - tok);
+
+	for (size_t i = 0; i < sizeof(latency_params) / sizeof(latency_params[0]); i++)
+		if (strlen(latency_params[i]) == n && !strncmp(tok, latency_params[i], n))
+			return 1;
+	return 0;
+}
+
+size_t audit_cmdline_latency(const char *cmdline, char *out, size_t len)
+{
+	const char *p = cmdline, *tok, *end;
+	size_t n = 0;
+
+	if (len)
+		out[0] = 0;
+	while ((end = next_param(&p, &tok))) {
+		size_t tlen = (size_t)(end - tok);
+
+		if (!is_latency_param(tok, end) || n + !!n + tlen >= len)
+			continue;
+		n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? " " : "", (int)tlen, tok);
+	}
+	return n;
 }

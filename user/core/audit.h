@@ -94,4 +94,13 @@ int audit_from_meta(const struct tc_trace *t, struct tc_audit *a);
  */
 int audit_cmdline_param(const char *cmdline, const char *name, char *val, size_t len);
 
+/*
+ * The parameters of a /proc/cmdline text that bear on latency (CPU isolation, tick, RCU
+ * callbacks, IRQ affinity, idle and frequency drivers, huge pages, mitigations,
+ * watchdogs, clock source: the audit's among them) into out, as written and in their
+ * order, space-separated; the rest (root=, UUIDs, init's arguments after "--") is left
+ * out, and so is one that does not fit. Returns out's length.
+ */
+size_t audit_cmdline_latency(const char *cmdline, char *out, size_t len);
+
 #endif /* TAILCAUSE_CORE_AUDIT_H */

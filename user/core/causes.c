@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "causes.h"
+#include "func_ids.h"
 
 /* One entry per class: laid out by hand, the formatter would scatter the strings. */
 /* clang-format off */
@@ -136,11 +137,11 @@ void causes_signal_name(uint32_t signo, char *buf, size_t len)
 		snprintf(buf, len, "SIG%u", (unsigned int)signo);
 }
 
-const char *causes_ksym(const struct tc_trace *t, uint64_t addr)
+const char *causes_ksym(const struct tc_trace *t, uint64_t func)
 {
 	char key[32];
 
-	snprintf(key, sizeof(key), "ksym.%llx", (unsigned long long)addr);
+	func_ids_key(func, key, sizeof(key));
 	return trace__meta(t, key);
 }
 

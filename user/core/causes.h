@@ -64,16 +64,16 @@ const char *causes_softirq_name(uint32_t vec);
 void causes_signal_name(uint32_t signo, char *buf, size_t len);
 
 /*
- * The name of kernel function addr, as the recorder resolved it (the trace's meta
- * "ksym.<hex address>"), or NULL.
+ * The name of kernel function func (its id, or an older trace's address: func_ids.h), as
+ * the recorder resolved it, or NULL.
  */
-const char *causes_ksym(const struct tc_trace *t, uint64_t addr);
+const char *causes_ksym(const struct tc_trace *t, uint64_t func);
 
 /* 1 when fn is the scheduler tick's hrtimer callback (tick_nohz_handler, tick_sched_timer). */
 int causes_is_tick_fn(const char *fn);
 
 /*
- * 1 when func (a kernel address, resolved by causes_ksym()) is a timer callback whose
+ * 1 when func (a kernel function, resolved by causes_ksym()) is a timer callback whose
  * whole work is waking a sleeping task (hrtimer_wakeup: nanosleep, futex and poll
  * timeouts; process_timeout: schedule_timeout()); 0 for any other or an unknown one.
  */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "func_ids.h"
 #include "peer_join.h"
 
 static int refuse(struct peer_join *j, const char *fmt, ...)
@@ -154,6 +155,28 @@ static uint64_t to_local(const struct peer_join *j, uint64_t peer_ns)
 				  : clock_sync_client_to_server(&j->sync, peer_ns);
 }
 
+/* A peer's function id, numbered above this trace's; an older trace's address stays. */
+static uint64_t peer_func(uint64_t func)
+{
+	return func && func <= TC_FUNC_ID_MAX ? func + PEER_FUNC_BASE : func;
+}
+
+/*
+ * The peer's name of a kernel function (meta kv, "ksym.<hex>"): under its id as merged;
+ * an older trace's address named only where this trace does not name it.
+ */
+static int merge_ksym(struct tc_trace *local, const struct tc_kv *kv)
+{
+	const char *hex = kv->key + 5;
+	char *end, key[32];
+	unsigned long long func = strtoull(hex, &end, 16);
+
+	if (end == hex || *end || !func || func > TC_FUNC_ID_MAX)
+		return trace__meta(local, kv->key) ? 0 : trace__set_meta(local, kv->key, kv->val);
+	func_ids_key(peer_func(func), key, sizeof(key));
+	return trace__set_meta(local, key, kv->val);
+}
+
 static int merge_events(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j)
 {
 	struct tc_event buf[64];
@@ -173,6 +196,8 @@ static int merge_events(struct tc_trace *local, const struct tc_trace *peer, str
 			e.from_cpu += PEER_CPU_BASE;
 		if (e.kind == TC_EV_COUNTER)
 			e.arg += PEER_COUNTER_BASE;
+		if (e.kind == TC_EV_WORK || e.kind == TC_EV_TIMER_FN || e.kind == TC_EV_NMI)
+			e.func = peer_func(e.func);
 		e.cpu += PEER_CPU_BASE;
 		if (e.tid)
 			e.tid |= PEER_TID_BIT;
@@ -200,15 +225,14 @@ static int merge_rest(struct tc_trace *local, const struct tc_trace *peer)
 		if (trace__add_irq_name(local, peer->irq_names[i].irq + PEER_IRQ_BASE,
 					peer->irq_names[i].name))
 			return -ENOMEM;
-	/* the peer's kernel function names, where this trace has none for the address, and
-	 * its path counters' names, numbered as its events now are */
+	/* the peer's kernel function names and its path counters' names, numbered as its
+	 * events now are */
 	for (size_t i = 0; i < peer->n_meta; i++) {
 		const struct tc_kv *kv = &peer->meta[i];
 		char key[32];
 		unsigned int n;
 
-		if (!strncmp(kv->key, "ksym.", 5) && !trace__meta(local, kv->key) &&
-		    trace__set_meta(local, kv->key, kv->val))
+		if (!strncmp(kv->key, "ksym.", 5) && merge_ksym(local, kv))
 			return -ENOMEM;
 		if (sscanf(kv->key, "counter.%u", &n) != 1)
 			continue;

@@ -9,7 +9,8 @@
  * the peer's events and threads are merged into this trace on this trace's
  * clock: CPUs numbered from PEER_CPU_BASE, tids marked with PEER_TID_BIT, IRQ
  * numbers from PEER_IRQ_BASE with the peer's IRQ names, its path counters from
- * PEER_COUNTER_BASE with their names. The analyzer then
+ * PEER_COUNTER_BASE with their names, its kernel functions' ids (func_ids.h) from
+ * PEER_FUNC_BASE with their names. The analyzer then
  * names peer intervals "peer:<cause>" (causes.h), credits them only in spikes
  * larger than the clock uncertainty, and calls what neither host explains
  * `path`. The peer's round trips are not merged: the spikes are this host's.
@@ -21,12 +22,15 @@
 #include <stdint.h>
 
 #include "clock_sync.h"
+#include "func_ids.h"
 #include "trace.h"
 
 #define PEER_CPU_BASE	  32768u      /* below the analyzer's CPU map size, above any real CPU */
 #define PEER_TID_BIT	  0x40000000u /* above any pid_max (2^22) */
 #define PEER_IRQ_BASE	  0x40000000u
 #define PEER_COUNTER_BASE 0x100000u /* the peer's counter.<N> names become counter.<N + this> */
+/* the peer's function ids: above this trace's, below an older trace's kernel addresses */
+#define PEER_FUNC_BASE (TC_FUNC_ID_MAX + 1)
 
 struct peer_join {
 	struct clock_sync sync; /* server - client */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "audit/host_audit.h"
+#include "core/audit.h"
 #include "hostfacts.h"
 
 /* Reads the first line of path into buf without the newline; 0 or -errno. */
@@ -101,6 +102,17 @@ static int cpuidle_states(struct tc_trace *t)
 	return err;
 }
 
+/* host.cmdline: only the kernel parameters that bear on latency (audit_cmdline_latency()). */
+static int cmdline_latency(struct tc_trace *t)
+{
+	char line[4096], kept[1024];
+
+	if (read_line("/proc/cmdline", line, sizeof(line)))
+		return 0;
+	audit_cmdline_latency(line, kept, sizeof(kept));
+	return trace__set_meta(t, "host.cmdline", kept);
+}
+
 int hostfacts_collect(struct tc_trace *t)
 {
 	struct utsname u;
@@ -134,7 +146,7 @@ int hostfacts_collect(struct tc_trace *t)
 		err = meta_from_file(t, "host.thp_defrag",
 				     "/sys/kernel/mm/transparent_hugepage/defrag");
 	if (!err)
-		err = meta_from_file(t, "host.cmdline", "/proc/cmdline");
+		err = cmdline_latency(t);
 	if (!err)
 		err = meta_from_file(t, "host.cpuidle_driver",
 				     "/sys/devices/system/cpu/cpuidle/current_driver");
@@ -241,7 +253,7 @@ int hostfacts_ksyms_load(struct ksyms *k)
 
 	memset(k, 0, sizeof(*k));
 	if (!f)
-		return 0; /* no names: the report prints addresses */
+		return 0; /* no names: each function is unnamed#<id> */
 	while (!err && fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
 		char type, name[256];
@@ -276,27 +288,29 @@ void hostfacts_ksyms_free(struct ksyms *k)
 	memset(k, 0, sizeof(*k));
 }
 
-int hostfacts_ksyms(struct tc_trace *t, const uint64_t *addrs, size_t n, const struct ksyms *k)
+/* The first name k gives addr, or NULL. */
+static const char *ksym_name(const struct ksyms *k, uint64_t addr)
 {
-	char key[32];
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) { /* the first entry at addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->n && k->v[lo].addr == addr ? k->names + k->v[lo].name : NULL;
+}
+
+int hostfacts_ksyms(struct tc_trace *t, const struct func_ids *f, size_t from,
+		    const struct ksyms *k)
+{
 	int err = 0;
 
-	for (size_t i = 0; i < n && !err; i++) {
-		size_t lo = 0, hi = k->n;
-
-		while (lo < hi) { /* the first entry at addrs[i] */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (k->v[mid].addr < addrs[i])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == k->n || k->v[lo].addr != addrs[i])
-			continue;
-		snprintf(key, sizeof(key), "ksym.%llx", (unsigned long long)addrs[i]);
-		err = trace__set_meta(t, key, k->names + k->v[lo].name);
-	}
+	for (size_t i = from; i < f->n && !err; i++)
+		err = func_ids_name(t, i + 1, ksym_name(k, f->addr[i]));
 	return err;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hostfacts.h - what a trace records about the host it was taken on: kernel,
- * CPUs, NUMA, clock source, THP mode, kernel command line, and the name of
- * every IRQ (from /sys/kernel/irq/N/actions, else /proc/interrupts).
+ * CPUs, NUMA, clock source, THP mode, the kernel parameters that bear on latency,
+ * the name of every IRQ (from /sys/kernel/irq/N/actions, else /proc/interrupts), and
+ * the callbacks' kernel functions by id (docs/privacy.md lists what a trace reveals).
  */
 #ifndef TAILCAUSE_RECORD_HOSTFACTS_H
 #define TAILCAUSE_RECORD_HOSTFACTS_H
@@ -10,6 +11,7 @@
 #include <stdio.h>
 
 #include "core/cpuset.h"
+#include "core/func_ids.h"
 #include "core/trace.h"
 
 /* Adds host facts as meta keys (host.*) to t; 0 or -ENOMEM. Missing files are skipped. */
@@ -39,12 +41,12 @@ int hostfacts_ksyms_load(struct ksyms *k);
 void hostfacts_ksyms_free(struct ksyms *k);
 
 /*
- * Names the kernel functions at addrs[0..n) (callbacks the tracers saw) from k, as
- * meta "ksym.<hex address>" = name (the first name where several share the address);
- * 0 or -ENOMEM. An address k does not hold stays unnamed, and the report prints it as
- * an address.
+ * Names the kernel functions of f from id from + 1 on (the callbacks the tracers saw) in
+ * t's meta by their ids (core/func_ids.h), with the first name k gives the address; one
+ * k does not hold is "unnamed#<id>". 0 or -ENOMEM.
  */
-int hostfacts_ksyms(struct tc_trace *t, const uint64_t *addrs, size_t n, const struct ksyms *k);
+int hostfacts_ksyms(struct tc_trace *t, const struct func_ids *f, size_t from,
+		    const struct ksyms *k);
 
 /* The other hardware threads of cpu's core (SMT siblings) into out; 0, or -errno when the
  * topology cannot be read (out is then empty). */

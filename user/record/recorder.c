@@ -53,8 +53,8 @@ static int write_pending(struct recorder *r)
 
 void recorder_keep_event(struct recorder *r, const struct tc_event *e)
 {
-	recorder_note_func(r, e);
-	r->pending[r->n_pending++] = *e;
+	r->pending[r->n_pending] = *e;
+	recorder_func_id(r, &r->pending[r->n_pending++]);
 	if (r->n_pending == TC_BLOCK_RECORDS)
 		write_pending(r);
 }
@@ -267,7 +267,7 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: tracer__read_irq_counts(r->tracer, add_irq_count, r->trace);
 	err = err ?: trace__add_samples(r->trace, s, done);
 	err = err ?: hostfacts_irq_names(r->trace);
-	err = err ?: hostfacts_ksyms(r->trace, r->func_list, r->n_funcs, &r->ksyms);
+	err = err ?: hostfacts_ksyms(r->trace, &r->funcs, 0, &r->ksyms);
 	err = err
 		      ?: trace__set_metaf(r->trace, "run.completed", "%zu",
 					  (size_t)atomic_load(&r->streamed) + done);
@@ -600,13 +600,12 @@ out_free:
 		o->probe->close(r.probe);
 	tracer__free(r.tracer);
 	hostfacts_ksyms_free(&r.ksyms);
-	free(r.func_list);
 out:
 	trace__free(r.trace);
 	free(r.pending);
 	free(r.drops_seen);
 	free(r.drops_now);
-	u64map__free(&r.funcs);
+	func_ids__free(&r.funcs);
 	calib_tap__free(&r.tap);
 	if (o->iter)
 		mark_calib__free(&r.mcal);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "audit/host_audit.h"
-#include "core/grow.h"
 #include "hostfacts.h"
 #include "lib/log.h"
 #include "lib/stop.h"
@@ -63,19 +62,14 @@ int recorder_store_missed(struct recorder *r)
 	return m.err ?: trace__set_metaf(r->trace, "run.missed", "%llu", (unsigned long long)sum);
 }
 
-void recorder_note_func(struct recorder *r, const struct tc_event *e)
+void recorder_func_id(struct recorder *r, struct tc_event *e)
 {
-	size_t unused;
-
 	if (!(e->kind == TC_EV_WORK || e->kind == TC_EV_TIMER_FN || e->kind == TC_EV_NMI) ||
-	    !e->func || u64map_get(&r->funcs, e->func, &unused))
+	    !e->func)
 		return;
-	if (grow(&r->func_list, &r->cap_funcs, r->n_funcs + 1, sizeof(*r->func_list)) ||
-	    u64map_put(&r->funcs, e->func, 0)) {
-		log_dbg("no memory to name kernel function 0x%llx", (unsigned long long)e->func);
-		return;
-	}
-	r->func_list[r->n_funcs++] = e->func;
+	e->func = func_ids__id(&r->funcs, e->func);
+	if (!e->func) /* out of memory: the event keeps no function rather than an address */
+		log_dbg("no memory to name a kernel function");
 }
 
 int recorder_name_new_funcs(struct recorder *r)
@@ -84,17 +78,14 @@ int recorder_name_new_funcs(struct recorder *r)
 	struct tc_trace *k;
 	int err = 0;
 
-	if (!r->ksyms.n || r->n_funcs == r->funcs_named || now - r->last_naming_ns < 1000000000ull)
+	if (r->funcs.n == r->funcs_named || now - r->last_naming_ns < 1000000000ull)
 		return 0;
 	r->last_naming_ns = now;
 	k = trace__new();
 	/* out of memory here only leaves the names to the end */
-	if (k &&
-	    !hostfacts_ksyms(k, r->func_list + r->funcs_named, r->n_funcs - r->funcs_named,
-			     &r->ksyms) &&
-	    k->n_meta)
+	if (k && !hostfacts_ksyms(k, &r->funcs, r->funcs_named, &r->ksyms) && k->n_meta)
 		err = trace_writer__facts(r->writer, k);
-	r->funcs_named = r->n_funcs;
+	r->funcs_named = r->funcs.n;
 	trace__free(k);
 	return err;
 }

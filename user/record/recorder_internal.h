@@ -15,8 +15,8 @@
 #include "calibration.h"
 #include "hostfacts.h"
 #include "mark_calib.h"
+#include "core/func_ids.h"
 #include "core/trace.h"
-#include "core/u64map.h"
 #include "recorder.h"
 #include "target.h"
 
@@ -44,10 +44,8 @@ struct recorder {
 	_Atomic size_t streamed; /* --duration: round trips already written to the file */
 	int write_err;
 
-	struct u64map funcs; /* kernel functions the callbacks named, seen once each */
-	uint64_t *func_list; /* the same, in the order seen */
-	size_t n_funcs, cap_funcs;
-	size_t funcs_named; /* of func_list, named in the file so far */
+	struct func_ids funcs; /* the callbacks' kernel functions, by the ids the trace holds */
+	size_t funcs_named;    /* of them, named in the file so far */
 	uint64_t last_naming_ns;
 	struct ksyms ksyms; /* read while privileged, before the run */
 
@@ -80,8 +78,8 @@ int recorder_attach_marks(struct recorder *r);
 
 /* The facts of the run (host, audit, probe or command, tracers) as meta; 0 or -ENOMEM. */
 int recorder_store_run_facts(struct recorder *r);
-/* recorder_facts.c: a callback's kernel function, noted once to be named. */
-void recorder_note_func(struct recorder *r, const struct tc_event *e);
+/* recorder_facts.c: a callback's kernel function: its address in e replaced by its id. */
+void recorder_func_id(struct recorder *r, struct tc_event *e);
 /*
  * recorder_facts.c: the functions noted since the last call named in the file (a META
  * block), at most once a second, so that `tailcause top` names them while the
