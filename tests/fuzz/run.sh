@@ -45,8 +45,8 @@ echo "fuzz_stream:"
 nonce=0123456789abcdef0123456789abcdef
 mac=$(printf '%064d' 0)
 s=seeds-link
-printf '\000tailcause-link 2 %s none\n' "$nonce" >"$s/server-nokey"
-printf '\200tailcause-link 2 %s %s\n' "$nonce" "$mac" >"$s/server-key"
+printf '\000tailcause-link 2 %s\ntailcause-link proof none\n' "$nonce" >"$s/server-nokey"
+printf '\200tailcause-link 2 %s\ntailcause-link proof %s\n' "$nonce" "$mac" >"$s/server-key"
 printf '\001tailcause-link 2 %s nokey\ntailcause-link ok none\n' "$nonce" >"$s/client-nokey"
 printf '\201tailcause-link 2 %s key\ntailcause-link ok %s\n' "$nonce" "$mac" >"$s/client-key"
 printf '\201tailcause-link 2 %s key\ntailcause-link refused key\n' "$nonce" >"$s/client-refused"

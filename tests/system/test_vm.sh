@@ -129,7 +129,7 @@ if [ "${2:-}" = --in-guest ]; then
 	timeout 60 ib_write_lat -d rxe0 -n 100 >"$T/pt.out" 2>&1 &
 	pt=$!
 	sleep 2
-	err_case "peer is not tailcause" "not tailcause's verbs probe" \
+	err_case "peer is not tailcause" "is not tailcause, or another version of it (perftest?" \
 		"$TC" lat --probe verbs -d rxe0 -n 100 127.0.0.1
 	kill "$pt" 2>/dev/null || :; wait "$pt" 2>/dev/null || :
 	timeout 60 "$TC" lat --probe verbs -d rxe0 -n 100 --port 18600 >"$T/srv2.out" 2>&1 &

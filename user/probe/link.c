@@ -165,10 +165,12 @@ int link_connect(const struct probe_opts *o, const char *probe, struct link *l)
 	}
 	l->fd = fd;
 	snprintf(l->peer, sizeof(l->peer), "%s:%u", o->host, o->tcp_port);
-	set_timeout(fd, EXCHANGE_TIMEOUT_S);
+	set_timeout(fd, LINK_HANDSHAKE_TIMEOUT_S); /* a server of another kind may say nothing */
 	err = link_auth_client(l, o->key, o->host);
 	if (err)
 		link_close(l);
+	else
+		set_timeout(fd, EXCHANGE_TIMEOUT_S);
 	return err;
 }
 

@@ -14,6 +14,7 @@
 #include "link_auth.h"
 
 #define PROTO	  "tailcause-link 2 "
+#define PROOF	  "tailcause-link proof "
 #define OK	  "tailcause-link ok "
 #define REFUSED	  "tailcause-link refused "
 #define NONCE_LEN 16
@@ -141,17 +142,37 @@ static void said(char *why, size_t len, const char *what, const char *line)
 	snprintf(why, len, "%s (it sent '%s')", what, str_escape_n(esc, sizeof(esc), line, 40));
 }
 
-/* The client's line: its nonce into nc, its proof into mac; 1 with a proof, 0 without. */
-static int parse_answer(const char *line, unsigned char *nc, unsigned char *mac)
+/* A line "<prefix><nonce, 32 hex><end>": the nonce into n; 0 or -1. */
+static int parse_nonce(const char *line, const char *prefix, unsigned char *n, const char *end)
 {
-	const char *p = line + strlen(PROTO);
+	return strncmp(line, prefix, strlen(prefix)) || unhex(line + strlen(prefix), n, NONCE_LEN, end)
+		       ? -1
+		       : 0;
+}
 
-	if (strncmp(line, PROTO, strlen(PROTO)) || unhex(p, nc, NONCE_LEN, " "))
+/* The client's proof line: its proof into mac; 1 with a proof, 0 without, -1 not one. */
+static int parse_proof(const char *line, unsigned char *mac)
+{
+	if (strncmp(line, PROOF, strlen(PROOF)))
 		return -1;
-	p += HEX_NONCE + 1;
-	if (!strcmp(p, "none"))
+	if (!strcmp(line + strlen(PROOF), "none"))
 		return 0;
-	return unhex(p, mac, LINK_MAC_LEN, "") ? -1 : 1;
+	return unhex(line + strlen(PROOF), mac, LINK_MAC_LEN, "") ? -1 : 1;
+}
+
+/* The client's next line into line; 0, or -errno with why said. */
+static int server_recv(struct link *l, char *line, size_t size, char *why, size_t len)
+{
+	int err = link_recv_line(l->fd, line, size);
+
+	if (err == -ECONNRESET)
+		snprintf(why, len, "it closed the connection before the handshake ended");
+	else if (err == -ETIMEDOUT)
+		snprintf(why, len, "it did not answer the handshake within %d s",
+			 LINK_HANDSHAKE_TIMEOUT_S);
+	else if (err)
+		snprintf(why, len, "%s before the handshake ended", strerror(-err));
+	return err;
 }
 
 int link_auth_server(struct link *l, const struct link_key *key, char *why, size_t len)
@@ -160,26 +181,26 @@ int link_auth_server(struct link *l, const struct link_key *key, char *why, size
 	char line[LINE_LEN], hex[LINK_HEX_MAC_LEN + 1];
 	int err, proved;
 
+	l->trusted = 0;
+	err = server_recv(l, line, sizeof(line), why, len);
+	if (err)
+		return err;
+	if (parse_nonce(line, PROTO, nc, "")) {
+		said(why, len, "it does not speak tailcause's link protocol 2", line);
+		return -EPROTO;
+	}
 	randombytes_buf(ns, sizeof(ns));
 	snprintf(line, sizeof(line), PROTO "%s %s\n",
 		 sodium_bin2hex(hex, sizeof(hex), ns, sizeof(ns)), key ? "key" : "nokey");
 	err = send_line(l->fd, line);
-	err = err ?: link_recv_line(l->fd, line, sizeof(line));
-	if (err == -ECONNRESET)
-		snprintf(why, len, "it closed the connection before the handshake ended");
-	else if (err == -ETIMEDOUT)
-		snprintf(why, len, "it did not answer the handshake within %d s",
-			 LINK_HANDSHAKE_TIMEOUT_S);
-	else if (err)
-		snprintf(why, len, "%s before the handshake ended", strerror(-err));
+	err = err ?: server_recv(l, line, sizeof(line), why, len);
 	if (err)
 		return err;
-	proved = parse_answer(line, nc, mac);
+	proved = parse_proof(line, mac);
 	if (proved < 0) {
 		said(why, len, "it does not speak tailcause's link protocol 2", line);
 		return -EPROTO;
 	}
-	l->trusted = 0;
 	l->untrusted_why = "this server has no --key";
 	if (!key)
 		return send_line(l->fd, OK "none\n");
@@ -248,31 +269,37 @@ static int client_verdict(struct link *l, const struct link_key *key, const char
 int link_auth_client(struct link *l, const struct link_key *key, const char *host)
 {
 	unsigned char ns[NONCE_LEN], nc[NONCE_LEN], mac[LINK_MAC_LEN];
-	char line[LINE_LEN], hex[LINK_HEX_MAC_LEN + 1], nhex[HEX_NONCE + 1];
+	char line[LINE_LEN], hex[LINK_HEX_MAC_LEN + 1];
 	char esc[STR_ESCAPED_LEN(40)];
 	int err;
 
 	l->trusted = 0;
-	err = link_recv_line(l->fd, line, sizeof(line));
+	randombytes_buf(nc, sizeof(nc));
+	snprintf(line, sizeof(line), PROTO "%s\n", sodium_bin2hex(hex, sizeof(hex), nc, sizeof(nc)));
+	err = send_line(l->fd, line);
+	err = err ?: link_recv_line(l->fd, line, sizeof(line));
+	if (err == -ECONNRESET || err == -ETIMEDOUT) {
+		log_err("the server at %s %s tailcause's first line: it is not tailcause, or another "
+			"version of it (perftest?)",
+			host, err == -ETIMEDOUT ? "did not answer" : "hung up at");
+		return -EPROTO;
+	}
 	if (err) {
 		log_err("handshake with %s: %s", host, strerror(-err));
 		return err;
 	}
-	if (strncmp(line, PROTO, strlen(PROTO)) ||
-	    unhex(line + strlen(PROTO), ns, NONCE_LEN, " ")) {
-		log_err("the server at %s is not a tailcause of this version (it sent '%s'): run "
-			"the same tailcause version on both hosts",
+	if (parse_nonce(line, PROTO, ns, " ")) {
+		log_err("the server at %s is not tailcause, or another version of it (perftest? it "
+			"sent '%s'): run the same tailcause version on both hosts",
 			host, str_escape_n(esc, sizeof(esc), line, 40));
 		return -EPROTO;
 	}
-	randombytes_buf(nc, sizeof(nc));
-	sodium_bin2hex(nhex, sizeof(nhex), nc, sizeof(nc));
 	if (key) {
 		proof(mac, key, LABEL_CLIENT, ns, nc);
-		snprintf(line, sizeof(line), PROTO "%s %s\n", nhex,
+		snprintf(line, sizeof(line), PROOF "%s\n",
 			 sodium_bin2hex(hex, sizeof(hex), mac, sizeof(mac)));
 	} else {
-		snprintf(line, sizeof(line), PROTO "%s none\n", nhex);
+		snprintf(line, sizeof(line), PROOF "none\n");
 	}
 	err = send_line(l->fd, line);
 	if (err) {

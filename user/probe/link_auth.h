@@ -5,14 +5,16 @@
  *
  * Both hosts hold the same secret (--key FILE, TAILCAUSE_KEY_FILE), handed out as
  * SSH keys are. Right after the TCP connection, before any parameter crosses it, the
- * server sends a fresh nonce; the client answers with its own nonce and an HMAC-SHA256
- * of both under the key; the server checks it and answers with its own HMAC, which the
- * client checks. Both then derive a session key from the two nonces, and whatever a
- * trusted link carries later (a trace) is MAC-ed with it. The primitives are
- * libsodium's. The lines, each ending in '\n':
+ * client sends a fresh nonce (first, so that a server of another kind, such as
+ * perftest's, answers in its own words and is recognised), the server its own; the
+ * client proves the key with an HMAC-SHA256 of both nonces under it, the server checks
+ * it and answers with its own HMAC, which the client checks. Both then derive a session
+ * key from the two nonces, and whatever a trusted link carries later (a trace) is MAC-ed
+ * with it. The primitives are libsodium's. The lines, each ending in '\n':
  *
+ *   client: tailcause-link 2 <client nonce, 32 hex>
  *   server: tailcause-link 2 <server nonce, 32 hex> key|nokey
- *   client: tailcause-link 2 <client nonce, 32 hex> <client proof, 64 hex>|none
+ *   client: tailcause-link proof <client proof, 64 hex>|none
  *   server: tailcause-link ok <server proof, 64 hex>|none
  *      or:  tailcause-link refused key|no-key
  *
