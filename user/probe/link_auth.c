@@ -145,7 +145,8 @@ static void said(char *why, size_t len, const char *what, const char *line)
 /* A line "<prefix><nonce, 32 hex><end>": the nonce into n; 0 or -1. */
 static int parse_nonce(const char *line, const char *prefix, unsigned char *n, const char *end)
 {
-	return strncmp(line, prefix, strlen(prefix)) || unhex(line + strlen(prefix), n, NONCE_LEN, end)
+	return strncmp(line, prefix, strlen(prefix)) ||
+			       unhex(line + strlen(prefix), n, NONCE_LEN, end)
 		       ? -1
 		       : 0;
 }
@@ -275,7 +276,8 @@ int link_auth_client(struct link *l, const struct link_key *key, const char *hos
 
 	l->trusted = 0;
 	randombytes_buf(nc, sizeof(nc));
-	snprintf(line, sizeof(line), PROTO "%s\n", sodium_bin2hex(hex, sizeof(hex), nc, sizeof(nc)));
+	snprintf(line, sizeof(line), PROTO "%s\n",
+		 sodium_bin2hex(hex, sizeof(hex), nc, sizeof(nc)));
 	err = send_line(l->fd, line);
 	err = err ?: link_recv_line(l->fd, line, sizeof(line));
 	if (err == -ECONNRESET || err == -ETIMEDOUT) {
