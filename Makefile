@@ -160,14 +160,16 @@ $(O)/tests/test_path_counters: tests/test_path_counters.c $(PATH_COUNTER_OBJS) $
 		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread -lm -o $@
 
 # test_trace_file and test_trace_stream test the trace file layer (user/tracefile): they link
-# its objects, and log through their own log_err() (the one of lib/ is not linked in).
+# its objects, and log through their own log_err() (the one of lib/ is not linked in; its
+# str.o is, for core's escaping).
 TRACE_FILE_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/tracefile/*.c))
 TRACE_FILE_TESTS := $(addprefix $(O)/tests/,test_trace_file test_trace_stream)
-$(TRACE_FILE_TESTS): $(O)/tests/%: tests/%.c tests/trace_file_fixture.h $(TRACE_FILE_OBJS) $(CORE_LIB)
+$(TRACE_FILE_TESTS): $(O)/tests/%: tests/%.c tests/trace_file_fixture.h $(TRACE_FILE_OBJS) $(CORE_LIB) \
+		$(O)/user/lib/str.o
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
-		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
+		$(O)/user/lib/str.o $(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
 
 # libFuzzer campaigns on the trace reader, the JSON reader and the streamed analysis
 # (clang + Debian's libclang-rt dev package). Undefined behaviour stops a run as a crash
