@@ -348,7 +348,6 @@ static int exchange(struct udp *p, unsigned int my_port, unsigned int *peer_port
 			p->o.host ? p->o.host : "the client", strerror(-err));
 		return err;
 	}
-	link_printable(line);
 	if (strncmp(line, MAGIC " ", sizeof(MAGIC))) {
 		log_err("the peer is not tailcause's udp probe (a verbs probe? a different program "
 			"on TCP port %u): it sent '%.40s'",

@@ -63,7 +63,6 @@ int verbs_oob__exchange(int fd, const struct probe_opts *o, const struct verbs_d
 		return err;
 	}
 	if (strncmp(line, MAGIC " ", sizeof(MAGIC))) {
-		link_printable(line);
 		log_err("the peer is not tailcause's verbs probe (perftest? a different program "
 			"on TCP port %u): it sent '%.40s'",
 			o->tcp_port, line);
