@@ -171,6 +171,16 @@ $(TRACE_FILE_TESTS): $(O)/tests/%: tests/%.c tests/trace_file_fixture.h $(TRACE_
 	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
 		$(O)/user/lib/str.o $(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
 
+# test_report_escape renders a hostile trace in every format: it links the report layer and
+# the trace file layer below it.
+REPORT_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/report/*.c)) $(TRACE_FILE_OBJS)
+$(O)/tests/test_report_escape: tests/test_report_escape.c tests/analyze_fixture.h $(REPORT_OBJS) \
+		$(CORE_LIB) $(LIB_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(REPORT_OBJS) $(CORE_LIB) $(LIB_LIB) \
+		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
+
 # libFuzzer campaigns on the trace reader, the JSON reader and the streamed analysis
 # (clang + Debian's libclang-rt dev package). Undefined behaviour stops a run as a crash
 # does; the fuzz builds skip the blocks' CRC check (the convention's macro), so that
