@@ -170,13 +170,25 @@ $(O)/tests/test_link: tests/test_link.c $(LINK_TEST_OBJS) $(CORE_LIB) $(LIB_LIB)
 		$(LDFLAGS) $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread -lm -o $@
 
 # test_trace_file and test_trace_stream test the trace file layer (user/tracefile): they link
-# its objects, and log through their own log_err() (the one of lib/ is not linked in).
+# its objects, and log through their own log_err() (the one of lib/ is not linked in; its
+# str.o is, for core's escaping).
 TRACE_FILE_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/tracefile/*.c))
 TRACE_FILE_TESTS := $(addprefix $(O)/tests/,test_trace_file test_trace_stream)
-$(TRACE_FILE_TESTS): $(O)/tests/%: tests/%.c tests/trace_file_fixture.h $(TRACE_FILE_OBJS) $(CORE_LIB)
+$(TRACE_FILE_TESTS): $(O)/tests/%: tests/%.c tests/trace_file_fixture.h $(TRACE_FILE_OBJS) $(CORE_LIB) \
+		$(O)/user/lib/str.o
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PURE_CFLAGS) $(CMOCKA_CFLAGS) $< $(TRACE_FILE_OBJS) $(CORE_LIB) \
+		$(O)/user/lib/str.o $(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
+
+# test_report_escape renders a hostile trace in every format: it links the report layer and
+# the trace file layer below it.
+REPORT_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard user/report/*.c)) $(TRACE_FILE_OBJS)
+$(O)/tests/test_report_escape: tests/test_report_escape.c tests/analyze_fixture.h $(REPORT_OBJS) \
+		$(CORE_LIB) $(LIB_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(REPORT_OBJS) $(CORE_LIB) $(LIB_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
 
 # libFuzzer campaigns on the trace reader, the JSON reader and the streamed analysis

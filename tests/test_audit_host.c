@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "audit_fixture.h"
+#include "lib/str.h"
 
 /* --- THP and compaction ------------------------------------------------------------- */
 
@@ -98,6 +99,22 @@ static void test_governor_powersave_warns(void **state)
 	expect_in(TC_AUDIT_GOVERNOR, summary, "probe CPU 3 runs the powersave governor");
 	expect_in(TC_AUDIT_GOVERNOR, evidence, "balance_power");
 	expect_in(TC_AUDIT_GOVERNOR, fix, "cpupower -c 3 frequency-set -g performance");
+}
+
+/* What the host holds is quoted escaped: a governor's name with an ESC in it. */
+static void test_audit_texts_escaped(void **state)
+{
+	(void)state;
+	put("/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor", "power\x1b[2Jsave");
+	run();
+	expect_status(TC_AUDIT_GOVERNOR, TC_AUDIT_WARN);
+	expect_in(TC_AUDIT_GOVERNOR, summary, "the power\\x1b[2Jsave governor");
+	expect_in(TC_AUDIT_GOVERNOR, evidence, "power\\x1b[2Jsave");
+	for (int i = 0; i < TC_AUDIT_CHECK_COUNT; i++) {
+		assert_false(str_needs_escape(au.r[i].summary));
+		assert_false(str_needs_escape(au.r[i].evidence));
+		assert_false(str_needs_escape(au.r[i].fix));
+	}
 }
 
 static void test_governor_without_cpufreq_is_unknown(void **state)
@@ -271,6 +288,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_thp_never_is_ok),
+		T(test_audit_texts_escaped),
 		T(test_thp_always_fails),
 		T(test_thp_madvise_and_defer_warn),
 		T(test_thp_missing_is_unknown),

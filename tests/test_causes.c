@@ -178,6 +178,54 @@ static void test_causes_name_comm_without_nul_is_bounded(void **state)
 	trace__free(t);
 }
 
+/* A task name is shown escaped (lib/str.h) in every name, even 16 bytes with no NUL. */
+static void test_causes_name_escapes_task_names(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 555, "hx\x1b[2J");
+	char buf[96], comm[TC_COMM_TEXT_LEN];
+
+	(void)state;
+	causes_name_event(t, &e, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "preemption:hx\\x1b[2J");
+	e = offcpu(0, 555, "\xff\x07");
+	causes_name_event(t, &e, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "blocked, then \\xff\\x07 ran");
+	e.kind = TC_EV_SIBLING;
+	causes_name_event(t, &e, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "smt-sibling:\\xff\\x07");
+	/* the longest: 16 escaped bytes, whole, and peer-marked */
+	e = offcpu(TC_OFFCPU_PREEMPTED, 555, "");
+	memset(e.other_comm, 0x1b, TC_COMM_LEN);
+	assert_int_equal(strlen(causes_comm(&e, comm, sizeof(comm))), 4 * TC_COMM_LEN);
+	causes_name_event(t, &e, NULL, buf, sizeof(buf));
+	assert_string_equal(buf + strlen("preemption:"), comm);
+	trace__free(t);
+}
+
+/* An event's line quotes task and IRQ names escaped, never a raw control byte. */
+static void test_causes_describe_escapes_names(void **state)
+{
+	static const uint16_t kinds[] = {TC_EV_OFFCPU,	TC_EV_SIGNAL,	  TC_EV_WORK,
+					 TC_EV_SIBLING, TC_EV_COMPACTION, TC_EV_HARDIRQ};
+	struct tc_trace *t = new_trace();
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(trace__add_irq_name(t, 31, "eth\x1b[2J"), 0);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct tc_event e = offcpu(TC_OFFCPU_PREEMPTED, 555, "");
+
+		memcpy(e.other_comm, "hx\x1b[2Jxxxxxxxxxxxxxxx", TC_COMM_LEN); /* no NUL */
+		e.kind = kinds[i];
+		e.arg = kinds[i] == TC_EV_HARDIRQ ? 31 : 10;
+		describe_event(t, &e, buf, sizeof(buf));
+		assert_false(str_needs_escape(buf));
+		assert_non_null(strstr(buf, "\\x1b[2J"));
+	}
+	trace__free(t);
+}
+
 static void test_causes_name_blocked_offcpu_is_unattributed(void **state)
 {
 	struct tc_trace *t = new_trace();
@@ -573,6 +621,8 @@ int main(void)
 		cmocka_unit_test(test_causes_name_kernel_thread_comms),
 		cmocka_unit_test(test_causes_name_context_task_was_compacting_or_reclaiming),
 		cmocka_unit_test(test_causes_name_comm_without_nul_is_bounded),
+		cmocka_unit_test(test_causes_name_escapes_task_names),
+		cmocka_unit_test(test_causes_describe_escapes_names),
 		cmocka_unit_test(test_causes_name_blocked_offcpu_is_unattributed),
 		cmocka_unit_test(test_causes_name_hardirq_known),
 		cmocka_unit_test(test_causes_name_hardirq_unknown_irq),

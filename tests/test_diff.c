@@ -207,10 +207,42 @@ static void test_diff_seeded(void **state)
 	pair_free(&p);
 }
 
+/* A JSON report's names may hold anything (\u001b): the summary keeps them escaped. */
+static void test_summary_from_json_escapes_text(void **state)
+{
+	static const char text[] =
+		"{\"schema\": \"tailcause-report\", \"schema_version\": 1, \"report\": \"latency\","
+		" \"host\": {\"name\": \"n\\u001b]0;x\\u0007\", \"kernel\": \"6\\u009b1\"},"
+		" \"run\": {\"probe\": \"shm\\n\"},"
+		" \"latency\": {\"stats\": {\"n\": 2, \"one_way\": true},"
+		" \"histogram\": {\"buckets\": []},"
+		" \"causes\": [{\"name\": \"preemption:hx\\u001b[2J\", \"class\": \"preemption\"}]},"
+		" \"meta\": {\"audit.irqbalance.status\": \"warn\","
+		" \"audit.irqbalance.summary\": \"on\\u001b[2J\"}}";
+	struct jv_error je = {0};
+	struct summary s;
+	struct jv *root;
+	char why[128];
+
+	(void)state;
+	assert_int_equal(jv_parse(text, sizeof(text) - 1, &root, &je), 0);
+	assert_int_equal(summary_from_json(&s, root, why, sizeof(why)), 0);
+	assert_string_equal(s.host, "n\\x1b]0;x\\x07");
+	assert_string_equal(s.kernel, "6\\xc2\\x9b1");
+	assert_string_equal(s.probe, "shm\\x0a");
+	assert_int_equal(s.n_causes, 1);
+	assert_string_equal(s.causes[0].name, "preemption:hx\\x1b[2J");
+	assert_true(s.has_audit);
+	assert_string_equal(s.audit.r[TC_AUDIT_IRQBALANCE].summary, "on\\x1b[2J");
+	summary__free(&s);
+	jv__free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diff_same_distribution_unchanged),
+		cmocka_unit_test(test_summary_from_json_escapes_text),
 		cmocka_unit_test(test_diff_shift_is_significant),
 		cmocka_unit_test(test_diff_rate_pvalue),
 		cmocka_unit_test(test_diff_causes_and_audit),

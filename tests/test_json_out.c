@@ -79,11 +79,34 @@ static void test_json_escapes_strings_and_numbers(void **state)
 			    "\"caf\xc3\xa9\", \"bad\\ufffd\\ufffd\", null, null, 0.0 ]\n");
 }
 
+/* ESC and DEL; U+009B (the 8-bit CSI); an overlong '/', a surrogate, U+110000; a NUL inside. */
+static void hostile(struct json *j)
+{
+	json_arr_compact(j, NULL);
+	json_str(j, NULL, "hx\x1b[2J\x7f");
+	json_str(j, NULL,
+		 "\xc2\x9b"
+		 "2J");
+	json_str(j, NULL, "\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80");
+	json_strn(j, NULL, "a\0b", 3);
+	json_end(j);
+}
+
+/* A hostile string comes out as ASCII-safe, valid UTF-8 JSON: no raw control byte. */
+static void test_json_escapes_hostile_strings(void **state)
+{
+	(void)state;
+	assert_string_equal(capture(hostile), "[ \"hx\\u001b[2J\\u007f\", \"\\u009b2J\", "
+					      "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+					      "\\ufffd\\ufffd\", \"a\\u0000b\" ]\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_nesting_and_separators),
 		cmocka_unit_test(test_json_escapes_strings_and_numbers),
+		cmocka_unit_test(test_json_escapes_hostile_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -417,6 +417,27 @@ static void test_noise_signal_handlers(void **state)
 	trace__free(t);
 }
 
+/* The thread's name and a preempting task's are escaped in the noise report too. */
+static void test_noise_escapes_task_names(void **state)
+{
+	struct tc_trace *t = trace__new();
+	struct tc_noise_opts o = {0};
+	struct tc_noise *n;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(trace__add_thread(t, CMD_TID, TC_THREAD_TARGET, UINT32_MAX), 0);
+	fault(t, 0, CMD_TID, "b\x1b[2J");
+	offcpu(t, 10 * MS, 5 * MS, CMD_TID, 1, 0, 200, "h\x9bx");
+	fault(t, 20 * MS, CMD_TID, "b\x1b[2J");
+	trace__sort(t);
+	assert_int_equal(noise__run(t, &o, &n), 0);
+	assert_string_equal(n->threads[0].comm, "b\\x1b[2J");
+	assert_int_equal(cause(n, "preemption:h\\x9bx")->ns, 5 * MS);
+	noise__free(n);
+	trace__free(t);
+}
+
 static void test_noise_empty_trace(void **state)
 {
 	struct tc_trace *t = trace__new();
@@ -546,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_noise_timed_page_fault),
 		cmocka_unit_test(test_noise_callbacks_name_kworkers_and_timers),
 		cmocka_unit_test(test_noise_signal_handlers),
+		cmocka_unit_test(test_noise_escapes_task_names),
 		cmocka_unit_test(test_noise_empty_trace),
 		cmocka_unit_test(test_noise_unsorted_is_einval),
 		cmocka_unit_test(test_noise_stretches_sorted_without_comparison_sort),

@@ -61,6 +61,20 @@ static void test_str_escape_cut_whole(void **state)
 	assert_string_equal(str_escape(buf, 1, "abc"), "");
 }
 
+/* The rule one character at a time, for the writers with escapes of their own (JSON, HTML). */
+static void test_str_char_len_matches_escape(void **state)
+{
+	(void)state;
+	assert_int_equal(str_char_len("a", 1), 1);
+	assert_int_equal(str_char_len("\xe2\x82\xac", 3), 3);
+	assert_int_equal(str_char_len("\xe2\x82\xac", 2), 0); /* cut short */
+	assert_int_equal(str_char_len("\x1b", 1), 0);
+	assert_int_equal(str_char_len("\x7f", 1), 0);
+	assert_int_equal(str_char_len("\xc2\x9b", 2), 0);     /* a C1 control */
+	assert_int_equal(str_char_len("\xed\xa0\x80", 3), 0); /* a surrogate */
+	assert_int_equal(str_char_len("a", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -68,6 +82,7 @@ int main(void)
 		cmocka_unit_test(test_str_escape_control_bytes),
 		cmocka_unit_test(test_str_escape_invalid_utf8),
 		cmocka_unit_test(test_str_escape_cut_whole),
+		cmocka_unit_test(test_str_char_len_matches_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

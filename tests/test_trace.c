@@ -171,6 +171,24 @@ static void test_trace_set_meta_replaces_value(void **state)
 	trace__free(t);
 }
 
+/* A key and a value from a file, a peer or the system are kept escaped, and found so. */
+static void test_trace_set_meta_escapes(void **state)
+{
+	struct tc_trace *t = trace__new();
+
+	(void)state;
+	assert_int_equal(trace__set_meta(t, "host.name", "n\x1b]0;pwned\x07\xff"), 0);
+	assert_int_equal(trace__set_meta(t, "x\ty", "caf\xc3\xa9"), 0);
+	assert_string_equal(trace__meta(t, "host.name"), "n\\x1b]0;pwned\\x07\\xff");
+	assert_string_equal(t->meta[1].key, "x\\x09y");
+	assert_string_equal(t->meta[1].val, "caf\xc3\xa9");
+	/* the same raw key replaces its value */
+	assert_int_equal(trace__set_meta(t, "x\ty", "2"), 0);
+	assert_int_equal(t->n_meta, 2);
+	assert_string_equal(trace__meta(t, "x\\x09y"), "2");
+	trace__free(t);
+}
+
 static void test_trace_thread_role_unknown_is_zero(void **state)
 {
 	struct tc_trace *t = trace__new();
@@ -245,6 +263,23 @@ static void test_trace_irq_name_truncates_long_name(void **state)
 	assert_int_equal(strlen(trace__irq_name(t, 25)), 63);
 	assert_null(trace__irq_name(t, 26));
 	assert_int_equal(trace__add_irq_name(t, 27, NULL), -EINVAL);
+	trace__free(t);
+}
+
+/* An IRQ name is kept escaped, cut where the field is full but never inside an escape. */
+static void test_trace_irq_name_escapes(void **state)
+{
+	struct tc_trace *t = trace__new();
+	char name[64];
+
+	(void)state;
+	assert_int_equal(trace__add_irq_name(t, 24, "eth\x1b[2J0"), 0);
+	assert_string_equal(trace__irq_name(t, 24), "eth\\x1b[2J0");
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	name[61] = '\x1b';
+	assert_int_equal(trace__add_irq_name(t, 25, name), 0);
+	assert_int_equal(strlen(trace__irq_name(t, 25)), 61);
 	trace__free(t);
 }
 
@@ -371,10 +406,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_new_is_empty),
 		cmocka_unit_test(test_trace_set_meta_replaces_value),
+		cmocka_unit_test(test_trace_set_meta_escapes),
 		cmocka_unit_test(test_trace_thread_role_unknown_is_zero),
 		cmocka_unit_test(test_trace_add_samples_grows_and_copies),
 		cmocka_unit_test(test_trace_add_events_grows_and_copies),
 		cmocka_unit_test(test_trace_irq_name_truncates_long_name),
+		cmocka_unit_test(test_trace_irq_name_escapes),
 		cmocka_unit_test(test_trace_add_counter_grows_and_copies),
 		cmocka_unit_test(test_trace_set_drops_grows_and_zero_fills),
 		cmocka_unit_test(test_trace_sort_sorted_input_unchanged),

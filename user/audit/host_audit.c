@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* host_audit.c - runs the check groups and keeps their results. */
+/* host_audit.c - runs the check groups and keeps their results, escaped (lib/str.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "audit_ctx.h"
+#include "lib/str.h"
 
 const struct audit_ops audit_ops_host = {
 	.ethtool = nic_checks_ethtool,
@@ -124,6 +125,29 @@ static int set_cpus(struct audit_ctx *c, const char *cpus, char *why, size_t len
 	return 0;
 }
 
+/* s[0..len) escaped in place (lib/str.h), cut where it no longer fits. */
+static void escape_in_place(char *s, size_t len)
+{
+	char tmp[TC_AUDIT_EVIDENCE_LEN];
+
+	if (len > sizeof(tmp) || !str_needs_escape(s))
+		return;
+	str_escape(tmp, len, s);
+	memcpy(s, tmp, strlen(tmp) + 1);
+}
+
+/* The checks quote what they read (NIC, device and IRQ names, sysfs values): made safe here. */
+static void escape_results(struct tc_audit *a)
+{
+	for (int i = 0; i < TC_AUDIT_CHECK_COUNT; i++) {
+		struct tc_audit_result *r = &a->r[i];
+
+		escape_in_place(r->summary, sizeof(r->summary));
+		escape_in_place(r->evidence, sizeof(r->evidence));
+		escape_in_place(r->fix, sizeof(r->fix));
+	}
+}
+
 int host_audit_run(const struct host_audit_opts *o, struct tc_audit *out, char *why, size_t len)
 {
 	struct audit_ctx *c = calloc(1, sizeof(*c));
@@ -155,6 +179,7 @@ int host_audit_run(const struct host_audit_opts *o, struct tc_audit *out, char *
 		if (!out->r[i].present)
 			res_verdict(audit_res(c, (enum tc_audit_check)i), TC_AUDIT_UNKNOWN, "",
 				    "not evaluated");
+	escape_results(out);
 out:
 	free(c);
 	return err;

@@ -55,7 +55,8 @@ struct host_audit_opts {
 };
 
 /*
- * Runs every check into out. 0; -EINVAL when o->cpus is not a cpulist of
+ * Runs every check into out, its texts escaped (lib/str.h: they quote what the host
+ * holds, NIC and IRQ names included). 0; -EINVAL when o->cpus is not a cpulist of
  * online CPUs, or -ENOENT when o->root is not a directory, with the reason in
  * why (nothing is printed).
  */

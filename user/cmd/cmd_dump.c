@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * cmd_dump.c - `tailcause dump FILE`: every record of a trace as one text line,
- * for grep, awk and scripts (and the system tests). Needs no privileges.
+ * for grep, awk and scripts (and the system tests). Needs no privileges. Its text
+ * is safe to show: the trace's tables are kept escaped (core/trace.h), a task name
+ * is escaped here (causes_comm()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/causes.h"
 #include "core/describe.h"
 #include "core/iter_samples.h"
 #include "core/trace.h"
@@ -48,12 +51,13 @@ static void dump(const struct tc_trace *t, int samples)
 		       t->threads[i].cpu == UINT32_MAX ? -1 : (int)t->threads[i].cpu);
 	for (size_t i = 0; i < t->n_events; i++) {
 		const struct tc_event *e = &t->events[i];
+		char comm[TC_COMM_TEXT_LEN];
 
 		printf("event kind=%s start=%" PRIu64 " dur=%" PRIu64 " cpu=%u tid=%u arg=%u"
-		       " aux=%" PRIu64 " flags=%u other=%u:%.16s\n",
+		       " aux=%" PRIu64 " flags=%u other=%u:%s\n",
 		       describe_kind(e->kind), (uint64_t)e->start_ns, (uint64_t)e->dur_ns, e->cpu,
 		       e->tid, e->arg, (uint64_t)e->aux, e->flags, e->other_pid,
-		       e->other_comm[0] ? e->other_comm : "-");
+		       e->other_comm[0] ? causes_comm(e, comm, sizeof(comm)) : "-");
 	}
 	for (size_t i = 0; i < t->n_counters; i++) {
 		const struct tc_counter *c = &t->counters[i];

@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "lib/log.h"
 #include "lib/stop.h"
+#include "lib/str.h"
 #include "record/privs.h"
 #include "report/report.h"
 #include "run_args.h"
@@ -45,16 +46,21 @@ static void lat_help(void)
 	       "  tailcause lat --probe udp --port 11111 hostA          # on host B: client\n");
 }
 
-/* What runs where; flushed, since a server may wait a long time for its client. */
+/*
+ * What runs where; flushed, since a server may wait a long time for its client. The
+ * probe's detail names a device as the system does: escaped.
+ */
 static void print_probe(const struct run_args *a, void *probe)
 {
+	char detail[STR_ESCAPED_LEN(256)];
+
 	if (a->probe_opts.mode != PROBE_LOOPBACK && strcmp(a->probe->name, "shm"))
 		printf(" probe: %s on CPU %d", a->probe->name, a->probe_opts.cpu[0]);
 	else
 		printf(" probe: %s on CPUs %d,%d", a->probe->name, a->probe_opts.cpu[0],
 		       a->probe_opts.cpu[1]);
 	if (a->probe->detail)
-		printf(": %s", a->probe->detail(probe));
+		printf(": %s", str_escape(detail, sizeof(detail), a->probe->detail(probe)));
 	printf("\n");
 	fflush(stdout);
 }

@@ -176,6 +176,11 @@ static int comm_len(const struct tc_event *e)
 	return (int)strnlen(e->other_comm, TC_COMM_LEN);
 }
 
+const char *causes_comm(const struct tc_event *e, char *buf, size_t len)
+{
+	return str_escape_n(buf, len, e->other_comm, TC_COMM_LEN);
+}
+
 static int comm_starts(const struct tc_event *e, const char *prefix)
 {
 	size_t n = strlen(prefix);
@@ -202,6 +207,8 @@ static enum tc_cause_class name_softirq(uint32_t vec, char *buf, size_t len)
 static enum tc_cause_class name_by_comm(const struct tc_event *e, uint32_t vec, char *buf,
 					size_t len)
 {
+	char comm[TC_COMM_TEXT_LEN];
+
 	if (comm_starts(e, "kcompactd") || comm_starts(e, "khugepaged"))
 		return named(TC_CAUSE_THP_COMPACTION, buf, len);
 	if (comm_starts(e, "kswapd"))
@@ -216,7 +223,7 @@ static enum tc_cause_class name_by_comm(const struct tc_event *e, uint32_t vec, 
 		}
 		return name_softirq(vec, buf, len);
 	}
-	snprintf(buf, len, "preemption:%.*s", comm_len(e), e->other_comm);
+	snprintf(buf, len, "preemption:%s", causes_comm(e, comm, sizeof(comm)));
 	return TC_CAUSE_PREEMPTION;
 }
 
@@ -249,9 +256,10 @@ static enum tc_cause_class name_offcpu(const struct tc_trace *t, const struct tc
 				       const struct tc_name_ctx *ctx, char *buf, size_t len)
 {
 	int kworker = comm_starts(e, "kworker/");
+	char comm[TC_COMM_TEXT_LEN];
 
 	if (!(e->flags & TC_OFFCPU_PREEMPTED)) {
-		snprintf(buf, len, "blocked, then %.*s ran", comm_len(e), e->other_comm);
+		snprintf(buf, len, "blocked, then %s ran", causes_comm(e, comm, sizeof(comm)));
 		return TC_CAUSE_UNATTRIBUTED;
 	}
 	/* Woken, then waiting for a CPU that stayed idle: the wake-up's way out of idle. */
@@ -410,9 +418,12 @@ static enum tc_cause_class name_event(const struct tc_trace *t, const struct tc_
 		snprintf(buf, len, "signal:%s", sig);
 		return TC_CAUSE_SIGNAL;
 	}
-	case TC_EV_SIBLING:
-		snprintf(buf, len, "smt-sibling:%.*s", comm_len(e), e->other_comm);
+	case TC_EV_SIBLING: {
+		char comm[TC_COMM_TEXT_LEN];
+
+		snprintf(buf, len, "smt-sibling:%s", causes_comm(e, comm, sizeof(comm)));
 		return TC_CAUSE_SMT_SIBLING;
+	}
 	default:
 		return name_simple(e, buf, len);
 	}

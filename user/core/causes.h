@@ -2,6 +2,9 @@
 /*
  * causes.h - the closed catalogue of host causes a tail spike can be blamed
  * on, and how a traced interval is named as one of them.
+ *
+ * A name holds only safe text: a task name is escaped here (causes_comm()), the
+ * IRQ and function names come escaped from the trace's tables (trace.h).
  */
 #ifndef TAILCAUSE_CORE_CAUSES_H
 #define TAILCAUSE_CORE_CAUSES_H
@@ -9,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/str.h"
 #include "trace.h"
 
 enum tc_cause_class {
@@ -145,7 +149,7 @@ int causes_evidence_only(uint16_t kind);
  *                                  "nic-event:rxe_rcv", "nic-event:other"
  *   evidence only (above)          "<what> (evidence only)", "unknown event kind <N>"
  *                                  (UNATTRIBUTED)
- * ctx may be NULL (nothing known around the interval).
+ * ctx may be NULL (nothing known around the interval). <comm> is causes_comm()'s.
  */
 enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct tc_event *e,
 					  const struct tc_name_ctx *ctx, const char *nic_pattern,
@@ -154,5 +158,14 @@ enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct
 /* causes_name_event_ctx() without context. */
 enum tc_cause_class causes_name_event(const struct tc_trace *t, const struct tc_event *e,
 				      const char *nic_pattern, char *buf, size_t len);
+
+/* Room for a task name as causes_comm() writes it. */
+#define TC_COMM_TEXT_LEN STR_ESCAPED_LEN(TC_COMM_LEN)
+
+/*
+ * e's task name (other_comm: up to TC_COMM_LEN bytes, a NUL or not) escaped into buf
+ * (lib/str.h), "" where it has none: how every report and `dump` show it. Returns buf.
+ */
+const char *causes_comm(const struct tc_event *e, char *buf, size_t len);
 
 #endif /* TAILCAUSE_CORE_CAUSES_H */

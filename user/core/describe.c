@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * describe.c - the words for a trace's records: each kind's name (as `tailcause
- * dump` and every report print it) and one line on what an event was.
+ * dump` and every report print it) and one line on what an event was. The line
+ * holds only safe text: task names through causes_comm(), the rest from the
+ * trace's escaped tables.
  */
 #include <stdio.h>
 
@@ -43,20 +45,27 @@ const char *describe_kind(uint16_t kind)
 	return "unknown";
 }
 
+/* e's task name escaped into buf, "?" where it has none. */
+static const char *comm_or_q(const struct tc_event *e, char *buf, size_t len)
+{
+	return e->other_comm[0] ? causes_comm(e, buf, len) : "?";
+}
+
 static void offcpu_detail(const struct tc_event *e, char *buf, size_t len)
 {
+	char comm[TC_COMM_TEXT_LEN];
 	int n;
 
 	if (e->flags & TC_OFFCPU_WOKEN) {
 		snprintf(buf, len,
 			 "tid %u was woken and waited for cpu %u; %s (pid %u) ran longest while it "
 			 "was off",
-			 e->tid, e->cpu, e->other_comm[0] ? e->other_comm : "?", e->other_pid);
+			 e->tid, e->cpu, comm_or_q(e, comm, sizeof(comm)), e->other_pid);
 		return;
 	}
 	n = snprintf(buf, len, "tid %u left cpu %u, %s; %s (pid %u) ran%s", e->tid, e->cpu,
 		     (e->flags & TC_OFFCPU_PREEMPTED) ? "preempted" : "blocked",
-		     e->other_comm[0] ? e->other_comm : "?", e->other_pid,
+		     comm_or_q(e, comm, sizeof(comm)), e->other_pid,
 		     (e->flags & TC_OFFCPU_PREEMPTED) ? " next" : " meanwhile");
 
 	if (!(e->flags & TC_OFFCPU_PREEMPTED) && e->woken_after_ns &&
@@ -102,14 +111,14 @@ static const char *func_name(const struct tc_trace *t, uint64_t func, char *buf,
 
 static void signal_detail(const struct tc_event *e, char *buf, size_t len)
 {
-	char sig[24];
+	char sig[24], comm[TC_COMM_TEXT_LEN];
 	int n;
 
 	causes_signal_name(e->arg, sig, sizeof(sig));
 	n = snprintf(buf, len, "%s to tid %u on cpu %u", sig, e->tid, e->cpu);
 	if (n > 0 && (size_t)n < len && e->other_pid)
-		n += snprintf(buf + n, len - (size_t)n, ", sent by %.*s (pid %u)", TC_COMM_LEN,
-			      e->other_comm, e->other_pid);
+		n += snprintf(buf + n, len - (size_t)n, ", sent by %s (pid %u)",
+			      causes_comm(e, comm, sizeof(comm)), e->other_pid);
 	else if (n > 0 && (size_t)n < len && (e->flags & TC_SIGNAL_KERNEL))
 		n += snprintf(buf + n, len - (size_t)n, ", sent by the kernel");
 	if (n > 0 && (size_t)n < len)
@@ -126,7 +135,7 @@ static void signal_detail(const struct tc_event *e, char *buf, size_t len)
 /* The kinds added for what a guest cannot see by itself: steal, signals, callbacks. */
 static int describe_more(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
 {
-	char fn[24];
+	char fn[24], comm[TC_COMM_TEXT_LEN];
 
 	switch (e->kind) {
 	case TC_EV_STEAL:
@@ -139,9 +148,9 @@ static int describe_more(const struct tc_trace *t, const struct tc_event *e, cha
 		signal_detail(e, buf, len);
 		return 1;
 	case TC_EV_WORK:
-		snprintf(buf, len, "work %s on cpu %u, run by %.*s (pid %u)",
-			 func_name(t, e->func, fn, sizeof(fn)), e->cpu, TC_COMM_LEN,
-			 e->other_comm[0] ? e->other_comm : "?", e->other_pid);
+		snprintf(buf, len, "work %s on cpu %u, run by %s (pid %u)",
+			 func_name(t, e->func, fn, sizeof(fn)), e->cpu,
+			 comm_or_q(e, comm, sizeof(comm)), e->other_pid);
 		return 1;
 	case TC_EV_TIMER_FN:
 		snprintf(buf, len, "%s callback %s on cpu %u",
@@ -154,9 +163,8 @@ static int describe_more(const struct tc_trace *t, const struct tc_event *e, cha
 			 e->arg ? "" : " (not its NMI)");
 		return 1;
 	case TC_EV_SIBLING:
-		snprintf(buf, len, "%.*s (pid %u) ran on cpu %u, the SMT sibling of probe cpu %u",
-			 TC_COMM_LEN, e->other_comm[0] ? e->other_comm : "?", e->other_pid, e->cpu,
-			 e->arg);
+		snprintf(buf, len, "%s (pid %u) ran on cpu %u, the SMT sibling of probe cpu %u",
+			 comm_or_q(e, comm, sizeof(comm)), e->other_pid, e->cpu, e->arg);
 		return 1;
 	case TC_EV_MARK:
 		snprintf(buf, len, "tid %u marked an iteration's %s on cpu %u", e->tid,
@@ -187,7 +195,7 @@ static void describe_own(const struct tc_trace *t, const struct tc_event *e, uin
 			 char *buf, size_t len)
 {
 	const char *name;
-	char cause[TC_CAUSE_NAME_LEN];
+	char cause[TC_CAUSE_NAME_LEN], comm[TC_COMM_TEXT_LEN];
 
 	switch (e->kind) {
 	case TC_EV_OFFCPU:
@@ -222,7 +230,7 @@ static void describe_own(const struct tc_trace *t, const struct tc_event *e, uin
 	case TC_EV_RECLAIM:
 	case TC_EV_COLLAPSE:
 		snprintf(buf, len, "%s by %s (tid %u) on cpu %u", describe_kind(e->kind),
-			 e->other_comm[0] ? e->other_comm : "?", e->tid, e->cpu);
+			 comm_or_q(e, comm, sizeof(comm)), e->tid, e->cpu);
 		return;
 	case TC_EV_CPU_FREQ:
 		snprintf(buf, len, "cpu %u now at %u MHz", e->cpu, e->arg / 1000);

@@ -105,8 +105,9 @@ struct tc_noise_row {
 
 struct tc_noise_thread {
 	uint32_t tid;
-	uint32_t role;		/* TC_THREAD_TARGET for the command's first thread, or 0 */
-	char comm[TC_COMM_LEN]; /* "?" when the trace never names it */
+	uint32_t role; /* TC_THREAD_TARGET for the command's first thread, or 0 */
+	/* escaped (causes_comm()); "?" when the trace never names it */
+	char comm[TC_COMM_TEXT_LEN];
 	uint64_t run_ns;
 	uint64_t noise_ns;
 	uint64_t group_ns[TC_NOISE_GROUPS];

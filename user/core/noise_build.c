@@ -51,10 +51,8 @@ static void name_threads(const struct noise_acc *acc, struct tc_noise *n)
 		const struct tc_event *e = &t->events[i];
 		size_t th = find_tid(acc->tids, acc->n_tids, e->other_pid);
 
-		if (th != SIZE_MAX && e->other_comm[0]) {
-			memcpy(n->threads[th].comm, e->other_comm, TC_COMM_LEN);
-			n->threads[th].comm[TC_COMM_LEN - 1] = 0;
-		}
+		if (th != SIZE_MAX && e->other_comm[0])
+			causes_comm(e, n->threads[th].comm, sizeof(n->threads[th].comm));
 	}
 }
 

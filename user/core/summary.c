@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "lib/str.h"
 #include "plot.h"
 #include "report_model.h"
 #include "summary.h"
@@ -45,9 +46,10 @@ double summary_figure_pct(enum sm_figure f)
 	return f < SM_FIGURES ? figures[f].pct : 100;
 }
 
+/* A JSON report's text may hold anything: it is kept escaped, like a trace's (trace.h). */
 static void copy(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "?");
+	str_escape(dst, len, src ? src : "?");
 }
 
 /* Blocks of size consecutive samples, each as the (bucket, count) cells of its histogram. */

@@ -4,7 +4,8 @@
  * compare them: where it ran, its statistics and distribution, its causes and its
  * host audit. Made from a trace and its analysis, or read back from a JSON report
  * (docs/report-schema.md). Latencies are in ns as the report states them: one way
- * (RTT/2) for the probe's round trips, whole for --samples.
+ * (RTT/2) for the probe's round trips, whole for --samples. Its text (host, kernel,
+ * probe, cause names, the audit) is escaped (lib/str.h) whichever source it came from.
  * Pure: no I/O.
  */
 #ifndef TAILCAUSE_CORE_SUMMARY_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * trace.c - the in-memory trace: growable arrays, lookups (trace_sort.c sorts it).
+ * Its text (meta keys and values, IRQ names) is escaped here, as it is stored.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/str.h"
 #include "trace.h"
 
 _Static_assert(sizeof(struct tc_event) == 64, "struct tc_event is part of the ABI");
@@ -155,6 +157,18 @@ int trace__set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
 	return trace__set_meta(t, key, buf);
 }
 
+/* s escaped (lib/str.h) into a new string; NULL when out of memory. */
+static char *escaped_dup(const char *s)
+{
+	size_t n = strlen(s);
+	char *d;
+
+	if (n > (SIZE_MAX - 1) / 4)
+		return NULL;
+	d = malloc(STR_ESCAPED_LEN(n));
+	return d ? str_escape(d, STR_ESCAPED_LEN(n), s) : NULL;
+}
+
 int trace__set_meta(struct tc_trace *t, const char *key, const char *val)
 {
 	char *k, *v;
@@ -163,11 +177,15 @@ int trace__set_meta(struct tc_trace *t, const char *key, const char *val)
 
 	if (!key || !val)
 		return -EINVAL;
-	v = strdup(val);
-	if (!v)
-		return -ENOMEM;
+	k = escaped_dup(key);
+	v = escaped_dup(val);
+	if (!k || !v) {
+		err = -ENOMEM;
+		goto out_free;
+	}
 	for (i = 0; i < t->n_meta; i++) {
-		if (!strcmp(t->meta[i].key, key)) {
+		if (!strcmp(t->meta[i].key, k)) {
+			free(k);
 			free(t->meta[i].val);
 			t->meta[i].val = v;
 			return 0;
@@ -175,18 +193,14 @@ int trace__set_meta(struct tc_trace *t, const char *key, const char *val)
 	}
 	err = grow((void **)&t->meta, &t->cap_meta, t->n_meta, 1, sizeof(*t->meta));
 	if (err)
-		goto out_free_val;
-	k = strdup(key);
-	if (!k) {
-		err = -ENOMEM;
-		goto out_free_val;
-	}
+		goto out_free;
 	t->meta[t->n_meta].key = k;
 	t->meta[t->n_meta].val = v;
 	t->n_meta++;
 	return 0;
 
-out_free_val:
+out_free:
+	free(k);
 	free(v);
 	return err;
 }
@@ -276,7 +290,6 @@ int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events)
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name)
 {
 	struct tc_irq_name *in;
-	size_t len;
 	int err;
 
 	if (!name)
@@ -289,8 +302,7 @@ int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name)
 	memset(in, 0, sizeof(*in));
 	in->irq = irq;
 	/* longer names are cut to fit, like /proc/interrupts readers do */
-	len = strnlen(name, sizeof(in->name) - 1);
-	memcpy(in->name, name, len);
+	str_escape(in->name, sizeof(in->name), name);
 	return 0;
 }
 

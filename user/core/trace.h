@@ -5,6 +5,11 @@
  *
  * Pure data; no I/O. Times are CLOCK_MONOTONIC nanoseconds (the clock of
  * bpf_ktime_get_ns()).
+ *
+ * Its text comes from a file, a peer or the system: meta keys and values and IRQ
+ * names are stored escaped (lib/str.h's str_escape()), so whatever shows them shows
+ * safe text. A task name (tc_event.other_comm, 16 bytes, perhaps with no NUL) is
+ * kept as recorded: who turns it into words escapes it (core/causes.c, describe.c).
  */
 #ifndef TAILCAUSE_CORE_TRACE_H
 #define TAILCAUSE_CORE_TRACE_H
@@ -138,7 +143,7 @@ void trace__free_view(struct tc_trace *v);
  * its clocks and truncation, and no samples or events; NULL on failure. */
 struct tc_trace *trace__copy_tables(const struct tc_trace *src);
 
-/* Each append copies its input; returns 0 or -ENOMEM. */
+/* Each append copies its input; returns 0 or -ENOMEM. A meta key and value are stored escaped. */
 int trace__set_meta(struct tc_trace *t, const char *key, const char *val);
 /* trace__set_meta() with a printf-formatted value (up to 511 bytes); 0 or -ENOMEM. */
 int trace__set_metaf(struct tc_trace *t, const char *key, const char *fmt, ...)
@@ -159,6 +164,7 @@ int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events);
  * pages, faulted in by one call), so core stays free of system calls.
  */
 void trace__set_prefault(void (*fn)(void *p, size_t bytes));
+/* Names irq: name escaped, cut to fit; 0 or -ENOMEM. */
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name);
 /* Appends one counter; 0 or -ENOMEM. */
 int trace__add_counter(struct tc_trace *t, uint32_t kind, uint32_t key, uint32_t cpu,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "str.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -133,47 +134,38 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
-/* Length of the valid UTF-8 sequence at s (1 to 4, within left bytes), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t left)
-{
-	size_t n = s[0] < 0x80		   ? 1
-		   : (s[0] & 0xe0) == 0xc0 ? 2
-		   : (s[0] & 0xf0) == 0xe0 ? 3
-		   : (s[0] & 0xf8) == 0xf0 ? 4
-					   : 0;
-
-	if (s[0] == 0xc0 || s[0] == 0xc1 || s[0] > 0xf4 || n > left)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void json_write_string(FILE *f, const char *s)
 {
 	json_write_stringn(f, s, strlen(s));
 }
 
+/*
+ * Control characters (C0, DEL, and C1 as UTF-8) as \u00XX, so that a JSON file shown on a
+ * terminal cannot steer it; a byte that is not valid UTF-8 (lib/str.h's rule: no overlong
+ * form, no surrogate, nothing above U+10FFFF) as U+FFFD, so that the file stays UTF-8.
+ */
 void json_write_stringn(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 
 	fputc('"', f);
 	while (p < end) {
-		size_t n = utf8_len(p, (size_t)(end - p));
+		size_t n = str_char_len((const char *)p, (size_t)(end - p));
 
 		if (*p == '"' || *p == '\\') {
 			fputc('\\', f);
 			fputc(*p++, f);
-		} else if (*p < 0x20) {
-			fprintf(f, "\\u%04x", *p++);
-		} else if (!n) {
-			fputs("\\ufffd", f);
-			p++;
-		} else {
+		} else if (n) {
 			fwrite(p, 1, n, f);
 			p += n;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+		} else if (*p == 0xc2 && end - p >= 2 && p[1] >= 0x80 && p[1] < 0xa0) {
+			fprintf(f, "\\u%04x", p[1]);
+			p += 2;
+		} else {
+			fputs("\\ufffd", f);
+			p++;
 		}
 	}
 	fputc('"', f);

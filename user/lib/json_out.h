@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * json_out.h - a small streaming JSON writer: objects, arrays, escaped strings
- * (invalid UTF-8 becomes U+FFFD), numbers (non-finite ones become null).
+ * (control characters, C1 and DEL included, as \u00XX; what is not valid UTF-8
+ * becomes U+FFFD), numbers (non-finite ones become null).
  * Indented by two spaces per level; compact objects fit on one line.
  */
 #ifndef TAILCAUSE_LIB_JSON_OUT_H

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* log.h - one-line messages prefixed "tailcause:"; debug only under -v. */
+/*
+ * log.h - one-line messages prefixed "tailcause:"; debug only under -v. Each is escaped
+ * whole (lib/str.h): a message may quote untrusted text as it is.
+ */
 #ifndef TAILCAUSE_LIB_LOG_H
 #define TAILCAUSE_LIB_LOG_H
 

@@ -94,3 +94,8 @@ int str_needs_escape(const char *s)
 			return 1;
 	return 0;
 }
+
+size_t str_char_len(const char *s, size_t n)
+{
+	return n ? utf8_char((const unsigned char *)s, n) : 0;
+}

@@ -21,6 +21,11 @@ char *str_escape_n(char *dst, size_t len, const char *src, size_t n);
 char *str_escape(char *dst, size_t len, const char *src);
 /* Whether str_escape() would change s: 1 if s holds a byte it escapes, else 0. */
 int str_needs_escape(const char *s);
+/*
+ * The length (1 to 4) of the character at s[0..n) that str_escape() passes unchanged, or 0
+ * where it writes s[0] as \xNN: for writers whose own format escapes what this rule does.
+ */
+size_t str_char_len(const char *s, size_t n);
 
 /* Room for the escaped form of a string of n bytes (each byte at most 4: \xNN), with its NUL. */
 #define STR_ESCAPED_LEN(n) (4 * (n) + 1)

@@ -14,6 +14,7 @@
 
 #include "core/causes.h"
 #include "core/verdict.h"
+#include "lib/str.h"
 #include "report_common.h"
 #include "report_html.h"
 #include "lib/version.h"
@@ -46,26 +47,30 @@ const char *html_cause_color(const struct html *h, uint32_t cause)
 
 void html_esc(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
+	size_t left = s ? strlen(s) : 0;
+
+	while (left) {
+		size_t n = str_char_len(s, left);
+		char x[5];
+
+		if (!n) {
+			fputs(str_escape_n(x, sizeof(x), s, 1), out); /* one byte, as \xNN */
+			n = 1;
+		} else if (*s == '&') {
 			fputs("&amp;", out);
-			break;
-		case '<':
+		} else if (*s == '<') {
 			fputs("&lt;", out);
-			break;
-		case '>':
+		} else if (*s == '>') {
 			fputs("&gt;", out);
-			break;
-		case '"':
+		} else if (*s == '"') {
 			fputs("&quot;", out);
-			break;
-		case '\'':
+		} else if (*s == '\'') {
 			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*s, out);
+		} else {
+			fwrite(s, 1, n, out);
 		}
+		s += n;
+		left -= n;
 	}
 }
 

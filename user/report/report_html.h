@@ -37,7 +37,10 @@ void html_page_end(FILE *out);
 const char *html_cause_color(const struct html *h, uint32_t cause);
 /* Palette colour i, for series that are not causes (threads). */
 const char *html_palette(size_t i);
-/* Writes s with &, <, >, " and ' escaped. */
+/*
+ * Writes s with &, <, >, " and ' as entities, and what lib/str.h's rule escapes
+ * (control bytes, invalid UTF-8) as \xNN text; NULL writes nothing.
+ */
 void html_esc(FILE *out, const char *s);
 /* A duration in ns as "850 ns", "12.3 us", "4.56 ms", "1.23 s". */
 #define html_fmt_ns(ns, buf, len) units_duration((ns), 3, (buf), (len))

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/causes.h"
+#include "lib/str.h"
 #include "report.h"
 #include "lib/version.h"
 
@@ -26,17 +27,31 @@ static void family(FILE *out, const char *name, const char *type, const char *he
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A label value: backslash, double quote and newline escaped. */
+/*
+ * A label value: what lib/str.h's rule escapes (control bytes, a newline among them,
+ * and invalid UTF-8, which the format forbids) as \xNN text first, then backslash and
+ * double quote escaped as the format says, so a parser reads back the text's \xNN.
+ */
 static void label(FILE *out, const char *key, const char *v, int first)
 {
+	size_t left = v ? strlen(v) : 0;
+
 	fprintf(out, "%s%s=\"", first ? "" : ",", key);
-	for (; v && *v; v++) {
-		if (*v == '\\' || *v == '"')
+	while (left) {
+		size_t n = str_char_len(v, left);
+		char x[5];
+
+		if (!n) {
+			str_escape_n(x, sizeof(x), v, 1);
+			fprintf(out, "\\%s", x); /* its backslash escaped */
+			n = 1;
+		} else if (*v == '\\' || *v == '"') {
 			fprintf(out, "\\%c", *v);
-		else if (*v == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*v, out);
+		} else {
+			fwrite(v, 1, n, out);
+		}
+		v += n;
+		left -= n;
 	}
 	fputc('"', out);
 }

@@ -15,6 +15,8 @@
  * A viewer moves aside slices that overlap without nesting, so each group of
  * intervals is dealt into lanes (plot_lanes) in which they nest properly, one
  * track per lane, with a 2 ns margin for viewers that round microseconds.
+ * Names are the report's, escaped like the text's (task names through causes_comm());
+ * json_out escapes what JSON must.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,9 +51,9 @@ struct pf {
 	FILE *out;
 	const struct report_model *m;
 	uint64_t t0;
-	int n;			    /* records written: a comma before every one but the first */
-	uint32_t *tids;		    /* traced threads (sorted): their track index */
-	char (*comms)[TC_COMM_LEN]; /* their names, "?" when the trace has none */
+	int n;		/* records written: a comma before every one but the first */
+	uint32_t *tids; /* traced threads (sorted): their track index */
+	char (*comms)[TC_COMM_TEXT_LEN]; /* their names (causes_comm()), "?" when none */
 	size_t n_tids;
 };
 
@@ -136,10 +138,8 @@ static int collect_tids(struct pf *p)
 		size_t k = t->events[i].other_comm[0] ? thread_index(p, t->events[i].other_pid)
 						      : SIZE_MAX;
 
-		if (k != SIZE_MAX) {
-			memcpy(p->comms[k], t->events[i].other_comm, TC_COMM_LEN);
-			p->comms[k][TC_COMM_LEN - 1] = 0;
-		}
+		if (k != SIZE_MAX)
+			causes_comm(&t->events[i], p->comms[k], sizeof(p->comms[k]));
 	}
 	return 0;
 }
@@ -249,7 +249,10 @@ static void slice_name(struct pf *p, const struct slice *s, char *name, size_t l
 		return;
 	}
 	if (e->kind == TC_EV_OFFCPU && !(e->flags & TC_OFFCPU_PREEMPTED)) {
-		snprintf(name, len, "blocked (%s ran)", e->other_comm[0] ? e->other_comm : "?");
+		char comm[TC_COMM_TEXT_LEN];
+
+		snprintf(name, len, "blocked (%s ran)",
+			 e->other_comm[0] ? causes_comm(e, comm, sizeof(comm)) : "?");
 		return;
 	}
 	causes_name_event(m->t, e, m->nic_irq_pattern, cause, sizeof(cause));
