@@ -61,7 +61,7 @@ USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser -I.
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
 	-Ibpf -MMD -MP
 
-# The layers, lowest first (STYLE.md): lib <- core <- {probe, tracefile, audit} <-
+# The layers, lowest first (docs/hacking.md, "Layers"): lib <- core <- {probe, tracefile, audit} <-
 # {record, report} <- cmd <- tailcause.c.
 LIB_SRCS := $(wildcard user/lib/*.c)
 CORE_SRCS := $(wildcard user/core/*.c)
