@@ -4,7 +4,7 @@
 #   make run        install deps, build, record a short run and print the report (root)
 #   make test       install deps, build, run unit tests and system tests
 #   make check      what needs no root and installs nothing, in seconds: the unit tests,
-#                   the golden renderer tests, the layer check, the format check;
+#                   the golden renderer tests, the layer, docs and format checks;
 #                   T=PATTERN runs only the tests whose name has PATTERN (make check T=spike)
 #   make golden     rewrite tests/golden/ from the fixture traces (after an intended change)
 #   make lint       the layer check, the format check and cppcheck (CI runs it)
@@ -61,7 +61,7 @@ USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser -I.
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) \
 	-Ibpf -MMD -MP
 
-# The layers, lowest first (STYLE.md): lib <- core <- {probe, tracefile, audit} <-
+# The layers, lowest first (docs/hacking.md, "Layers"): lib <- core <- {probe, tracefile, audit} <-
 # {record, report} <- cmd <- tailcause.c.
 LIB_SRCS := $(wildcard user/lib/*.c)
 CORE_SRCS := $(wildcard user/core/*.c)

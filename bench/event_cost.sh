@@ -1,6 +1,6 @@
 #!/bin/sh
 # Benchmark 2, per-event cost: the pipe storm (bench/storm.c: two threads pinned to one CPU
-# ping-pong a byte over pipes, 2 context switches per round trip, as in notes/bpf-costs.md)
+# ping-pong a byte over pipes, 2 context switches per round trip; bench/README.md)
 #   untraced   storm alone
 #   traced     tailcause record -o X -- storm: its threads are followed, so every switch back
 #              in emits an off-CPU record (2 per round trip)

@@ -3,7 +3,7 @@
  * storm.c - a scheduler-event storm for the benchmarks (bench/README.md).
  *
  * Two threads pinned to one CPU hand the CPU to each other as fast as they can:
- *   pipe   (default) ping-pong a byte over two pipes, as in notes/bpf-costs.md:
+ *   pipe   (default) ping-pong a byte over two pipes (benchmark 2):
  *          one round trip = 2 context switches, 2 wake-ups
  *   yield  both threads call sched_yield() in a loop: one round trip = each
  *          thread yields once = 2 context switches and no wake-up

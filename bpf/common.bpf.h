@@ -61,7 +61,7 @@ struct {
 /*
  * Wake the consumer only once this much data waits: a wake-up per event costs
  * >10x the event itself (irq_work + IPI + a context switch), see
- * notes/bpf-costs.md. The recorder drains on a timer otherwise.
+ * docs/domain.md, "The cost of tracing". The recorder drains on a timer otherwise.
  */
 const volatile __u64 cfg_wakeup_bytes = 1 << 22;
 

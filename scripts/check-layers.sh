@@ -1,6 +1,6 @@
 #!/bin/sh
 # The layer check: user/ follows the data flow, and each layer includes only the layers
-# below it (STYLE.md, "Layout"):
+# below it (docs/hacking.md, "Layers"):
 #
 #   lib  <-  core  <-  {probe, tracefile, audit}  <-  {record, report}  <-  cmd  <-  tailcause.c
 #

@@ -445,7 +445,7 @@ esac
 # perftest's own -U list against the iterations tailcause marked in the guest, row by row:
 # every row, a constant offset and a small spread around it. The tails are printed, not judged: under TCG a delay
 # in the uprobe's trap (~13 us there) moves time to the neighbouring iteration often
-# enough to shift p99 by a few percent in some runs (bench/README.md has the figures).
+# enough to shift p99 by a few percent in some runs (bench/history/parity-and-iterations.md has the figures).
 if grep -q 'Correlation coefficient r^2' "$O/vm-iter/perftest-U.txt"; then
 	echo "skipped (row by row against perftest -U): perftest's own MHz estimate failed three times"
 else

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * lossless_checks.c - the lossless-network checks of a RoCE device (DOMAIN.md's PFC
- * and ECN chapter): PFC on the RoCE traffic priority and no other, the trust mode
+ * lossless_checks.c - the lossless-network checks of a RoCE device (docs/domain.md's
+ * "Lossless RoCE"): PFC on the RoCE traffic priority and no other, the trust mode
  * (DSCP, for routed RoCE v2), ECN on for both the notification and the reaction
  * point of that priority, and where the CNPs go.
  *

@@ -50,7 +50,7 @@
 /* A segment spanned whole by steal intervals grows up to this many times its size. */
 #define STREAM_GROW 8
 /* Round trips per segment, by default: larger ones cost more time in page faults and
- * copies than they save in setup (bench/README.md, analyzer). */
+ * copies than they save in setup (bench/history/overhead-and-analyzer.md). */
 #define STREAM_SEGMENT_SAMPLES 65536
 
 /* One SAMPLES or EVENTS block of the trace. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * audit.h - the host tuning checklist (DOMAIN.md) as a model: which checks
+ * audit.h - the host tuning checklist (docs/domain.md) as a model: which checks
  * exist, why each matters, one result per check (status, a short finding,
  * the evidence read, the fix), and the snapshot a trace carries as meta keys
  * (audit.<check>.status / .summary / .evidence / .fix, audit.cpus).

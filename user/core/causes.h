@@ -45,7 +45,7 @@ struct tc_cause_info {
 	enum tc_cause_class cls;
 	const char *prefix; /* "preemption", "hardirq", ... */
 	const char *what;   /* one line: what happened */
-	const char *fix;    /* one line: what to do about it (from DOMAIN.md's checklist) */
+	const char *fix;    /* one line: what to do about it (its source: docs/domain.md) */
 };
 
 /* The catalogue entry for cls; never NULL for a valid class. */

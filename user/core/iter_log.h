@@ -4,9 +4,9 @@
  * the iterations it marked (record --iter perftest --iter-first K, then
  * report --iter-log FILE).
  *
- * Marking every iteration costs every iteration a uprobe trap (bench/README.md:
- * ~10 us on the project's VM, as bpftrace's). With --iter-first K only the first K
- * are marked; perftest's -U list then gives every iteration's round trip, measured
+ * Marking every iteration costs every iteration a uprobe trap (~10 us on the project's
+ * VM, as bpftrace's: bench/history/parity-and-iterations.md). With --iter-first K only
+ * the first K are marked; perftest's -U list then gives every iteration's round trip, measured
  * on its own clock (cycles over its idea of the CPU's MHz). The K marked ones say
  * where the list starts and how fast its clock runs against CLOCK_MONOTONIC: the
  * line through (listed time before iteration i, where i was marked), by least

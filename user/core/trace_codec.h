@@ -14,7 +14,7 @@
  * CRC32 already made redundant. Writers write version 3; the reader reads all
  * three (deflate with libdeflate). zstd at level 1 against deflate at level 1
  * on recorded-like blocks: files ~13 % smaller, decompressed 1.3-2x and
- * compressed 2.6-4x as fast (bench/README.md).
+ * compressed 2.6-4x as fast (bench/history/overhead-and-analyzer.md).
  * Block payloads are varint/delta encoded records (see codec_internal.h); the
  * encoder is trace_encode.c, the decoder trace_decode.c. A file without an END
  * block, or ending inside a block, is truncated: it decodes up to its last

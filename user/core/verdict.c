@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* verdict.c - the latency classes of DOMAIN.md ("Judging a latency result"). */
+/* verdict.c - the latency classes of docs/domain.md ("Judging a latency result"). */
 #include "verdict.h"
 
 static const struct tc_verdict verdicts[] = {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* verdict.h - DOMAIN.md's judgement of an ib_write_lat t_avg (one-way microseconds). */
+/* verdict.h - docs/domain.md's judgement of an ib_write_lat t_avg (one-way microseconds). */
 #ifndef TAILCAUSE_CORE_VERDICT_H
 #define TAILCAUSE_CORE_VERDICT_H
 

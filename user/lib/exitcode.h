@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * exitcode.h - tailcause's exit codes (DESIGN.md, "Errors and exit codes"), and the
+ * exitcode.h - tailcause's exit codes (docs/design.md, "Errors and exit codes"), and the
  * error classes that an errno alone cannot tell.
  *
  * Every layer returns 0 or a negative errno, having reported the failure in one line

@@ -211,7 +211,7 @@ static void write_stats(struct json *j, const struct report_model *m)
 	json_num(j, "p99_999", rm_lat_us(m, s->p99999), 3);
 	json_end(j);
 	if (!m->verdict) {
-		json_null(j, "verdict"); /* DOMAIN.md's classes judge ping-pong round trips */
+		json_null(j, "verdict"); /* docs/domain.md's classes judge ping-pong round trips */
 		return;
 	}
 	json_obj(j, "verdict");

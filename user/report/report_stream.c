@@ -236,7 +236,7 @@ int report_stream(const char *path, struct report_opts *o, FILE *out)
 	}
 	o->path = path;
 	/* each segment frees what the next allocates again: kept in the heap, not given back to
-	 * the kernel to be faulted in and zeroed again (bench/README.md, analyzer) */
+	 * the kernel to be faulted in and zeroed again (bench/history/overhead-and-analyzer.md) */
 	mallopt(M_TRIM_THRESHOLD, REPORT_STREAM_TRIM);
 	err = trace_stream_open(path, &so, &ts);
 	if (err == -ERANGE)
