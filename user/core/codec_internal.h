@@ -34,10 +34,10 @@
  * are skipped.
  *
  * A block header whose lengths are impossible (raw_len above TC_BLOCK_MAX_RAW,
- * comp_len above the codec's bound for raw_len, raw_len above what the codec can
- * expand comp_len to) is corrupt. A plausible header whose payload runs past
- * the end of the data is what a cut-off file looks like: the trace is
- * truncated there.
+ * comp_len above the codec's bound for raw_len, raw_len above TC_BLOCK_MAX_RATIO
+ * times comp_len, which is below what either codec can expand to) is corrupt. A
+ * plausible header whose payload runs past the end of the data is what a cut-off file
+ * looks like: the trace is truncated there.
  */
 #ifndef TAILCAUSE_CORE_CODEC_INTERNAL_H
 #define TAILCAUSE_CORE_CODEC_INTERNAL_H
@@ -50,10 +50,6 @@
 
 /* zstd level 1: on recorder-like blocks ~13 % smaller than deflate's level 1, written 3x faster */
 #define ZSTD_LEVEL 1
-/* deflate emits at least 2 bits per 258-byte match: no stream expands further */
-#define ZLIB_MAX_RATIO 1032u
-/* a zstd block holds at most 128 KiB and takes at least 4 bytes (an RLE block) */
-#define ZSTD_MAX_RATIO 32768u
 /* Bounds on tables that the trace model searches linearly or only appends to. */
 #define META_MAX	 8192
 #define IRQ_NAMES_MAX	 (1u << 20)

@@ -18,11 +18,24 @@
 #include "decode_internal.h"
 
 /*
+ * Whether a block header's lengths can be: raw_len within the limit, comp_len within what
+ * raw_len can take, and raw_len within what comp_len may expand to (TC_BLOCK_MAX_RATIO:
+ * what a block's payload makes the reader allocate follows from its size).
+ */
+static int lengths_ok(const struct dec *d, uint32_t raw_len, uint32_t comp_len)
+{
+	return raw_len <= TC_BLOCK_MAX_RAW && comp_len <= dec_comp_bound(d, raw_len) &&
+	       raw_len <= (uint64_t)comp_len * TC_BLOCK_MAX_RATIO;
+}
+
+/*
  * Sizes the trace's sample and event arrays once, before decoding, so that
  * no block reallocates them: to the END block's totals when the file has
  * one, else (a truncated file) to the most records the blocks' raw lengths
- * can hold, room that is never touched costing only address space. Reads
- * block headers only, and inflates END; everything it skips or does not
+ * can hold, room that is never touched costing only address space. Only
+ * blocks whose lengths check out and whose payload is in the file count, so
+ * the room is bounded by the file's size (TC_BLOCK_MAX_RATIO). Reads block
+ * headers only, and inflates END; everything it skips or does not
  * trust is checked by the decoding pass, and a failure here only means the
  * arrays grow as they go.
  */
@@ -39,7 +52,7 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 		type = (uint32_t)get_le(data + off, 4);
 		raw_len = (uint32_t)get_le(data + off + 4, 4);
 		comp_len = (uint32_t)get_le(data + off + 8, 4);
-		if (raw_len > TC_BLOCK_MAX_RAW || comp_len > len - off - TC_BLOCK_HEADER_LEN)
+		if (!lengths_ok(d, raw_len, comp_len) || comp_len > len - off - TC_BLOCK_HEADER_LEN)
 			break;
 		if (type == TC_BLOCK_SAMPLES)
 			max_s += raw_len / SAMPLE_MIN_LEN;
@@ -206,11 +219,11 @@ static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off,
 	if (raw_len > TC_BLOCK_MAX_RAW)
 		return codec_bfail(d, "raw_len %" PRIu32 " above the %u limit", raw_len,
 				   TC_BLOCK_MAX_RAW);
-	if (comp_len > dec_comp_bound(d, raw_len) ||
-	    raw_len > (uint64_t)comp_len *
-			      (d->version >= TC_TRACE_VERSION ? ZSTD_MAX_RATIO : ZLIB_MAX_RATIO))
-		return codec_bfail(d, "comp_len %" PRIu32 " impossible for raw_len %" PRIu32,
-				   comp_len, raw_len);
+	if (!lengths_ok(d, raw_len, comp_len))
+		return codec_bfail(d,
+				   "comp_len %" PRIu32 " impossible for raw_len %" PRIu32
+				   " (at most %u:1 is read)",
+				   comp_len, raw_len, TC_BLOCK_MAX_RATIO);
 	if (comp_len > len - off - TC_BLOCK_HEADER_LEN)
 		return 1; /* cut inside the payload */
 	if (!crc_ok(h + TC_BLOCK_HEADER_LEN, comp_len, crc))

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Unit tests for what a file can make core/trace_decode.c allocate: no more than its
+ * bytes can hold (TC_BLOCK_MAX_RATIO). The writer's side: a block that compresses too
+ * well is stored, so the reader takes what the writer wrote.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "codec_fixture.h"
+
+/* Appends a block header alone: no payload, whatever its lengths say. */
+static void add_header(struct tc_buf *b, uint32_t type, uint32_t raw_len, uint32_t comp_len)
+{
+	b->data = realloc(b->data, b->len + TC_BLOCK_HEADER_LEN);
+	assert_non_null(b->data);
+	put32(b->data + b->len, type);
+	put32(b->data + b->len + 4, raw_len);
+	put32(b->data + b->len + 8, comp_len);
+	put32(b->data + b->len + 12, 0);
+	b->len += TC_BLOCK_HEADER_LEN;
+	b->cap = b->len;
+}
+
+/* A block of comp_len zero bytes after its header, its CRC right: lengths that check out
+ * around a payload that is no zstd frame. */
+static void add_zeros_block(struct tc_buf *b, uint32_t type, uint32_t raw_len, uint32_t comp_len)
+{
+	add_header(b, type, raw_len, comp_len);
+	b->data = realloc(b->data, b->len + comp_len);
+	assert_non_null(b->data);
+	memset(b->data + b->len, 0, comp_len);
+	put32(b->data + b->len - 4, (uint32_t)crc32(0, b->data + b->len, comp_len));
+	b->len += comp_len;
+	b->cap = b->len;
+}
+
+/* A block may expand to TC_BLOCK_MAX_RATIO times its payload, and no more. */
+static void test_codec_bounds_ratio_checked(void **state)
+{
+	struct tc_codec_error err;
+	struct tc_buf b = {0};
+	const uint32_t comp = 4096;
+
+	(void)state;
+	header_only(&b);
+	add_header(&b, TC_BLOCK_SAMPLES, 60u << 20, 0);
+	assert_rejected(&b, "comp_len 0 impossible for raw_len 62914560 (at most 64:1 is read)");
+	header_only(&b);
+	add_header(&b, TC_BLOCK_SAMPLES, comp * TC_BLOCK_MAX_RATIO + 1, comp);
+	assert_rejected(&b, "impossible for raw_len");
+	/* at the ratio, the header is plausible: the payload's absence is a cut */
+	header_only(&b);
+	add_header(&b, TC_BLOCK_SAMPLES, comp * TC_BLOCK_MAX_RATIO, comp);
+	assert_int_equal(decode_rc(b.data, b.len, &err), 0);
+	tc_buf_free(&b);
+}
+
+/* The 288-byte file of the report: sixteen headers that announce 60 MiB each and hold
+ * nothing reserve nothing, and are refused at the first. */
+static void test_codec_bounds_empty_headers_reserve_nothing(void **state)
+{
+	struct tc_codec_error err;
+	struct tc_buf b = {0};
+	struct tc_trace *t;
+
+	(void)state;
+	header_only(&b);
+	for (int i = 0; i < 16; i++)
+		add_header(&b, TC_BLOCK_SAMPLES, 60u << 20, 0);
+	assert_int_equal(b.len, 288);
+	assert_int_equal(decode(b.data, b.len, &t, &err), -EBADMSG);
+	assert_int_equal(t->cap_samples, 0);
+	assert_int_equal(t->cap_events, 0);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+/* Room is sized ahead only from blocks whose payload lies in the file, at the ratio. */
+static void test_codec_bounds_presize_by_bytes_present(void **state)
+{
+	struct tc_codec_error err;
+	struct tc_buf b = {0};
+	struct tc_trace *t;
+	const uint32_t comp = 1024;
+
+	(void)state;
+	header_only(&b);
+	for (int i = 0; i < 4; i++)
+		add_zeros_block(&b, TC_BLOCK_EVENTS, comp * TC_BLOCK_MAX_RATIO, comp);
+	/* and one whose payload the file does not hold */
+	add_header(&b, TC_BLOCK_SAMPLES, comp * TC_BLOCK_MAX_RATIO, comp);
+	assert_int_equal(decode(b.data, b.len, &t, &err), -EBADMSG);
+	assert_true(t->cap_events <= (size_t)4 * comp * TC_BLOCK_MAX_RATIO / 10);
+	assert_int_equal(t->cap_samples, 0);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+/* Records that compress beyond the ratio (all alike) are stored as they are: the file
+ * reads back, every block within the ratio. */
+static void test_codec_bounds_writer_stores_what_compresses_too_well(void **state)
+{
+	struct tc_trace *t = trace__new(), *u;
+	struct tc_codec_error err;
+	struct tc_buf b = {0};
+	struct tc_sample s = {1000, 1000, 1, 1};
+	struct tc_event e = mkev(TC_EV_HARDIRQ, 0, 0, 1, 0, 0, 0, "");
+	uint32_t type;
+	size_t off;
+
+	(void)state;
+	assert_non_null(t);
+	for (int i = 0; i < 3 * TC_BLOCK_RECORDS; i++) {
+		assert_int_equal(trace__add_samples(t, &s, 1), 0);
+		assert_int_equal(trace__add_events(t, &e, 1), 0);
+	}
+	encode(t, &b);
+	for (size_t nth = 0; (off = block_at(&b, nth, &type)); nth++)
+		assert_true(get32(b.data + off + 4) <=
+			    (uint64_t)get32(b.data + off + 8) * TC_BLOCK_MAX_RATIO);
+	assert_int_equal(decode(b.data, b.len, &u, &err), 0);
+	assert_traces_equal(t, u);
+	trace__free(u);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_codec_bounds_ratio_checked),
+		cmocka_unit_test(test_codec_bounds_empty_headers_reserve_nothing),
+		cmocka_unit_test(test_codec_bounds_presize_by_bytes_present),
+		cmocka_unit_test(test_codec_bounds_writer_stores_what_compresses_too_well),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
