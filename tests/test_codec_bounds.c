@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Unit tests for what a file can make core/trace_decode.c allocate: no more than its
- * bytes can hold (TC_BLOCK_MAX_RATIO). The writer's side: a block that compresses too
+ * bytes can hold (TC_BLOCK_MAX_RATIO), and nothing faulted in before the decoder writes
+ * it. The writer's side: a block that compresses too
  * well is stored, so the reader takes what the writer wrote.
  */
 #include <stdarg.h>
@@ -36,6 +37,16 @@ static void add_zeros_block(struct tc_buf *b, uint32_t type, uint32_t raw_len, u
 	put32(b->data + b->len - 4, (uint32_t)crc32(0, b->data + b->len, comp_len));
 	b->len += comp_len;
 	b->cap = b->len;
+}
+
+/* The bytes the prefault hook was given, all calls together. */
+static size_t hooked;
+
+static void count_prefault(void *arr, size_t cap, size_t from, size_t bytes)
+{
+	(void)arr;
+	assert_true(from <= cap && bytes <= cap - from);
+	hooked += bytes;
 }
 
 /* A block may expand to TC_BLOCK_MAX_RATIO times its payload, and no more. */
@@ -100,6 +111,38 @@ static void test_codec_bounds_presize_by_bytes_present(void **state)
 	tc_buf_free(&b);
 }
 
+/* Only what a block writes is faulted in: not the room that the END totals reserved for
+ * blocks after one that does not decode. */
+static void test_codec_bounds_prefault_only_what_is_written(void **state)
+{
+	struct tc_trace *t = small_trace(), *u;
+	struct tc_codec_error err;
+	struct tc_buf b = {0};
+	uint32_t type;
+	size_t off;
+
+	(void)state;
+	trace__set_prefault(count_prefault);
+	encode(t, &b);
+	hooked = 0;
+	assert_int_equal(decode(b.data, b.len, &u, &err), 0);
+	assert_int_equal(hooked, t->n_samples * sizeof(struct tc_sample) +
+					 t->n_events * sizeof(struct tc_event));
+	trace__free(u);
+	/* the same file, its EVENTS block's CRC broken: the samples' room alone is touched */
+	for (size_t nth = 0; (off = block_at(&b, nth, &type)); nth++)
+		if (type == TC_BLOCK_EVENTS)
+			b.data[off + 12] ^= 1;
+	hooked = 0;
+	assert_int_equal(decode(b.data, b.len, &u, &err), -EBADMSG);
+	assert_true(u->cap_events >= t->n_events); /* reserved from END, never touched */
+	assert_int_equal(hooked, t->n_samples * sizeof(struct tc_sample));
+	trace__free(u);
+	trace__set_prefault(NULL);
+	trace__free(t);
+	tc_buf_free(&b);
+}
+
 /* Records that compress beyond the ratio (all alike) are stored as they are: the file
  * reads back, every block within the ratio. */
 static void test_codec_bounds_writer_stores_what_compresses_too_well(void **state)
@@ -135,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_codec_bounds_ratio_checked),
 		cmocka_unit_test(test_codec_bounds_empty_headers_reserve_nothing),
 		cmocka_unit_test(test_codec_bounds_presize_by_bytes_present),
+		cmocka_unit_test(test_codec_bounds_prefault_only_what_is_written),
 		cmocka_unit_test(test_codec_bounds_writer_stores_what_compresses_too_well),
 	};
 

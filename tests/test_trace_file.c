@@ -149,38 +149,69 @@ static size_t resident_pages(char *p, size_t len)
 	return in;
 }
 
-/* A large region is faulted in by the advice, before anything writes it, and stays usable. */
-static void test_bigmem_prefault_populates_large(void **state)
+/* 1 when MADV_POPULATE_WRITE is there (Linux 5.14), else the test is skipped. */
+static int can_populate(void)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = TC_BIGMEM_MIN + 3 * page;
-	char *probe = fresh(page), *p;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *probe = fresh(page);
+	int ok = !madvise(probe, page, MADV_POPULATE_WRITE);
 
-	(void)state;
-	if (madvise(probe, page, MADV_POPULATE_WRITE)) {
-		munmap(probe, page);
+	munmap(probe, page);
+	if (!ok)
 		print_message(
 			"skipped: no MADV_POPULATE_WRITE before Linux 5.14 (a no-op there)\n");
+	return ok;
+}
+
+/* The room of a large array is faulted in by the advice, before anything writes it, and
+ * stays usable. */
+static void test_bigmem_prefault_populates_the_room(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = TC_BIGMEM_MIN + 3 * page;
+	char *p;
+
+	(void)state;
+	if (!can_populate())
 		skip();
-	}
-	munmap(probe, page);
 	p = fresh(len);
 	assert_int_equal(resident_pages(p, len), 0);
 	/* an unaligned start, as malloc's header leaves it: the whole pages inside count */
-	bigmem_prefault(p + 16, len - 16);
+	bigmem_prefault(p + 16, len - 16, 0, len - 16);
 	assert_true(resident_pages(p + page, len - 2 * page) == (len - 2 * page) / page);
 	memset(p, 0xa5, len);
 	assert_int_equal(p[len - 1], (char)0xa5);
 	munmap(p, len);
 }
 
-/* Below TC_BIGMEM_MIN the first touch does it: the advice leaves the region alone. */
+/* Only the room about to be written is faulted in, not the rest of the array: a file's
+ * lengths may reserve far more than it holds. */
+static void test_bigmem_prefault_only_the_room(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = 4 * TC_BIGMEM_MIN;
+	size_t from = TC_BIGMEM_MIN + 100, room = 3 * page, in;
+	char *p;
+
+	(void)state;
+	if (!can_populate())
+		skip();
+	p = fresh(len);
+	bigmem_prefault(p, len, from, room);
+	in = resident_pages(p, len);
+	/* the room's pages, and the huge page around them where THP backs the array */
+	assert_true(in >= room / page);
+	assert_true(in <= ((size_t)2 << 20) / page + 4);
+	assert_true(resident_pages(p + from / page * page, room) == room / page);
+	munmap(p, len);
+}
+
+/* Below TC_BIGMEM_MIN the first touch does it: the advice leaves the array alone. */
 static void test_bigmem_prefault_ignores_small(void **state)
 {
 	size_t len = TC_BIGMEM_MIN / 2;
 	char *p = fresh(len);
 
 	(void)state;
-	bigmem_prefault(p, len);
+	bigmem_prefault(p, len, 0, len);
 	assert_int_equal(resident_pages(p, len), 0);
 	munmap(p, len);
 }
@@ -336,7 +367,8 @@ int main(void)
 		cmocka_unit_test(test_trace_file_index),
 		cmocka_unit_test(test_trace_follow_growing),
 		cmocka_unit_test(test_trace_follow_catches_up_in_steps),
-		cmocka_unit_test(test_bigmem_prefault_populates_large),
+		cmocka_unit_test(test_bigmem_prefault_populates_the_room),
+		cmocka_unit_test(test_bigmem_prefault_only_the_room),
 		cmocka_unit_test(test_bigmem_prefault_ignores_small),
 	};
 

@@ -32,10 +32,10 @@ static int lengths_ok(const struct dec *d, uint32_t raw_len, uint32_t comp_len)
  * Sizes the trace's sample and event arrays once, before decoding, so that
  * no block reallocates them: to the END block's totals when the file has
  * one, else (a truncated file) to the most records the blocks' raw lengths
- * can hold, room that is never touched costing only address space. Only
- * blocks whose lengths check out and whose payload is in the file count, so
- * the room is bounded by the file's size (TC_BLOCK_MAX_RATIO). Reads block
- * headers only, and inflates END; everything it skips or does not
+ * can hold. Only blocks whose lengths check out and whose payload is in the
+ * file count, so the room is bounded by the file's size (TC_BLOCK_MAX_RATIO),
+ * and it is reserved, not touched: each block faults in only what it writes.
+ * Reads block headers only, and inflates END; everything it skips or does not
  * trust is checked by the decoding pass, and a failure here only means the
  * arrays grow as they go.
  */
@@ -75,7 +75,7 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 	if (max_s > SIZE_MAX / sizeof(struct tc_sample) ||
 	    max_e > SIZE_MAX / sizeof(struct tc_event))
 		return;
-	trace__reserve(d->out, (size_t)max_s, (size_t)max_e);
+	trace__presize(d->out, (size_t)max_s, (size_t)max_e);
 }
 
 /* The INDEX block's entries, from the raw payload in d->raw. */
