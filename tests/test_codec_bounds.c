@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Unit tests for what a file can make core/trace_decode.c allocate: no more than its
- * bytes can hold (TC_BLOCK_MAX_RATIO), and nothing faulted in before the decoder writes
- * it. The writer's side: a block that compresses too
- * well is stored, so the reader takes what the writer wrote.
+ * bytes can hold (TC_BLOCK_MAX_RATIO, the records' least sizes, one INDEX entry per block
+ * header), and nothing faulted in before the decoder writes it. The writer's side: a
+ * block that compresses too well is stored, so the reader takes what the writer wrote.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,6 +143,69 @@ static void test_codec_bounds_prefault_only_what_is_written(void **state)
 	tc_buf_free(&b);
 }
 
+/* A comm table holds no more names than the block has bytes for their events. */
+static void test_codec_bounds_comm_table_needs_its_events(void **state)
+{
+	struct raw r = {0};
+	struct tc_buf b = {0};
+
+	(void)state;
+	header_only(&b);
+	rv(&r, 20);
+	for (int i = 0; i < 20; i++)
+		rv(&r, 0); /* twenty empty names */
+	rv(&r, 1);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 10); /* one event */
+	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
+	assert_rejected(&b, "events: comm table: count 20 exceeds the payload");
+	/* as many names as events: read */
+	header_only(&b);
+	r.n = 0;
+	rv(&r, 2);
+	rv(&r, 0);
+	rv(&r, 1);
+	rbytes(&r, "x", 1);
+	rv(&r, 2);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 10);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x01", 10);
+	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
+	assert_int_equal(codec_encode_end(&b, 0, 2), 0);
+	assert_int_equal(decode_rc(b.data, b.len, NULL), 0);
+	tc_buf_free(&b);
+}
+
+/* An INDEX lists at most as many blocks as the file has room for block headers. */
+static void test_codec_bounds_index_entries_need_blocks(void **state)
+{
+	struct tc_codec_error err;
+	struct tc_block_ref *refs = NULL;
+	struct tc_buf b = {0};
+	struct raw r = {0};
+	size_t n = 0, off;
+
+	(void)state;
+	header_only(&b);
+	rv(&r, 40);
+	for (int i = 0; i < 40; i++) /* {type, offset step, records, start, span} */
+		rbytes(&r, "\x03\x10\x01\x00\x00", 5);
+	off = b.len;
+	add_block(&b, TC_BLOCK_INDEX, r.d, r.n);
+	assert_true(b.len / TC_BLOCK_HEADER_LEN < 40);
+	assert_int_equal(codec_decode_index(b.data, b.len, off, &refs, &n, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "index: malformed count"));
+	assert_null(refs);
+	/* the same entries in a file long enough to hold their blocks */
+	b.data = realloc(b.data, b.len + 40 * TC_BLOCK_HEADER_LEN);
+	assert_non_null(b.data);
+	memset(b.data + b.len, 0, 40 * TC_BLOCK_HEADER_LEN);
+	assert_int_equal(
+		codec_decode_index(b.data, b.len + 40 * TC_BLOCK_HEADER_LEN, off, &refs, &n, &err),
+		0);
+	assert_int_equal(n, 40);
+	free(refs);
+	tc_buf_free(&b);
+}
+
 /* Records that compress beyond the ratio (all alike) are stored as they are: the file
  * reads back, every block within the ratio. */
 static void test_codec_bounds_writer_stores_what_compresses_too_well(void **state)
@@ -179,6 +242,8 @@ int main(void)
 		cmocka_unit_test(test_codec_bounds_empty_headers_reserve_nothing),
 		cmocka_unit_test(test_codec_bounds_presize_by_bytes_present),
 		cmocka_unit_test(test_codec_bounds_prefault_only_what_is_written),
+		cmocka_unit_test(test_codec_bounds_comm_table_needs_its_events),
+		cmocka_unit_test(test_codec_bounds_index_entries_need_blocks),
 		cmocka_unit_test(test_codec_bounds_writer_stores_what_compresses_too_well),
 	};
 

@@ -140,7 +140,8 @@ static void test_codec_decode_bad_comm_rejected(void **state)
 	rv(&r, 1);
 	rv(&r, 16);
 	rbytes(&r, "0123456789abcdef", 16); /* one byte too long */
-	rv(&r, 0);
+	rv(&r, 1);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 10); /* its event */
 	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
 	assert_rejected(&b, "events: comm 0 malformed");
 
@@ -149,7 +150,8 @@ static void test_codec_decode_bad_comm_rejected(void **state)
 	rv(&r, 1);
 	rv(&r, 3);
 	rbytes(&r, "a\0b", 3); /* embedded NUL */
-	rv(&r, 0);
+	rv(&r, 1);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 10);
 	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
 	assert_rejected(&b, "events: comm 0 malformed");
 

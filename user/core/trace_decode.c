@@ -85,7 +85,9 @@ static int dec_index(struct dec *d, struct tc_block_ref **refs, size_t *n)
 	uint64_t count, off = 0, start = 0, v[5];
 	struct tc_block_ref *x;
 
-	if (get_u64(&r, &count) || count > INDEX_MAX || count > left(&r) / 5)
+	/* an entry lists a block of the file: no more of them than block headers fit in it */
+	if (get_u64(&r, &count) || count > INDEX_MAX || count > left(&r) / 5 ||
+	    count > d->len / TC_BLOCK_HEADER_LEN)
 		return codec_bfail(d, "index: malformed count");
 	x = malloc((count ? count : 1) * sizeof(*x));
 	if (!x)
@@ -208,6 +210,7 @@ static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off,
 	const uint8_t *h;
 
 	d->block_off = off;
+	d->len = len;
 	d->span = (struct codec_block_span){0, UINT64_MAX, 1};
 	if (off > len || len - off < TC_BLOCK_HEADER_LEN)
 		return 1; /* no END: cut inside or before a block header */
