@@ -13,19 +13,6 @@
 
 #include "codec_fixture.h"
 
-/* Appends a block header alone: no payload, whatever its lengths say. */
-static void add_header(struct tc_buf *b, uint32_t type, uint32_t raw_len, uint32_t comp_len)
-{
-	b->data = realloc(b->data, b->len + TC_BLOCK_HEADER_LEN);
-	assert_non_null(b->data);
-	put32(b->data + b->len, type);
-	put32(b->data + b->len + 4, raw_len);
-	put32(b->data + b->len + 8, comp_len);
-	put32(b->data + b->len + 12, 0);
-	b->len += TC_BLOCK_HEADER_LEN;
-	b->cap = b->len;
-}
-
 /* A block of comp_len zero bytes after its header, its CRC right: lengths that check out
  * around a payload that is no zstd frame. */
 static void add_zeros_block(struct tc_buf *b, uint32_t type, uint32_t raw_len, uint32_t comp_len)
