@@ -223,6 +223,19 @@ static inline void add_block(struct tc_buf *b, uint32_t type, const void *raw, s
 	b->cap = b->len;
 }
 
+/* Appends a block header alone: no payload, whatever its lengths say. */
+static inline void add_header(struct tc_buf *b, uint32_t type, uint32_t raw_len, uint32_t comp_len)
+{
+	b->data = realloc(b->data, b->len + TC_BLOCK_HEADER_LEN);
+	assert_non_null(b->data);
+	put32(b->data + b->len, type);
+	put32(b->data + b->len + 4, raw_len);
+	put32(b->data + b->len + 8, comp_len);
+	put32(b->data + b->len + 12, 0);
+	b->len += TC_BLOCK_HEADER_LEN;
+	b->cap = b->len;
+}
+
 /* The reader's bound on counters per file (COUNTERS_MAX in core/codec_internal.h). */
 #define COUNTERS_LIMIT (1u << 22)
 

@@ -140,7 +140,8 @@ static void test_codec_decode_bad_comm_rejected(void **state)
 	rv(&r, 1);
 	rv(&r, 16);
 	rbytes(&r, "0123456789abcdef", 16); /* one byte too long */
-	rv(&r, 0);
+	rv(&r, 1);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 10); /* its event */
 	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
 	assert_rejected(&b, "events: comm 0 malformed");
 
@@ -149,7 +150,8 @@ static void test_codec_decode_bad_comm_rejected(void **state)
 	rv(&r, 1);
 	rv(&r, 3);
 	rbytes(&r, "a\0b", 3); /* embedded NUL */
-	rv(&r, 0);
+	rv(&r, 1);
+	rbytes(&r, "\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 10);
 	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
 	assert_rejected(&b, "events: comm 0 malformed");
 
@@ -362,16 +364,21 @@ static void test_codec_decode_malformed_counters_rejected(void **state)
 	tc_buf_free(&b);
 }
 
-/* Appends a COUNTERS block of n records {IRQ, 24, cpu 0, 5}, 4 bytes each. */
+/* Appends a COUNTERS block of n records {IRQ, 24, cpu 0, value below 128}, 4 bytes each:
+ * values that vary, so that it compresses no more than TC_BLOCK_MAX_RATIO. */
 static void add_counters_block(struct tc_buf *b, size_t n)
 {
 	uint8_t *raw = malloc(VARINT_MAX_LEN + 4 * n);
+	uint32_t x = 1;
 	size_t len, i;
 
 	assert_non_null(raw);
 	len = varint_put(raw, n);
-	for (i = 0; i < n; i++, len += 4)
-		memcpy(raw + len, "\x01\x18\x00\x05", 4);
+	for (i = 0; i < n; i++, len += 4) {
+		x = x * 1103515245u + 12345u;
+		memcpy(raw + len, "\x01\x18\x00", 3);
+		raw[len + 3] = (uint8_t)(x >> 24 & 0x7f);
+	}
 	add_block(b, TC_BLOCK_COUNTERS, raw, len);
 	free(raw);
 }

@@ -7,6 +7,9 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/json_in.h"
@@ -107,12 +110,62 @@ static void test_json_in_truncated_input(void **state)
 	jv__free(parse_ok(text));
 }
 
+/* Every array and object of v holds room for at most twice its elements. */
+static void assert_tight(const struct jv *v)
+{
+	size_t sz = v->type == JV_ARR ? sizeof(*v->items) : sizeof(*v->members);
+	void *room = v->type == JV_ARR ? (void *)v->items : (void *)v->members;
+
+	if (v->type != JV_ARR && v->type != JV_OBJ)
+		return;
+	/* malloc rounds up to its granule: a few words at most */
+	if (room && malloc_usable_size(room) > 2 * v->n * sz + 4 * sizeof(void *))
+		fail_msg("%zu elements in %zu bytes", v->n, malloc_usable_size(room));
+	for (size_t i = 0; i < v->n; i++)
+		assert_tight(v->type == JV_ARR ? &v->items[i] : &v->members[i].val);
+}
+
+/* What text makes the reader allocate follows from what it holds: a list of one-member
+ * objects costs a member's room each, not sixteen; nesting past JSON_IN_MAX_DEPTH is
+ * refused where it starts, however deep it goes. */
+static void test_json_in_room_follows_the_text(void **state)
+{
+	size_t n = 1000, len = 0;
+	char *text = malloc(16 * n + 16);
+	struct jv *v;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)sprintf(text, "[");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "%s{\"k\":[%zu]}", i ? "," : "", i);
+	len += (size_t)sprintf(text + len, "]");
+	v = parse_ok(text);
+	assert_int_equal(v->n, n);
+	assert_tight(v);
+	jv__free(v);
+	free(text);
+	text = malloc(1 << 20);
+	assert_non_null(text);
+	memset(text, '[', 1 << 20);
+	{
+		struct jv_error e = {0};
+
+		v = NULL;
+		assert_int_equal(jv_parse(text, 1 << 20, &v, &e), -EINVAL);
+		assert_string_equal(e.msg, "nested too deep");
+		assert_int_equal(e.offset, JSON_IN_MAX_DEPTH);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_in_values_and_paths),
 		cmocka_unit_test(test_json_in_refuses_what_is_not_json),
 		cmocka_unit_test(test_json_in_truncated_input),
+		cmocka_unit_test(test_json_in_room_follows_the_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

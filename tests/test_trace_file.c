@@ -149,38 +149,69 @@ static size_t resident_pages(char *p, size_t len)
 	return in;
 }
 
-/* A large region is faulted in by the advice, before anything writes it, and stays usable. */
-static void test_bigmem_prefault_populates_large(void **state)
+/* 1 when MADV_POPULATE_WRITE is there (Linux 5.14), else the test is skipped. */
+static int can_populate(void)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = TC_BIGMEM_MIN + 3 * page;
-	char *probe = fresh(page), *p;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *probe = fresh(page);
+	int ok = !madvise(probe, page, MADV_POPULATE_WRITE);
 
-	(void)state;
-	if (madvise(probe, page, MADV_POPULATE_WRITE)) {
-		munmap(probe, page);
+	munmap(probe, page);
+	if (!ok)
 		print_message(
 			"skipped: no MADV_POPULATE_WRITE before Linux 5.14 (a no-op there)\n");
+	return ok;
+}
+
+/* The room of a large array is faulted in by the advice, before anything writes it, and
+ * stays usable. */
+static void test_bigmem_prefault_populates_the_room(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = TC_BIGMEM_MIN + 3 * page;
+	char *p;
+
+	(void)state;
+	if (!can_populate())
 		skip();
-	}
-	munmap(probe, page);
 	p = fresh(len);
 	assert_int_equal(resident_pages(p, len), 0);
 	/* an unaligned start, as malloc's header leaves it: the whole pages inside count */
-	bigmem_prefault(p + 16, len - 16);
+	bigmem_prefault(p + 16, len - 16, 0, len - 16);
 	assert_true(resident_pages(p + page, len - 2 * page) == (len - 2 * page) / page);
 	memset(p, 0xa5, len);
 	assert_int_equal(p[len - 1], (char)0xa5);
 	munmap(p, len);
 }
 
-/* Below TC_BIGMEM_MIN the first touch does it: the advice leaves the region alone. */
+/* Only the room about to be written is faulted in, not the rest of the array: a file's
+ * lengths may reserve far more than it holds. */
+static void test_bigmem_prefault_only_the_room(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = 4 * TC_BIGMEM_MIN;
+	size_t from = TC_BIGMEM_MIN + 100, room = 3 * page, in;
+	char *p;
+
+	(void)state;
+	if (!can_populate())
+		skip();
+	p = fresh(len);
+	bigmem_prefault(p, len, from, room);
+	in = resident_pages(p, len);
+	/* the room's pages, and the huge page around them where THP backs the array */
+	assert_true(in >= room / page);
+	assert_true(in <= ((size_t)2 << 20) / page + 4);
+	assert_true(resident_pages(p + from / page * page, room) == room / page);
+	munmap(p, len);
+}
+
+/* Below TC_BIGMEM_MIN the first touch does it: the advice leaves the array alone. */
 static void test_bigmem_prefault_ignores_small(void **state)
 {
 	size_t len = TC_BIGMEM_MIN / 2;
 	char *p = fresh(len);
 
 	(void)state;
-	bigmem_prefault(p, len);
+	bigmem_prefault(p, len, 0, len);
 	assert_int_equal(resident_pages(p, len), 0);
 	munmap(p, len);
 }
@@ -326,6 +357,103 @@ static void test_trace_follow_catches_up_in_steps(void **state)
 	trace__free(t);
 }
 
+/* trace_file_check() of path's bytes, with max_bytes: its result, logged[] its reason. */
+static int check_path(const char *path, uint64_t max_bytes)
+{
+	int fd = open(path, O_RDONLY), err;
+
+	assert_true(fd >= 0);
+	logged[0] = 0;
+	err = trace_file_check(fd, path, max_bytes);
+	close(fd);
+	return err;
+}
+
+/* What the writer writes checks out, every table and the index included; a file over
+ * the size allowed does not. */
+static void test_trace_file_check_accepts_written(void **state)
+{
+	struct tc_trace *t = long_trace(3 * TC_BLOCK_RECORDS);
+	static uint8_t buf[1 << 16];
+	char path[128];
+	size_t len;
+
+	(void)state;
+	path_of(path, sizeof(path), "check.tct");
+	write_trace(path, t, 1);
+	assert_int_equal(check_path(path, TC_PEER_TRACE_MAX), 0);
+	assert_string_equal(logged, "");
+	assert_int_equal(check_path(path, 100), -EFBIG);
+	assert_non_null(strstr(logged, "more than the 100 accepted"));
+	/* the small one: as long as its size, and one byte less */
+	trace__free(t);
+	t = small_trace();
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	assert_int_equal(check_path(path, len), 0);
+	assert_int_equal(check_path(path, len - 1), -EFBIG);
+	trace__free(t);
+}
+
+/* Cut short, empty, or headers that announce what the file does not hold: refused. */
+static void test_trace_file_check_refuses_bad(void **state)
+{
+	struct tc_trace *t = small_trace();
+	static uint8_t buf[1 << 16];
+	struct tc_buf b = {0};
+	char path[128], bad[128];
+	size_t len;
+
+	(void)state;
+	path_of(path, sizeof(path), "check.tct");
+	path_of(bad, sizeof(bad), "check-bad.tct");
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	spill(bad, buf, len - 1);
+	assert_int_equal(check_path(bad, TC_PEER_TRACE_MAX), -EBADMSG);
+	assert_non_null(strstr(logged, "not a valid tailcause trace: cut short"));
+	spill(bad, buf, 0);
+	assert_int_equal(check_path(bad, TC_PEER_TRACE_MAX), -EBADMSG);
+	assert_non_null(strstr(logged, "shorter than the 32-byte header"));
+	header_only(&b);
+	for (int i = 0; i < 16; i++) /* 60 MiB announced, nothing there */
+		add_header(&b, TC_BLOCK_SAMPLES, 60u << 20, 0);
+	spill(bad, b.data, b.len);
+	assert_int_equal(check_path(bad, TC_PEER_TRACE_MAX), -EBADMSG);
+	assert_non_null(strstr(logged, "impossible for raw_len 62914560"));
+	tc_buf_free(&b);
+	trace__free(t);
+}
+
+/* An INDEX that lists the blocks but not what they hold is refused, as a streamed read
+ * of the file would refuse it. */
+static void test_trace_file_check_refuses_wrong_index(void **state)
+{
+	struct tc_trace *t = small_trace();
+	struct tc_block_ref ref = {TC_BLOCK_SAMPLES, TC_TRACE_HEADER_LEN, 0, 1000000, 1045000};
+	struct tc_buf b = {0};
+	char path[128];
+
+	(void)state;
+	path_of(path, sizeof(path), "check-index.tct");
+	for (uint64_t n = 2; n <= 3; n++) {
+		header_only(&b);
+		assert_int_equal(codec_encode_samples(&b, t->samples, t->n_samples), 0);
+		ref.n = n;
+		assert_int_equal(codec_encode_index(&b, &ref, 1), 0);
+		assert_int_equal(codec_encode_end(&b, t->n_samples, 0), 0);
+		spill(path, b.data, b.len);
+		if (n == t->n_samples) {
+			assert_int_equal(check_path(path, TC_PEER_TRACE_MAX), 0);
+		} else {
+			assert_int_equal(check_path(path, TC_PEER_TRACE_MAX), -EBADMSG);
+			assert_non_null(strstr(logged, "its index entry says 2"));
+		}
+	}
+	tc_buf_free(&b);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,8 +464,12 @@ int main(void)
 		cmocka_unit_test(test_trace_file_index),
 		cmocka_unit_test(test_trace_follow_growing),
 		cmocka_unit_test(test_trace_follow_catches_up_in_steps),
-		cmocka_unit_test(test_bigmem_prefault_populates_large),
+		cmocka_unit_test(test_bigmem_prefault_populates_the_room),
+		cmocka_unit_test(test_bigmem_prefault_only_the_room),
 		cmocka_unit_test(test_bigmem_prefault_ignores_small),
+		cmocka_unit_test(test_trace_file_check_accepts_written),
+		cmocka_unit_test(test_trace_file_check_refuses_bad),
+		cmocka_unit_test(test_trace_file_check_refuses_wrong_index),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

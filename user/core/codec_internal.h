@@ -11,8 +11,9 @@
  *   THREADS    v count, count * {v tid, v role, v cpu}
  *   SAMPLES    v count, count * {z t_start, v t_end - t_start, v cpu, v tid}
  *   EVENTS     v n_comms, n_comms * {v len (<= 15), len bytes, no NUL}, each comm
- *              once; v count, count * {v kind, v flags, z start_ns, v dur_ns, v aux,
- *              v cpu, v tid, v arg, v other_pid, v comm index}
+ *              once, and each some event's; v count, count * {v kind, v flags,
+ *              z start_ns, v dur_ns, v aux, v cpu, v tid, v arg, v other_pid,
+ *              v comm index}
  *   IRQ_NAMES  v count, count * {v irq, v len (<= 63), len bytes, no NUL}
  *   DROPS      v count, count * {v cpu (< DROPS_MAX_CPU), v drops}, non-zero only
  *   END        v n_samples, v n_events: totals of the file, checked by the reader
@@ -34,10 +35,16 @@
  * are skipped.
  *
  * A block header whose lengths are impossible (raw_len above TC_BLOCK_MAX_RAW,
- * comp_len above the codec's bound for raw_len, raw_len above what the codec can
- * expand comp_len to) is corrupt. A plausible header whose payload runs past
- * the end of the data is what a cut-off file looks like: the trace is
- * truncated there.
+ * comp_len above the codec's bound for raw_len, raw_len above TC_BLOCK_MAX_RATIO
+ * times comp_len, which is below what either codec can expand to) is corrupt. A
+ * plausible header whose payload runs past the end of the data is what a cut-off file
+ * looks like: the trace is truncated there.
+ *
+ * What the decoder allocates follows from the bytes it has read, never from a length
+ * or count alone: a block's raw buffer from a raw_len that the ratio and the bytes
+ * present allow, a table from a count its payload can hold (at least the *_MIN_LEN of
+ * each record; a comm is some event's, so a comm table holds at most one entry per
+ * COMM_MIN_LEN bytes), an INDEX from one entry per block header the file can hold.
  */
 #ifndef TAILCAUSE_CORE_CODEC_INTERNAL_H
 #define TAILCAUSE_CORE_CODEC_INTERNAL_H
@@ -50,10 +57,6 @@
 
 /* zstd level 1: on recorder-like blocks ~13 % smaller than deflate's level 1, written 3x faster */
 #define ZSTD_LEVEL 1
-/* deflate emits at least 2 bits per 258-byte match: no stream expands further */
-#define ZLIB_MAX_RATIO 1032u
-/* a zstd block holds at most 128 KiB and takes at least 4 bytes (an RLE block) */
-#define ZSTD_MAX_RATIO 32768u
 /* Bounds on tables that the trace model searches linearly or only appends to. */
 #define META_MAX	 8192
 #define IRQ_NAMES_MAX	 (1u << 20)
@@ -72,6 +75,8 @@
 #define EVENT_MIN_LEN	10
 #define EVENT_MAX_LEN	(3 + 3 + 3 * VARINT_MAX_LEN + 4 * 5 + 5)
 #define COUNTER_MIN_LEN 4
+/* What a comm table entry brings with it: its length byte, and an event that names it */
+#define COMM_MIN_LEN	(1 + EVENT_MIN_LEN)
 #define COUNTER_MAX_LEN (3 * 5 + VARINT_MAX_LEN)
 
 _Static_assert(sizeof(((struct tc_irq_name *)0)->name) == IRQ_NAME_MAX + 1, "irq name size");

@@ -28,6 +28,7 @@ struct dec {
 	int rtt_hist_other;		    /* it was of another layout */
 	struct tc_rtt_summary *rtt_summary; /* codec_decode_rtt_summary(): the block there */
 	size_t block_no, block_off;
+	size_t len;		      /* of the file image the blocks are read from */
 	struct codec_block_span span; /* the current block's records */
 	uint64_t n_samples, n_events, n_meta;
 	unsigned int version;			  /* the file's: how its payloads are compressed */

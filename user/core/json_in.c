@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
 #include "json_in.h"
 
 struct parser {
@@ -207,6 +206,29 @@ static int string(struct parser *p, char **out)
 	return 0;
 }
 
+/*
+ * Room for element n of an array or object in *pp, doubling from one: a value costs the
+ * room of what it holds, not grow()'s sixteen (a list of one-member objects cost many
+ * times its text). 0 or -ENOMEM.
+ */
+static int room(void *pp, size_t *cap, size_t n, size_t sz)
+{
+	void **p = pp, *q;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 1;
+	if (c > SIZE_MAX / sz)
+		return -ENOMEM;
+	q = realloc(*p, c * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
 static int value(struct parser *p, struct jv *v);
 
 static int array(struct parser *p, struct jv *v)
@@ -221,7 +243,7 @@ static int array(struct parser *p, struct jv *v)
 		return 0;
 	}
 	for (;;) {
-		if (grow(&v->items, &cap, v->n + 1, sizeof(*v->items)))
+		if (room(&v->items, &cap, v->n, sizeof(*v->items)))
 			return -ENOMEM;
 		memset(&v->items[v->n], 0, sizeof(*v->items));
 		err = value(p, &v->items[v->n]);
@@ -257,7 +279,7 @@ static int object(struct parser *p, struct jv *v)
 		if (peek(p) != '"')
 			return fail(p, "expected a member name");
 		p->pos++;
-		if (grow(&v->members, &cap, v->n + 1, sizeof(*v->members)))
+		if (room(&v->members, &cap, v->n, sizeof(*v->members)))
 			return -ENOMEM;
 		m = &v->members[v->n];
 		memset(m, 0, sizeof(*m));

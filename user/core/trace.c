@@ -249,29 +249,32 @@ int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n)
 	return 0;
 }
 
-static void (*prefault)(void *p, size_t bytes);
+static void (*prefault)(void *arr, size_t cap, size_t from, size_t bytes);
 
-void trace__set_prefault(void (*fn)(void *p, size_t bytes))
+void trace__set_prefault(void (*fn)(void *arr, size_t cap, size_t from, size_t bytes))
 {
 	prefault = fn;
 }
 
-/* Makes room for exactly `more` elements of `size` bytes after `used`, if it lacks any. */
-static int reserve(void **arr, size_t *cap, size_t used, size_t more, size_t size)
+/*
+ * Makes room for exactly `more` elements of `size` bytes after `used`, if it lacks any;
+ * with fill, the room is written next: the prefault hook gets it.
+ */
+static int reserve(void **arr, size_t *cap, size_t used, size_t more, size_t size, int fill)
 {
 	void *p;
 
 	if (more > SIZE_MAX - used || used + more > SIZE_MAX / size)
 		return -ENOMEM;
-	if (used + more <= *cap)
-		return 0;
-	p = realloc(*arr, (used + more) * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	if (prefault)
-		prefault((char *)p + used * size, more * size);
-	*cap = used + more;
+	if (used + more > *cap) {
+		p = realloc(*arr, (used + more) * size);
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = used + more;
+	}
+	if (fill && more && prefault)
+		prefault(*arr, *cap * size, used * size, more * size);
 	return 0;
 }
 
@@ -280,10 +283,22 @@ int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events)
 	int err;
 
 	err = reserve((void **)&t->samples, &t->cap_samples, t->n_samples, n_samples,
-		      sizeof(*t->samples));
+		      sizeof(*t->samples), 1);
 	if (!err)
 		err = reserve((void **)&t->events, &t->cap_events, t->n_events, n_events,
-			      sizeof(*t->events));
+			      sizeof(*t->events), 1);
+	return err;
+}
+
+int trace__presize(struct tc_trace *t, size_t n_samples, size_t n_events)
+{
+	int err;
+
+	err = reserve((void **)&t->samples, &t->cap_samples, t->n_samples, n_samples,
+		      sizeof(*t->samples), 0);
+	if (!err)
+		err = reserve((void **)&t->events, &t->cap_events, t->n_events, n_events,
+			      sizeof(*t->events), 0);
 	return err;
 }
 

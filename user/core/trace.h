@@ -152,18 +152,24 @@ int trace__add_thread(struct tc_trace *t, uint32_t tid, uint32_t role, uint32_t 
 int trace__add_samples(struct tc_trace *t, const struct tc_sample *s, size_t n);
 int trace__add_events(struct tc_trace *t, const struct tc_event *e, size_t n);
 /*
- * Makes room for exactly n_samples more samples and n_events more events, so that a
- * decoder can write them in place (samples + n_samples, events + n_events)
- * and then count them; 0 or -ENOMEM. Room that is never written costs
- * address space only.
+ * Makes room for exactly n_samples more samples and n_events more events, which the
+ * caller writes next, in place (samples + n_samples, events + n_events), and then
+ * counts: the prefault hook gets that room. 0 or -ENOMEM.
  */
 int trace__reserve(struct tc_trace *t, size_t n_samples, size_t n_events);
 /*
- * Sets a function called on the room trace__reserve() adds, before anything is
- * written there (NULL: none). The I/O layer sets it (user/tracefile/bigmem.c: huge
- * pages, faulted in by one call), so core stays free of system calls.
+ * Makes room for n_samples more samples and n_events more events ahead of the writes
+ * (a decoder's estimate for a whole file), touching none of it: room that is never
+ * written costs address space only. 0 or -ENOMEM.
  */
-void trace__set_prefault(void (*fn)(void *p, size_t bytes));
+int trace__presize(struct tc_trace *t, size_t n_samples, size_t n_events);
+/*
+ * Sets a function called on the room trace__reserve() makes, just before it is written
+ * (NULL: none): the array arr of cap bytes, the room bytes long from byte from. The I/O
+ * layer sets it (user/tracefile/bigmem.c: huge pages, the room faulted in by one call),
+ * so core stays free of system calls.
+ */
+void trace__set_prefault(void (*fn)(void *arr, size_t cap, size_t from, size_t bytes));
 /* Names irq: name escaped, cut to fit; 0 or -ENOMEM. */
 int trace__add_irq_name(struct tc_trace *t, uint32_t irq, const char *name);
 /* Appends one counter; 0 or -ENOMEM. */

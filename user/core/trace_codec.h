@@ -41,6 +41,14 @@ struct hist;
 #define TC_BLOCK_HEADER_LEN	 16
 /* Largest raw payload a reader accepts; writers stay well below it. */
 #define TC_BLOCK_MAX_RAW (64u << 20)
+/*
+ * The most a block's payload may expand: raw_len above comp_len times this is refused.
+ * A reader sizes what it decodes into from raw_len, so this bounds what a file can make
+ * it allocate to a multiple of the file's own size. Recorded and synthetic traces
+ * compress several times less; a writer stores the rare block that would compress more
+ * (a run of identical records) in a zstd frame of uncompressed blocks.
+ */
+#define TC_BLOCK_MAX_RATIO 64u
 /* Records per SAMPLES/EVENTS/table block a writer emits (bounds what a truncation loses). */
 #define TC_BLOCK_RECORDS 65536
 

@@ -18,11 +18,24 @@
 #include "decode_internal.h"
 
 /*
+ * Whether a block header's lengths can be: raw_len within the limit, comp_len within what
+ * raw_len can take, and raw_len within what comp_len may expand to (TC_BLOCK_MAX_RATIO:
+ * what a block's payload makes the reader allocate follows from its size).
+ */
+static int lengths_ok(const struct dec *d, uint32_t raw_len, uint32_t comp_len)
+{
+	return raw_len <= TC_BLOCK_MAX_RAW && comp_len <= dec_comp_bound(d, raw_len) &&
+	       raw_len <= (uint64_t)comp_len * TC_BLOCK_MAX_RATIO;
+}
+
+/*
  * Sizes the trace's sample and event arrays once, before decoding, so that
  * no block reallocates them: to the END block's totals when the file has
  * one, else (a truncated file) to the most records the blocks' raw lengths
- * can hold, room that is never touched costing only address space. Reads
- * block headers only, and inflates END; everything it skips or does not
+ * can hold. Only blocks whose lengths check out and whose payload is in the
+ * file count, so the room is bounded by the file's size (TC_BLOCK_MAX_RATIO),
+ * and it is reserved, not touched: each block faults in only what it writes.
+ * Reads block headers only, and inflates END; everything it skips or does not
  * trust is checked by the decoding pass, and a failure here only means the
  * arrays grow as they go.
  */
@@ -39,7 +52,7 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 		type = (uint32_t)get_le(data + off, 4);
 		raw_len = (uint32_t)get_le(data + off + 4, 4);
 		comp_len = (uint32_t)get_le(data + off + 8, 4);
-		if (raw_len > TC_BLOCK_MAX_RAW || comp_len > len - off - TC_BLOCK_HEADER_LEN)
+		if (!lengths_ok(d, raw_len, comp_len) || comp_len > len - off - TC_BLOCK_HEADER_LEN)
 			break;
 		if (type == TC_BLOCK_SAMPLES)
 			max_s += raw_len / SAMPLE_MIN_LEN;
@@ -62,7 +75,7 @@ static void presize(struct dec *d, const uint8_t *data, size_t len, size_t off)
 	if (max_s > SIZE_MAX / sizeof(struct tc_sample) ||
 	    max_e > SIZE_MAX / sizeof(struct tc_event))
 		return;
-	trace__reserve(d->out, (size_t)max_s, (size_t)max_e);
+	trace__presize(d->out, (size_t)max_s, (size_t)max_e);
 }
 
 /* The INDEX block's entries, from the raw payload in d->raw. */
@@ -72,7 +85,9 @@ static int dec_index(struct dec *d, struct tc_block_ref **refs, size_t *n)
 	uint64_t count, off = 0, start = 0, v[5];
 	struct tc_block_ref *x;
 
-	if (get_u64(&r, &count) || count > INDEX_MAX || count > left(&r) / 5)
+	/* an entry lists a block of the file: no more of them than block headers fit in it */
+	if (get_u64(&r, &count) || count > INDEX_MAX || count > left(&r) / 5 ||
+	    count > d->len / TC_BLOCK_HEADER_LEN)
 		return codec_bfail(d, "index: malformed count");
 	x = malloc((count ? count : 1) * sizeof(*x));
 	if (!x)
@@ -195,6 +210,7 @@ static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off,
 	const uint8_t *h;
 
 	d->block_off = off;
+	d->len = len;
 	d->span = (struct codec_block_span){0, UINT64_MAX, 1};
 	if (off > len || len - off < TC_BLOCK_HEADER_LEN)
 		return 1; /* no END: cut inside or before a block header */
@@ -206,11 +222,11 @@ static int one_block(struct dec *d, const uint8_t *data, size_t len, size_t off,
 	if (raw_len > TC_BLOCK_MAX_RAW)
 		return codec_bfail(d, "raw_len %" PRIu32 " above the %u limit", raw_len,
 				   TC_BLOCK_MAX_RAW);
-	if (comp_len > dec_comp_bound(d, raw_len) ||
-	    raw_len > (uint64_t)comp_len *
-			      (d->version >= TC_TRACE_VERSION ? ZSTD_MAX_RATIO : ZLIB_MAX_RATIO))
-		return codec_bfail(d, "comp_len %" PRIu32 " impossible for raw_len %" PRIu32,
-				   comp_len, raw_len);
+	if (!lengths_ok(d, raw_len, comp_len))
+		return codec_bfail(d,
+				   "comp_len %" PRIu32 " impossible for raw_len %" PRIu32
+				   " (at most %u:1 is read)",
+				   comp_len, raw_len, TC_BLOCK_MAX_RATIO);
 	if (comp_len > len - off - TC_BLOCK_HEADER_LEN)
 		return 1; /* cut inside the payload */
 	if (!crc_ok(h + TC_BLOCK_HEADER_LEN, comp_len, crc))

@@ -255,7 +255,8 @@ static int dec_comms(struct dec *d, struct rd *r, size_t *n_comms)
 	void *p;
 	int err;
 
-	err = get_count(d, r, "events: comm table", 1, &n);
+	/* each comm is some event's: a table the events cannot use is not allocated */
+	err = get_count(d, r, "events: comm table", COMM_MIN_LEN, &n);
 	if (err)
 		return err;
 	if (n > d->comm_cap) {

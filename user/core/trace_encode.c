@@ -62,6 +62,35 @@ int codec_encode_header(struct tc_buf *out, uint64_t mono_ns, uint64_t realtime_
 	return 0;
 }
 
+/* The largest block of a zstd frame (RFC 8878: Block_Maximum_Size) */
+#define ZSTD_BLOCK_MAX ((size_t)128 << 10)
+
+/*
+ * raw as one zstd frame of uncompressed ("Raw_Block") blocks at dst, with its content
+ * size, as RFC 8878 lays it out; returns its length: raw_len and a few bytes more, which
+ * ZSTD_compressBound() allows for. For a block that compresses above TC_BLOCK_MAX_RATIO,
+ * which a reader refuses.
+ */
+static size_t store_frame(uint8_t *dst, const uint8_t *raw, size_t raw_len)
+{
+	uint8_t *p = dst;
+	size_t n, off = 0;
+
+	put_le(p, ZSTD_MAGICNUMBER, 4);
+	p[4] = 0xa0; /* a 4-byte Frame_Content_Size, Single_Segment: no window descriptor */
+	put_le(p + 5, raw_len, 4);
+	p += 9;
+	do {
+		n = raw_len - off < ZSTD_BLOCK_MAX ? raw_len - off : ZSTD_BLOCK_MAX;
+		/* Last_Block, Block_Type 0 (raw), Block_Size */
+		put_le(p, (uint32_t)(n << 3) | (off + n == raw_len), 3);
+		memcpy(p + 3, raw + off, n);
+		p += 3 + n;
+		off += n;
+	} while (off < raw_len);
+	return (size_t)(p - dst);
+}
+
 /* Compresses raw into one block appended to out; 0, -E2BIG, -ENOMEM or -EIO. */
 static int put_block(struct tc_buf *out, uint32_t type, const uint8_t *raw, size_t raw_len)
 {
@@ -83,6 +112,8 @@ static int put_block(struct tc_buf *out, uint32_t type, const uint8_t *raw, size
 				     ZSTD_LEVEL);
 	if (ZSTD_isError(comp_len))
 		return ZSTD_getErrorCode(comp_len) == ZSTD_error_memory_allocation ? -ENOMEM : -EIO;
+	if (raw_len > (uint64_t)comp_len * TC_BLOCK_MAX_RATIO)
+		comp_len = store_frame(h + TC_BLOCK_HEADER_LEN, raw, raw_len);
 	put_le(h, type, 4);
 	put_le(h + 4, raw_len, 4);
 	put_le(h + 8, comp_len, 4);

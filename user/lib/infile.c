@@ -3,13 +3,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "infile.h"
 
 int infile_read(const char *path, char **buf, size_t *len)
 {
 	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = 1 << 16, n = 0, got;
 	char *b = NULL, *nb;
 	int err = 0;
 
@@ -25,12 +26,14 @@ int infile_read(const char *path, char **buf, size_t *len)
 			}
 			b = nb;
 		}
-		n += fread(b + n, 1, cap - n, f);
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
 		if (ferror(f)) {
 			err = -EIO;
 			break;
 		}
-		if (feof(f))
+		/* no text holds a NUL: the parser says so, and /dev/zero is not read forever */
+		if (feof(f) || memchr(b + n - got, 0, got))
 			break;
 	}
 	fclose(f);

@@ -35,7 +35,7 @@ static int create_tmp(char *tmp, mode_t mode)
 			return -errno;
 		for (int i = 0; i < 6; i++)
 			x[i] = digits[r[i] % (sizeof(digits) - 1)];
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}

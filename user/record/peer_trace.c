@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/trace.h"
 #include "lib/log.h"
 #include "lib/outfile.h"
 #include "lib/str.h"
@@ -214,7 +213,6 @@ static int receive(const struct link *l, FILE *f, const char *run_id, uint64_t s
 int peer_trace_fetch(const struct link *l, const char *path, const char *run_id, char *why,
 		     size_t len)
 {
-	struct tc_trace *t = NULL;
 	struct outfile of;
 	uint64_t size = 0;
 	char ask[64];
@@ -243,11 +241,10 @@ int peer_trace_fetch(const struct link *l, const char *path, const char *run_id,
 		return err;
 	}
 	err = receive(l, of.f, run_id, size, why, len);
-	if (!err && trace_file_read(of.tmp, &t)) {
+	if (!err && trace_file_check(fileno(of.f), of.tmp, PEER_TRACE_MAX_BYTES)) {
 		snprintf(why, len, "it does not read as a trace");
 		err = -EBADMSG;
 	}
-	trace__free(t);
 	if (err) {
 		outfile_abort(&of);
 		return err;

@@ -18,8 +18,10 @@
 
 struct link;
 
+#include "tracefile/trace_file.h"
+
 /* The largest trace a client takes from a server: a larger one is refused unread. */
-#define PEER_TRACE_MAX_BYTES (4ull << 30)
+#define PEER_TRACE_MAX_BYTES TC_PEER_TRACE_MAX
 
 /*
  * The server's side: waits for the client's request and sends the trace in the

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/trace_codec.h"
 #include "image.h"
 
 static int read_whole(int fd, struct image *img)
@@ -37,6 +38,9 @@ static int read_whole(int fd, struct image *img)
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		/* not a trace (the decoder says so): a device or pipe is not read to its end */
+		if (n >= TC_TRACE_HEADER_LEN && memcmp(buf, TC_TRACE_MAGIC, 8))
+			break;
 	}
 	if (err) {
 		free(buf);

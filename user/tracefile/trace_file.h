@@ -55,4 +55,25 @@ uint64_t trace_writer__n_events(const struct trace_writer *w);
  */
 int trace_file_read(const char *path, struct tc_trace **out);
 
+/*
+ * The most bytes of a peer's trace that a two-host recording's client takes in
+ * (record/peer_trace.c) and checks with trace_file_check(): `report --peer` reads the
+ * peer's trace whole, and a trace larger than this needs more memory for its records
+ * than a usual host has, so a bigger one (a run of hours) is better copied by hand
+ * and reported a stretch at a time. It also bounds the disk a peer can fill.
+ */
+#define TC_PEER_TRACE_MAX ((uint64_t)4 << 30)
+
+/*
+ * Checks the trace file open at fd (a regular file, read from its start, mapped; what
+ * it holds is not kept) before it is trusted, e.g. a peer's trace received before it is
+ * renamed into place: at most max_bytes (TC_PEER_TRACE_MAX for a peer's), and a whole,
+ * valid trace: every block decoded within the reader's bounds (TC_BLOCK_MAX_RATIO; at
+ * most one block's records held at a time), through its END block, the tables a whole
+ * read skips (INDEX, RTT_HIST, RTT_SUMMARY) too, and the INDEX's entries against the
+ * blocks they list. 0; -EFBIG (larger), -EBADMSG (not a valid trace, or cut short),
+ * -EINVAL (not a regular file), -ENOMEM or -errno: the reason logged once, naming name.
+ */
+int trace_file_check(int fd, const char *name, uint64_t max_bytes);
+
 #endif /* TAILCAUSE_TRACEFILE_TRACE_FILE_H */
