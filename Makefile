@@ -54,7 +54,7 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-# Includes name their layer ("core/trace.h", "bpf/events.h"). lib/ and core/ build without
+# Includes name their layer ("core/trace/trace.h", "bpf/events.h"). lib/ and core/ build without
 # any package's headers: libc only (core: zlib, libdeflate, zstd); scripts/check-layers.sh checks.
 PURE_CFLAGS := $(CFLAGS) -Iuser -I.
 USER_CFLAGS := $(CFLAGS) $(PKG_CFLAGS) -I$(O) -Iuser -I.
@@ -64,7 +64,8 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux
 # The layers, lowest first (docs/hacking.md, "Layers"): lib <- core <- {probe, tracefile, audit} <-
 # {record, report} <- cmd <- tailcause.c.
 LIB_SRCS := $(wildcard user/lib/*.c)
-CORE_SRCS := $(wildcard user/core/*.c)
+CORE_SRCS := $(wildcard user/core/*/*.c)
+CORE_HDRS := $(wildcard user/core/*/*.h)
 USER_SRCS := $(wildcard user/probe/*.c user/tracefile/*.c user/audit/*.c user/record/*.c \
 	user/record/bpf/*.c user/report/*.c user/cmd/*.c user/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -198,19 +199,19 @@ $(O)/tests/test_report_escape: tests/test_report_escape.c tests/analyze_fixture.
 FUZZ_RUNS ?= 10000000
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-std=gnu11 -D_GNU_SOURCE -Iuser -I. -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-$(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
+$(O)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) $(CORE_HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_trace.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
 		-o $@
 
-$(O)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
+$(O)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) $(CORE_HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_json.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
 		-o $@
 
-$(O)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c tests/mem_source.h $(CORE_SRCS) $(LIB_SRCS) $(wildcard user/core/*.h)
+$(O)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c tests/mem_source.h $(CORE_SRCS) $(LIB_SRCS) $(CORE_HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_stream.c $(CORE_SRCS) $(LIB_SRCS) -ldeflate -lzstd -lz -lm \
@@ -221,7 +222,7 @@ $(O)/fuzz/fuzz_stream: tests/fuzz/fuzz_stream.c tests/mem_source.h $(CORE_SRCS) 
 LINK_FUZZ_SRCS := tests/fuzz/fuzz_link.c user/probe/link.c user/probe/link_auth.c \
 	user/record/peer_trace.c $(wildcard user/tracefile/*.c) $(CORE_SRCS) \
 	$(filter-out user/lib/log.c,$(LIB_SRCS))
-$(O)/fuzz/fuzz_link: $(LINK_FUZZ_SRCS) $(wildcard user/core/*.h user/probe/*.h user/record/*.h)
+$(O)/fuzz/fuzz_link: $(LINK_FUZZ_SRCS) $(CORE_HDRS) $(wildcard user/probe/*.h user/record/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) $(LINK_FUZZ_SRCS) -lsodium -ldeflate -lzstd -lz -lm -o $@
@@ -233,7 +234,7 @@ check-layers:
 	$(Q)sh scripts/check-layers.sh
 
 # Every C source and header of ours (vmlinux.h is generated, not ours).
-FMT_FILES := $(LIB_SRCS) $(CORE_SRCS) $(USER_SRCS) $(BPF_SRCS) $(TEST_SRCS) \
+FMT_FILES := $(LIB_SRCS) $(CORE_SRCS) $(CORE_HDRS) $(USER_SRCS) $(BPF_SRCS) $(TEST_SRCS) \
 	$(wildcard user/*/*.h user/record/bpf/*.h bpf/*.h tests/*.h tests/system/*.c tests/fuzz/*.c \
 	bench/*.c bench/lab/*.c)
 

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/trace_codec.h"
+#include "core/trace/trace_codec.h"
 #include "tracefile/trace_file.h"
 
 #define PROBE_CPU0 2

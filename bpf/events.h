@@ -59,7 +59,8 @@
 	    * other_pid/other_comm = the task */
 #define TC_EV_MARK                                                                                 \
 	23 /* instant: a thread of a traced command reached an iteration marker (--iter):          \
-	    * arg = TC_MARK_*; the report makes the iterations from them (core/iter_samples.h)  */
+	    * arg = TC_MARK_*; the report makes the iterations from them                           \
+	    * (core/iter/iter_samples.h)  */
 #define TC_EV_COUNTER                                                                              \
 	24 /* written by the recorder, not BPF: a NIC or fabric counter, or the probe's own,       \
 	    * moved between two readings: start = the earlier reading, dur = until the later,      \
@@ -78,7 +79,7 @@
 	     * task that ran instead is one this kernel does not                                   \
 	     * trace), seen only when it left its CPU again */
 #define TC_OFFCPU_WOKEN                                                                            \
-	0x8 /* set by the report, not BPF (core/wakeups.h): the part of a blocked interval         \
+	0x8 /* set by the report, not BPF (core/trace/wakeups.h): the part of a blocked interval   \
 	     * after its wake-up, when the thread waited for its CPU (with PREEMPTED) */
 
 /* tc_event.flags for TC_EV_SIGNAL */
@@ -166,7 +167,7 @@ struct tc_event {
 		__u64 stolen_ns;      /* TC_EV_STEAL: steal time between the readings */
 		__u64 func;	      /* TC_EV_WORK, TC_EV_TIMER_FN, TC_EV_NMI: the kernel
 				       * function's address, which the recorder replaces by
-				       * an id before writing (core/func_ids.h) */
+				       * an id before writing (core/trace/func_ids.h) */
 		__u64 delta;	      /* TC_EV_COUNTER: how much the counter moved */
 	};
 	__u32 cpu;

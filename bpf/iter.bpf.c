@@ -12,7 +12,7 @@
  *                      a non-blocking receive that found nothing ends nothing).
  * Each hit by a thread of interest is one TC_EV_MARK instant on the tracers'
  * clock: start = now, cpu, tid, arg = TC_MARK_BEGIN or TC_MARK_END. Iterations
- * are made from them by the report (core/iter_samples.c), not here: a mark costs
+ * are made from them by the report (core/iter/iter_samples.c), not here: a mark costs
  * one ring-buffer record and nothing is kept between hits.
  */
 #include "common.bpf.h"

@@ -4,7 +4,7 @@
 #
 #   lib  <-  core  <-  {probe, tracefile, audit}  <-  {record, report}  <-  cmd  <-  tailcause.c
 #
-# A file may include its own directory's headers, and those of a lower layer ("core/trace.h"),
+# A file may include its own directory's headers, and those of a lower layer ("core/trace/trace.h"),
 # never those of a higher or a sibling layer (probe and audit do not know each other). Beyond
 # that: lib and core include no package's headers (lib: libc; core: libc, zlib, libdeflate, zstd,
 # and the kernel ABI bpf/events.h, which lib may not); a BPF skeleton (bpf/<c>.skel.h) is
@@ -17,6 +17,22 @@ rank() { # rank LAYER: its height, or nothing for what is not a layer
 	case "$1" in
 	lib) echo 0 ;; core) echo 1 ;; probe | tracefile | audit) echo 2 ;;
 	record | report) echo 3 ;; cmd) echo 4 ;; top) echo 5 ;;
+	esac
+}
+
+# core's stages, bottom-up (docs/design.md, "user/core by stage"): a stage includes its own
+# headers and those of a stage below it, never one above or beside it.
+stage_rank() {
+	case "$1" in
+	util) echo 0 ;; stats) echo 1 ;; trace) echo 2 ;; hosts | iter) echo 3 ;;
+	attrib) echo 4 ;; stream | noise) echo 5 ;; model) echo 6 ;; compare) echo 7 ;;
+	esac
+}
+
+# The stage of user/core/<stage>/..., or nothing.
+stage_of() {
+	case "$1" in
+	user/core/*/*) p=${1#user/core/}; echo "${p%%/*}" ;;
 	esac
 }
 
@@ -66,8 +82,19 @@ for f in $(git ls-files 'user/*.c' 'user/*.h'); do
 		*/*) target=user/$name ;;
 		*) target=$dir/$name ;;
 		esac
-		[ -f "$target" ] || { echo "$f:$n: \"$name\" is not $target (name headers by layer: \"core/trace.h\")"; continue; }
+		[ -f "$target" ] || { echo "$f:$n: \"$name\" is not $target (name headers by layer: \"core/trace/trace.h\")"; continue; }
 		theirs=$(layer_of "$target")
+		if [ "$layer" = core ] && [ "$theirs" = core ]; then
+			st=$(stage_of "$f") ts=$(stage_of "$target")
+			[ "$st" = "$ts" ] && continue
+			sr=$(stage_rank "$st") tr=$(stage_rank "$ts")
+			if [ -z "$sr" ] || [ -z "$tr" ]; then
+				echo "$f:$n: core/ files live in a stage (util stats trace hosts iter attrib stream noise model compare)"
+			elif [ "$tr" -ge "$sr" ]; then
+				echo "$f:$n: core/$st/ includes $name, of stage $ts/, which is not below it"
+			fi
+			continue
+		fi
 		[ "$theirs" = "$layer" ] && continue
 		r=$(rank "$theirs")
 		if [ -z "$r" ] || [ "$r" -ge "$mine" ]; then
@@ -76,7 +103,8 @@ for f in $(git ls-files 'user/*.c' 'user/*.h'); do
 	done
 done >"${TMPDIR:-/tmp}/tc-layers.$$"
 if [ -s "${TMPDIR:-/tmp}/tc-layers.$$" ] || [ "$bad" = 1 ]; then
-	echo "tailcause: layer check failed (lib <- core <- {probe, tracefile, audit} <- {record, report} <- cmd):" >&2
+	echo "tailcause: layer check failed (lib <- core <- {probe, tracefile, audit} <- {record, report} <- cmd;" \
+		"in core: util <- stats <- trace <- {hosts, iter} <- attrib <- {stream, noise} <- model <- compare):" >&2
 	cat "${TMPDIR:-/tmp}/tc-layers.$$" >&2
 	rm -f "${TMPDIR:-/tmp}/tc-layers.$$"
 	exit 1

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "core/analyze.h"
+#include "core/attrib/analyze.h"
 
 #define PROBE_TID 100
 #define PEER_TID  101

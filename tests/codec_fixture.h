@@ -14,8 +14,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "core/trace_codec.h"
-#include "core/varint.h"
+#include "core/trace/trace_codec.h"
+#include "core/trace/varint.h"
 
 static inline struct tc_event mkev(uint16_t kind, uint64_t start, uint64_t dur, uint32_t cpu,
 				   uint32_t tid, uint32_t arg, uint32_t pid, const char *comm)
@@ -236,7 +236,7 @@ static inline void add_header(struct tc_buf *b, uint32_t type, uint32_t raw_len,
 	b->cap = b->len;
 }
 
-/* The reader's bound on counters per file (COUNTERS_MAX in core/codec_internal.h). */
+/* The reader's bound on counters per file (COUNTERS_MAX in core/trace/codec_internal.h). */
 #define COUNTERS_LIMIT (1u << 22)
 
 /* A payload builder for hand-made blocks. */

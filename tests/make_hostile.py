@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Writes the hostile input files of tests/test_hostile.sh into DIR: a few bytes each
 that announce sizes or counts far beyond what they hold (the .tct format is in
-user/core/trace_codec.h and codec_internal.h). Usage: make_hostile.py DIR"""
+user/core/trace/trace_codec.h and codec_internal.h). Usage: make_hostile.py DIR"""
 import os
 import struct
 import sys

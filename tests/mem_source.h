@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mem_source.h - a trace held in memory cut into blocks of up to `per` records, to be
- * handed to the streamed analysis (core/analyze_stream.h's stream_source: each user
+ * handed to the streamed analysis (core/stream/analyze_stream.h's stream_source: each user
  * reads them its way) by the tests that hold it to the whole analysis
  * (test_analyze_stream.c, fuzz/fuzz_stream.c).
  */
@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/analyze_stream.h"
-#include "core/trace_codec.h"
+#include "core/stream/analyze_stream.h"
+#include "core/trace/trace_codec.h"
 
 struct mem_src {
 	const struct tc_trace *t; /* sorted */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_analyze_late.c - what the analyzer credits after the sweep
- * (core/analyze_late.c): the hypervisor's steal, never more than was stolen and
+ * (core/attrib/analyze_late.c): the hypervisor's steal, never more than was stolen and
  * the largest unexplained spike first; hw-noise only with complete tracing and
  * nothing lost; and why the other spikes stay unattributed.
  */
@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "analyze_fixture.h"
-#include "core/calibrate.h"
+#include "core/attrib/calibrate.h"
 
 /* TC_EV_STEAL: stolen ns somewhere in [start, start + dur) on cpu. */
 static void add_steal(struct tc_trace *t, uint32_t cpu, uint64_t start, uint64_t dur,

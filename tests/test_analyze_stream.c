@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The streamed analysis (core/analyze_stream.h) against the whole one, on synthetic
+ * The streamed analysis (core/stream/analyze_stream.h) against the whole one, on synthetic
  * traces whose answer the whole analysis gives: random spikes with preemptions, IRQs,
  * timer callbacks and steal intervals that reach across segment cuts, the blocks handed
  * over in shuffled order with overlapping time spans, at segment sizes down to 3 round
@@ -18,9 +18,9 @@
 
 #include "analyze_fixture.h"
 #include "mem_source.h"
-#include "core/analyze_stream.h"
-#include "core/stats.h"
-#include "core/trace_codec.h"
+#include "core/stream/analyze_stream.h"
+#include "core/stats/stats.h"
+#include "core/trace/trace_codec.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

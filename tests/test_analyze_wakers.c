@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "analyze_fixture.h"
-#include "core/describe.h"
+#include "core/attrib/describe.h"
 
 #define WAKEUP_FN 0xffffffff81190e50ull
 #define TICK_FN	  0xffffffff814428a0ull

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/audit_join.h"
+#include "core/model/audit_join.h"
 
 /* --- a hand-built analysis: probe threads on CPUs 2 and 3 ------------------------------- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_calibrate.c - the hidden cost of each kind of event (core/calibrate.c):
+ * test_calibrate.c - the hidden cost of each kind of event (core/attrib/calibrate.c):
  * which gaps measure a kind, the medians and spread, the trace's meta, and the
  * analyzer's widening with its hidden part labelled; a trace without a
  * calibration, or with nothing hidden, is analysed as before; a tick held up beyond
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "analyze_fixture.h"
-#include "core/calibrate.h"
+#include "core/attrib/calibrate.h"
 
 #define CAL_CPU 1
 #define CAL_TID 4242

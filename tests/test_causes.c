@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/describe.h"
+#include "core/attrib/causes.h"
+#include "core/attrib/describe.h"
 
 #define PROBE_TID 100
 #define SELF_TID  900

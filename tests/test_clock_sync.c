@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/clock_sync.h"
+#include "core/hosts/clock_sync.h"
 
 struct scenario {
 	double offset_ns; /* server - client at client time 0 */

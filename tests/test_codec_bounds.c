@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Unit tests for what a file can make core/trace_decode.c allocate: no more than its
+ * Unit tests for what a file can make core/trace/trace_decode.c allocate: no more than its
  * bytes can hold (TC_BLOCK_MAX_RATIO, the records' least sizes, one INDEX entry per block
  * header), and nothing faulted in before the decoder writes it. The writer's side: a
  * block that compresses too well is stored, so the reader takes what the writer wrote.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for core/trace_decode.c on damaged files: cuts at any offset, bit flips
+/* Unit tests for core/trace/trace_decode.c on damaged files: cuts at any offset, bit flips
  * anywhere, and lengths, magic, version and flags that cannot be. */
 #include <stdarg.h>
 #include <stddef.h>

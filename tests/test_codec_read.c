@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "codec_fixture.h"
-#include "core/codec_internal.h" /* EVENT_MIN_LEN */
+#include "core/trace/codec_internal.h" /* EVENT_MIN_LEN */
 
 /*
  * Version 3 blocks are each one zstd frame that records its content size, the block's

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for core/trace_decode.c on well-framed blocks that lie: counts the payload
+/* Unit tests for core/trace/trace_decode.c on well-framed blocks that lie: counts the payload
  * cannot hold, malformed records and tables, bytes left over, limits. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "codec_fixture.h"
-#include "core/histogram.h"
+#include "core/stats/histogram.h"
 
 /* --- limits and totals ----------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for core/trace_encode.c and trace_decode.c: round trips, the encoder's
+/* Unit tests for core/trace/trace_encode.c and trace_decode.c: round trips, the encoder's
  * output and limits, what the reader skips or keeps from a later writer, varints. */
 #include <stdarg.h>
 #include <stddef.h>

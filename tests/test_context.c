@@ -15,7 +15,7 @@
 #include <math.h>
 
 #include "analyze_fixture.h"
-#include "core/context.h"
+#include "core/attrib/context.h"
 
 #define HOG_PID 555 /* the task that preempts the probe */
 

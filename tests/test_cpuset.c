@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/cpuset.h"
+#include "core/util/cpuset.h"
 
 static const char *fmt(const struct tc_cpuset *s)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_diff.c - two runs compared (core/summary.c, core/diff.c): intervals that
+ * test_diff.c - two runs compared (core/compare/summary.c, core/compare/diff.c): intervals that
  * hold for runs of one distribution and catch a shift, the spike-count test, the
  * cause verdicts and the audit changes joined to the causes that moved.
  */
@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "analyze_fixture.h"
-#include "core/diff.h"
+#include "core/compare/diff.h"
 
 #define RUN_N 20000
 

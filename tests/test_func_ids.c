@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_func_ids.c - kernel functions by id (core/func_ids.c): ids given in the order seen,
+ * test_func_ids.c - kernel functions by id (core/trace/func_ids.c): ids given in the order seen,
  * one per address; names keyed by id, "unnamed#<id>" where kallsyms gave none; the report
  * names the callbacks by them, and no key or name holds the address; an older trace's
  * addresses are still named.
@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/describe.h"
-#include "core/func_ids.h"
+#include "core/attrib/causes.h"
+#include "core/attrib/describe.h"
+#include "core/trace/func_ids.h"
 
 #define VMSTAT 0xffffffff81234560ull
 #define TICK   0xffffffff814428a0ull

@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "core/histogram.h"
+#include "core/stats/histogram.h"
 
 static void test_hist_bucket_exact_below_256(void **state)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/iter_log.h"
+#include "core/iter/iter_log.h"
 
 static const char *const perftest_out =
 	"---------------------------------------------------------------------------------------\n"

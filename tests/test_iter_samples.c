@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 
-#include "core/iter_samples.h"
-#include "core/trace.h"
+#include "core/iter/iter_samples.h"
+#include "core/trace/trace.h"
 
 static struct tc_event mk(uint32_t tid, uint64_t t, uint32_t cpu, uint32_t what)
 {

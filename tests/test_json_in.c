@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* test_json_in.c - the JSON reader (core/json_in.c): what it takes, what it refuses. */
+/* test_json_in.c - the JSON reader (core/compare/json_in.c): what it takes, what it refuses. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json_in.h"
+#include "core/compare/json_in.h"
 
 static struct jv *parse_ok(const char *text)
 {

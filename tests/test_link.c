@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "probe/link.h"
 #include "record/peer_trace.h"
 #include "tracefile/trace_file.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/noise.h"
-#include "core/noise_acc.h"
+#include "core/noise/noise.h"
+#include "core/noise/noise_acc.h"
 
 #define US	 1000ull
 #define MS	 1000000ull

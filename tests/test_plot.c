@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/plot.h"
+#include "core/model/plot.h"
 
 /* 1000 samples 1 us apart, RTT 100 ns except every 100th of 100 + i ns. */
 static void test_plot_columns_min_p50_p99_max(void **state)

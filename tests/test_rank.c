@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_rank.c - many nodes ranked (core/rank.c): the order, a planted outlier,
+ * test_rank.c - many nodes ranked (core/compare/rank.c): the order, a planted outlier,
  * the causes the worst nodes share, failing checks, a mismatch of probes.
  */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/rank.h"
+#include "core/compare/rank.h"
 
 #define NODES 9
 

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "analyze_fixture.h"
-#include "core/json_in.h"
-#include "core/plot.h"
+#include "core/compare/json_in.h"
+#include "core/model/plot.h"
 #include "lib/str.h"
 #include "report/report.h"
 #include "report/report_html.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_report_model.c - the report model (core/report_model.c): the facts every
+ * test_report_model.c - the report model (core/model/report_model.c): the facts every
  * renderer formats, derived once from the trace and its analysis.
  */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "analyze_fixture.h"
-#include "core/report_model.h"
+#include "core/model/report_model.h"
 
 static const struct report_model_opts opts = {.path = "t.tct", .top = 3, .div = 2};
 

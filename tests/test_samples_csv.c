@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/samples_csv.h"
+#include "core/iter/samples_csv.h"
 
 static int parse(const char *text, struct samples_csv *c, struct samples_csv_error *e)
 {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/stats.h"
-#include "core/stats_exact.h"
+#include "core/stats/stats.h"
+#include "core/stats/stats_exact.h"
 
 static void test_stats_summarize_odd_n(void **state)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The streamed report (report --stream, core/analyze_stream.h) against the whole one, no
+# The streamed report (report --stream, core/stream/analyze_stream.h) against the whole one, no
 # root and no BPF: on every probe fixture, read a segment of N round trips at a time for
 # several N (down to 7, so that spikes, their intervals, steal and lost windows straddle
 # many cuts), the text, JSON, HTML and OpenMetrics reports must be the whole trace's byte

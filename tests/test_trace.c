@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for core/trace.c: the in-memory trace model and its sort. */
+/* Unit tests for core/trace/trace.c: the in-memory trace model and its sort. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 static struct tc_event ev(uint64_t start, uint32_t tag)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/stats.h"
+#include "core/stats/stats.h"
 #include "trace_file_fixture.h"
 #include "tracefile/trace_stream.h"
 

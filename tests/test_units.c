@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* test_units.c - durations in words (core/units.c). */
+/* test_units.c - durations in words (core/util/units.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "core/units.h"
+#include "core/util/units.h"
 
 static const char *fmt(double ns, int digits)
 {

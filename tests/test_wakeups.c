@@ -9,9 +9,9 @@
 
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/trace.h"
-#include "core/wakeups.h"
+#include "core/attrib/causes.h"
+#include "core/trace/trace.h"
+#include "core/trace/wakeups.h"
 
 static struct tc_event offcpu(uint64_t start, uint64_t dur, uint64_t woken, uint16_t flags,
 			      uint32_t other_pid, const char *comm)

@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/diff.h"
-#include "core/json_in.h"
-#include "core/rank.h"
-#include "core/summary.h"
+#include "core/compare/diff.h"
+#include "core/compare/json_in.h"
+#include "core/compare/rank.h"
+#include "core/compare/summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analyze.h"
-#include "core/analyze_stream.h"
-#include "core/trace_codec.h"
-#include "core/wakeups.h"
+#include "core/attrib/analyze.h"
+#include "core/stream/analyze_stream.h"
+#include "core/trace/trace_codec.h"
+#include "core/trace/wakeups.h"
 #include "tests/mem_source.h"
 
 /* A block's records in their order, as a file holds them (equal starts keep it): the

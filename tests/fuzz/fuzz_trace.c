@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/analyze.h"
-#include "core/trace_codec.h"
+#include "core/attrib/analyze.h"
+#include "core/trace/trace_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

@@ -12,7 +12,7 @@
 # timer:timerfd_tmrproc and the ticks timer:tick, and keep plain `timer` for
 # interrupts in which no callback ran at all. Both tracer paths: tp_btf and
 # the classic tracepoints. Neither the dump nor the report may spell a kernel
-# address: the trace names its callbacks by id (core/func_ids.h).
+# address: the trace names its callbacks by id (core/trace/func_ids.h).
 #
 # NMIs: perf sampling on hardware cycles on B, where this machine has a
 # hardware PMU: nmi records on B named perf_event_nmi_handler, and the `nmi`

@@ -12,7 +12,7 @@
 #include <net/if.h>
 #include <stdio.h>
 
-#include "core/cpuset.h"
+#include "core/util/cpuset.h"
 #include "lib/str.h"
 #include "host_audit.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * host_audit.h - runs the host tuning checklist (core/audit.h) on this host,
+ * host_audit.h - runs the host tuning checklist (core/model/audit.h) on this host,
  * or on a copy of its sysfs/procfs/etc under a root directory (the tests'
  * fixtures). Every check ends ok, warn, fail or unknown with the evidence it
  * read; a missing file or device is an unknown with the reason, never an error.
@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "core/audit.h"
-#include "core/trace.h"
+#include "core/model/audit.h"
+#include "core/trace/trace.h"
 
 #define AUDIT_MAX_NICS 16
 

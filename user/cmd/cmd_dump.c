@@ -2,7 +2,7 @@
 /*
  * cmd_dump.c - `tailcause dump FILE`: every record of a trace as one text line,
  * for grep, awk and scripts (and the system tests). Needs no privileges. Its text
- * is safe to show: the trace's tables are kept escaped (core/trace.h), a task name
+ * is safe to show: the trace's tables are kept escaped (core/trace/trace.h), a task name
  * is escaped here (causes_comm()).
  */
 #include <errno.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/causes.h"
-#include "core/describe.h"
-#include "core/iter_samples.h"
-#include "core/trace.h"
+#include "core/attrib/causes.h"
+#include "core/attrib/describe.h"
+#include "core/iter/iter_samples.h"
+#include "core/trace/trace.h"
 #include "lib/log.h"
 #include "tracefile/trace_file.h"
 

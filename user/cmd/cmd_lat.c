@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/histogram.h"
-#include "core/stats.h"
+#include "core/stats/histogram.h"
+#include "core/stats/stats.h"
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "lib/str.h"

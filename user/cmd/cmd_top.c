@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/spike_rule.h"
+#include "core/attrib/spike_rule.h"
 #include "lib/log.h"
 #include "report/report_top.h"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/causes.h"
+#include "core/attrib/causes.h"
 #include "lib/log.h"
 #include "probe/link_auth.h"
 #include "report/report.h"

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "core/analyze.h"
+#include "core/attrib/analyze.h"
 #include "probe/link_auth.h"
 #include "probe/probe.h"
 

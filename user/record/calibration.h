@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * calibration.h - before a recording, what each kind of event costs the probe
- * CPUs (core/calibrate.h says how the gaps become hidden costs).
+ * CPUs (core/attrib/calibrate.h says how the gaps become hidden costs).
  *
  * On each probe CPU in turn a thread reads the clock in a tight loop for a
  * quarter of a second and notes every gap (the CPU was taken) and every first
@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/calibrate.h"
+#include "core/attrib/calibrate.h"
 #include "record/bpf/tracer.h"
 
 struct calibration {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "audit/host_audit.h"
-#include "core/audit.h"
+#include "core/model/audit.h"
 #include "hostfacts.h"
 
 /* Reads the first line of path into buf without the newline; 0 or -errno. */

@@ -10,9 +10,9 @@
 
 #include <stdio.h>
 
-#include "core/cpuset.h"
-#include "core/func_ids.h"
-#include "core/trace.h"
+#include "core/util/cpuset.h"
+#include "core/trace/func_ids.h"
+#include "core/trace/trace.h"
 
 /* Adds host facts as meta keys (host.*) to t; 0 or -ENOMEM. Missing files are skipped. */
 int hostfacts_collect(struct tc_trace *t);
@@ -42,7 +42,7 @@ void hostfacts_ksyms_free(struct ksyms *k);
 
 /*
  * Names the kernel functions of f from id from + 1 on (the callbacks the tracers saw) in
- * t's meta by their ids (core/func_ids.h), with the first name k gives the address; one
+ * t's meta by their ids (core/trace/func_ids.h), with the first name k gives the address; one
  * k does not hold is "unnamed#<id>". 0 or -ENOMEM.
  */
 int hostfacts_ksyms(struct tc_trace *t, const struct func_ids *f, size_t from,

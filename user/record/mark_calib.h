@@ -15,7 +15,7 @@
  *   post  from the end call's mark to the clock read after it returns (median)
  *   cost  what the markers add to the two calls (marked minus unmarked medians)
  * The report moves a BEGIN..END iteration's bounds out by pre and post
- * (core/iter_samples.h) and states the cost. Measured only where the spec's calls
+ * (core/iter/iter_samples.h) and states the cost. Measured only where the spec's calls
  * are ones it can make harmlessly (a send: sendto, sendmsg, write; a receive:
  * recvfrom, recvmsg, read); otherwise the trace says why not. Uprobe markers
  * (perftest's) mark to mark, where the blind spots cancel: their cost is measured
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "iter_spec.h"
 
 struct bpf_link;

@@ -15,7 +15,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "core/trace_codec.h"
+#include "core/trace/trace_codec.h"
 #include "calibration.h"
 #include "hostfacts.h"
 #include "lib/exitcode.h"

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/cpuset.h"
+#include "core/util/cpuset.h"
 #include "hostfacts.h"
 #include "lib/log.h"
 #include "recorder.h"

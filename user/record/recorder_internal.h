@@ -15,8 +15,8 @@
 #include "calibration.h"
 #include "hostfacts.h"
 #include "mark_calib.h"
-#include "core/func_ids.h"
-#include "core/trace.h"
+#include "core/trace/func_ids.h"
+#include "core/trace/trace.h"
 #include "recorder.h"
 #include "target.h"
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "iter_spec.h"
 #include "lib/exitcode.h"
 #include "recorder_internal.h"
@@ -12,7 +12,7 @@
 /*
  * --iter: the markers of the command's iterations, found on this host and attached
  * before it starts, while the privileges that takes are still held. The report
- * makes the iterations from the marks (core/iter_samples.h).
+ * makes the iterations from the marks (core/iter/iter_samples.h).
  */
 int recorder_attach_marks(struct recorder *r)
 {

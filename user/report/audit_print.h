@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "core/audit.h"
+#include "core/model/audit.h"
 
 struct audit_print_opts {
 	const char *root; /* "/" or the --root directory */

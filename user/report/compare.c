@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "compare.h"
-#include "core/iter_samples.h"
-#include "core/json_in.h"
-#include "core/wakeups.h"
+#include "core/iter/iter_samples.h"
+#include "core/compare/json_in.h"
+#include "core/trace/wakeups.h"
 #include "lib/exitcode.h"
 #include "lib/infile.h"
 #include "lib/log.h"

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * compare.h - `tailcause diff` and `rank`: runs loaded from traces or JSON reports,
- * and the comparisons (core/diff.c, core/rank.c) written as text, JSON or HTML.
+ * and the comparisons (core/compare/diff.c, core/compare/rank.c) written as text, JSON or HTML.
  */
 #ifndef TAILCAUSE_REPORT_COMPARE_H
 #define TAILCAUSE_REPORT_COMPARE_H
 
 #include <stdio.h>
 
-#include "core/diff.h"
-#include "core/rank.h"
-#include "core/summary.h"
+#include "core/compare/diff.h"
+#include "core/compare/rank.h"
+#include "core/compare/summary.h"
 #include "lib/json_out.h"
 
 struct compare_opts {

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/plot.h"
-#include "core/iter_samples.h"
+#include "core/model/plot.h"
+#include "core/iter/iter_samples.h"
 #include "report_iter.h"
-#include "core/samples_csv.h"
-#include "core/peer_join.h"
-#include "core/wakeups.h"
+#include "core/iter/samples_csv.h"
+#include "core/hosts/peer_join.h"
+#include "core/trace/wakeups.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/infile.h"

@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "core/analyze.h"
-#include "core/report_model.h"
+#include "core/attrib/analyze.h"
+#include "core/model/report_model.h"
 
 enum report_format {
 	REPORT_TEXT = 0,
@@ -54,7 +54,7 @@ const char *report_format_names(void);
 int report_file(const char *path, struct report_opts *o, FILE *out);
 
 /*
- * The report of a trace read a segment at a time (core/analyze_stream.h): 0, 1 when
+ * The report of a trace read a segment at a time (core/stream/analyze_stream.h): 0, 1 when
  * path cannot be (it is not a probe's plain round trips: the caller reads it whole),
  * -TC_ERRNO__INPUT, -TC_ERRNO__USAGE, or a negative errno (reported).
  */

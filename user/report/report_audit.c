@@ -2,7 +2,7 @@
 /*
  * report_audit.c - the report's "host audit vs measured causes" section: the
  * audit snapshot the recorder stored in the trace, joined to the causes the
- * analysis measured (core/audit_join.c). Formatting only.
+ * analysis measured (core/model/audit_join.c). Formatting only.
  */
 #include <string.h>
 

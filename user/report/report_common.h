@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/describe.h"
-#include "core/report_model.h"
+#include "core/attrib/describe.h"
+#include "core/model/report_model.h"
 
 #define NS_US(ns) ((double)(ns) / 1000.0)
 

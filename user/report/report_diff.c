@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * report_diff.c - `tailcause diff` in words and as JSON (docs/diff-schema.md).
- * Formatting only: the comparison is core/diff.c's.
+ * Formatting only: the comparison is core/compare/diff.c's.
  */
 #include <inttypes.h>
 #include <string.h>

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "compare.h"
-#include "core/plot.h"
-#include "core/units.h"
+#include "core/model/plot.h"
+#include "core/util/units.h"
 #include "report_common.h"
 #include "report_html.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/verdict.h"
+#include "core/attrib/causes.h"
+#include "core/model/verdict.h"
 #include "lib/str.h"
 #include "report_common.h"
 #include "report_html.h"

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/units.h"
+#include "core/util/units.h"
 #include "report.h"
 
 /* Chart geometry: the plot area inside an SVG of CHART_W x height. */

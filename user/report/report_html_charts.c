@@ -4,7 +4,7 @@
  * time (one column per pixel: min..max, p50, p99; every large spike as a dot
  * coloured by its cause), the histogram and percentile curve with p99 and
  * p99.9 marked, and the cause breakdown. Formatting only: the reductions are
- * user/core/plot.c's.
+ * user/core/model/plot.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/plot.h"
+#include "core/model/plot.h"
 #include "report_common.h"
 #include "report_html.h"
 

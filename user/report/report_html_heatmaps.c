@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/plot.h"
+#include "core/attrib/causes.h"
+#include "core/model/plot.h"
 #include "report_common.h"
 #include "report_html.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/iter_log.h"
-#include "core/iter_samples.h"
-#include "core/samples_csv.h"
+#include "core/iter/iter_log.h"
+#include "core/iter/iter_samples.h"
+#include "core/iter/samples_csv.h"
 #include "lib/exitcode.h"
 #include "lib/infile.h"
 #include "lib/log.h"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * report_iter.h - a trace recorded with --iter: its iterations, from its marks
- * (core/iter_samples.h), or from the benchmark's own log placed by the first marked
- * ones (core/iter_log.h, --iter-log).
+ * (core/iter/iter_samples.h), or from the benchmark's own log placed by the first marked
+ * ones (core/iter/iter_log.h, --iter-log).
  */
 #ifndef TAILCAUSE_REPORT_REPORT_ITER_H
 #define TAILCAUSE_REPORT_REPORT_ITER_H
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 /*
  * Makes t's iterations its samples (and says how in its meta: iter.made,

@@ -7,11 +7,11 @@
  */
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/plot.h"
-#include "core/verdict.h"
+#include "core/attrib/causes.h"
+#include "core/model/plot.h"
+#include "core/model/verdict.h"
 #include "report_common.h"
-#include "core/peer_join.h"
+#include "core/hosts/peer_join.h"
 #include "report_json.h"
 #include "lib/version.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* report_json_noise.c - the "noise" member of the JSON report (docs/report-schema.md). */
-#include "core/causes.h"
+#include "core/attrib/causes.h"
 #include "report_common.h"
 #include "report_json.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/causes.h"
+#include "core/attrib/causes.h"
 #include "lib/str.h"
 #include "report.h"
 #include "lib/version.h"

@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/plot.h"
+#include "core/attrib/causes.h"
+#include "core/model/plot.h"
 #include "lib/json_out.h"
-#include "core/peer_join.h"
+#include "core/hosts/peer_join.h"
 #include "report.h"
 #include "report_common.h"
 

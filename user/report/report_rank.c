@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * report_rank.c - `tailcause rank` in words, as JSON (docs/rank-schema.md) and as
- * an HTML page. Formatting only: the ranking is core/rank.c's.
+ * an HTML page. Formatting only: the ranking is core/compare/rank.c's.
  */
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * report_stream.c - the report of a trace too long to hold: read block by block
- * (tracefile/trace_stream.h), analyzed a segment at a time (core/analyze_stream.h),
+ * (tracefile/trace_stream.h), analyzed a segment at a time (core/stream/analyze_stream.h),
  * rendered from the kept spikes and the whole run's totals like any report.
  */
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/analyze_stream.h"
-#include "core/plot.h"
-#include "core/report_model.h"
-#include "core/spike_rule.h"
+#include "core/stream/analyze_stream.h"
+#include "core/model/plot.h"
+#include "core/model/report_model.h"
+#include "core/attrib/spike_rule.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "report.h"

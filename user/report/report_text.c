@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/causes.h"
-#include "core/plot.h"
-#include "core/units.h"
-#include "core/verdict.h"
-#include "core/peer_join.h"
+#include "core/attrib/causes.h"
+#include "core/model/plot.h"
+#include "core/util/units.h"
+#include "core/model/verdict.h"
+#include "core/hosts/peer_join.h"
 #include "report.h"
 #include "report_common.h"
 

@@ -23,13 +23,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/analyze_stream.h"
-#include "core/grow.h"
-#include "core/histogram.h"
-#include "core/iter_samples.h"
-#include "core/spike_rule.h"
-#include "core/stats.h"
-#include "core/wakeups.h"
+#include "core/stream/analyze_stream.h"
+#include "core/util/grow.h"
+#include "core/stats/histogram.h"
+#include "core/iter/iter_samples.h"
+#include "core/attrib/spike_rule.h"
+#include "core/stats/stats.h"
+#include "core/trace/wakeups.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/stop.h"

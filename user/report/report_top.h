@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/analyze.h"
+#include "core/attrib/analyze.h"
 
 #define TOP_CAUSES_MAX 32
 

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/grow.h"
-#include "core/trace_codec.h"
+#include "core/util/grow.h"
+#include "core/trace/trace_codec.h"
 #include "lib/log.h"
 #include "trace_file.h"
 

@@ -11,11 +11,11 @@
 
 #include "bigmem.h"
 #include "image.h"
-#include "core/grow.h"
-#include "core/histogram.h"
-#include "core/rtt_summary.h"
-#include "core/stats_exact.h"
-#include "core/trace_codec.h"
+#include "core/util/grow.h"
+#include "core/stats/histogram.h"
+#include "core/trace/rtt_summary.h"
+#include "core/stats/stats_exact.h"
+#include "core/trace/trace_codec.h"
 #include "lib/log.h"
 #include "trace_file.h"
 

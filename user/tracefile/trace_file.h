@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 struct trace_writer;
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/trace_codec.h"
+#include "core/trace/trace_codec.h"
 #include "lib/log.h"
 #include "trace_follow.h"
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/grow.h"
-#include "core/rtt_summary.h"
-#include "core/stats_exact.h"
-#include "core/trace_codec.h"
+#include "core/util/grow.h"
+#include "core/trace/rtt_summary.h"
+#include "core/stats/stats_exact.h"
+#include "core/trace/trace_codec.h"
 #include "image.h"
 #include "lib/log.h"
 #include "trace_stream.h"

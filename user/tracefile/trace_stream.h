@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trace_stream.h - a trace file read for a streamed analysis
- * (core/analyze_stream.h): its blocks decoded one at a time, never all at once.
+ * (core/stream/analyze_stream.h): its blocks decoded one at a time, never all at once.
  *
  * trace_stream_open() finds the blocks by their headers and decodes the small
  * tables. Where the file has an INDEX block (trace_file.h's writer adds one), the
  * place, records and time span of every SAMPLES and EVENTS block come from it;
  * otherwise each is decoded once for them. The samples of the stretch asked for
  * are then read twice, for the histogram and the exact percentiles
- * (core/stats_exact.h) - once where the writer's RTT_HIST block counted them - and
+ * (core/stats/stats_exact.h) - once where the writer's RTT_HIST block counted them - and
  * the analysis reads each block it needs once more, in time order: with an index, a
  * stretch of a long trace reads only its own blocks. For the whole run, where the
- * writer's RTT_SUMMARY block holds the statistics (core/rtt_summary.h), the samples
+ * writer's RTT_SUMMARY block holds the statistics (core/trace/rtt_summary.h), the samples
  * are not read for them at all: the analysis's own read of every block checks them
  * (trace_stream_recheck()).
  * Pages of the mapped file are dropped as they are read, so the file adds nothing
@@ -23,10 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/analyze_stream.h"
-#include "core/histogram.h"
-#include "core/stats.h"
-#include "core/trace.h"
+#include "core/stream/analyze_stream.h"
+#include "core/stats/histogram.h"
+#include "core/stats/stats.h"
+#include "core/trace/trace.h"
 
 struct trace_stream;
 
@@ -63,7 +63,7 @@ int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uin
  * (tc_trace.streamed) start again from 0 on 1.
  */
 int trace_stream_recheck(struct trace_stream *s);
-/* The round trips' histogram (core/plot.h's plot_rtt_hist() of all the samples). */
+/* The round trips' histogram (core/model/plot.h's plot_rtt_hist() of all the samples). */
 const struct hist *trace_stream_hist(const struct trace_stream *s);
 /* The start of the run's first round trip, from which the stretch counts (0: none). */
 uint64_t trace_stream_run_first(const struct trace_stream *s);

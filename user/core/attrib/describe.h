@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* describe.h - the words for a trace's records: kind names, one line per event. */
+#ifndef TAILCAUSE_CORE_DESCRIBE_H
+#define TAILCAUSE_CORE_DESCRIBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/trace/trace.h"
+
+/* "offcpu", "hardirq", ... ("lost" for the recorder's lost windows); "unknown" otherwise. */
+const char *describe_kind(uint16_t kind);
+
+/* One line on what e is ("tid 12 left cpu 3, preempted; cc1 (pid 9) ran next"), into buf. */
+void describe_event(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len);
+
+#endif /* TAILCAUSE_CORE_DESCRIBE_H */
