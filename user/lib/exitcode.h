@@ -14,6 +14,8 @@
 #ifndef TAILCAUSE_LIB_EXITCODE_H
 #define TAILCAUSE_LIB_EXITCODE_H
 
+#include <errno.h>
+
 enum tc_exit {
 	TC_EXIT_OK = 0,
 	TC_EXIT_USAGE = 1,     /* bad command line */
@@ -38,5 +40,12 @@ enum tc_errno {
  * environment (2); any other errno a runtime failure (4).
  */
 int tc_exit_code(int err);
+
+/* What a failed read of an input file returns: -ENOMEM as it is, any other failure
+ * -TC_ERRNO__INPUT (exit 3). err is a negative errno. */
+static inline int tc_input_error(int err)
+{
+	return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+}
 
 #endif /* TAILCAUSE_LIB_EXITCODE_H */
