@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/attrib/analyze.h"
 #include "lib/log.h"
 #include "lib/stop.h"
 
@@ -138,6 +139,15 @@ int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2])
 	}
 	cpu[0] = (int)v[0];
 	cpu[1] = (int)v[1];
+	return 0;
+}
+
+int cli_parse_spike(const char *s, struct tc_spike_rule *out)
+{
+	if (spike_rule_parse(s, out)) {
+		log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)", s);
+		return -EINVAL;
+	}
 	return 0;
 }
 

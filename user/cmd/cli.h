@@ -11,6 +11,8 @@
 
 #include "lib/exitcode.h"
 
+struct tc_spike_rule;
+
 /* Each parser reports "<option>: <why>" and returns -EINVAL on bad input. */
 
 /* A count: digits with an optional k/M/G suffix (x1000); min..max inclusive. */
@@ -22,6 +24,8 @@ int cli_parse_duration(const char *opt, const char *s, uint64_t min_s, uint64_t 
 		       uint64_t *out_ns);
 /* Two CPU numbers "A,B" (distinct, >= 0). */
 int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2]);
+/* --spike's rule (default, p99.9, 20us, 3x: spike_rule_parse()). */
+int cli_parse_spike(const char *s, struct tc_spike_rule *out);
 
 /* Whether the process may load and attach BPF tracing programs (root, or CAP_BPF +
  * CAP_PERFMON); when not, describes what is missing into why. */

@@ -155,11 +155,7 @@ static int parse_option(int c, const char *cmd, struct compare_args *a)
 		a->output = optarg;
 		return outfile_check_dir("--output", optarg);
 	case OPT_SPIKE:
-		if (spike_rule_parse(optarg, &a->load.spike)) {
-			log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)", optarg);
-			return -EINVAL;
-		}
-		return 0;
+		return cli_parse_spike(optarg, &a->load.spike);
 	case OPT_NIC_IRQ:
 		a->load.nic_irq_pattern = optarg;
 		return 0;

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/attrib/spike_rule.h"
 #include "lib/log.h"
 #include "report/report_top.h"
 
@@ -78,11 +77,8 @@ int cmd_top(int argc, char **argv)
 			o.causes = (unsigned int)v;
 			break;
 		case OPT_SPIKE:
-			if (spike_rule_parse(optarg, &rule)) {
-				log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)",
-					optarg);
+			if (cli_parse_spike(optarg, &rule))
 				return -TC_ERRNO__USAGE;
-			}
 			break;
 		case OPT_NIC_IRQ:
 			o.nic_irq_pattern = optarg;

@@ -471,11 +471,7 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_ITER_FIRST:
 		return parse_record(c, arg, a);
 	case OPT_SPIKE:
-		if (spike_rule_parse(arg, &a->spike)) {
-			log_err("--spike: '%s' is not a rule (default, p99.9, 20us, 3x)", arg);
-			return -EINVAL;
-		}
-		return 0;
+		return cli_parse_spike(arg, &a->spike);
 	case OPT_NIC_IRQ:
 		if (!*arg) {
 			log_err("--nic-irq: empty pattern");
