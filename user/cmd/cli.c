@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* cli.c - value parsers, privilege checks and exit-code mapping. */
+/* cli.c - value parsers and getopt's errors in one line each, privilege checks, stop signals. */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <linux/capability.h>
 #include <stdio.h>
@@ -149,6 +150,28 @@ int cli_parse_spike(const char *s, struct tc_spike_rule *out)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int cli_option_error(char **argv, const struct option *longopts)
+{
+	const char *arg = argv[optind - 1];
+
+	for (const struct option *l = longopts; optopt && l->name; l++) {
+		if (l->val != optopt)
+			continue;
+		if (arg[1] != '-') /* a short option fails only for want of its value */
+			log_err("%s: option -%c needs a value", argv[0], optopt);
+		else
+			log_err("%s: option --%s %s", argv[0], l->name,
+				l->has_arg ? "needs a value" : "takes no value");
+		return -EINVAL;
+	}
+	if (optopt) /* a short one, perhaps among others in one word */
+		log_err("%s: unknown option '-%c' (see tailcause %s --help)", argv[0], optopt,
+			argv[0]);
+	else
+		log_err("%s: unknown option '%s' (see tailcause %s --help)", argv[0], arg, argv[0]);
+	return -EINVAL;
 }
 
 int cli_can_trace(char *why, size_t len)

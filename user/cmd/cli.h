@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cli.h - command-line plumbing shared by the subcommands: value parsers that
- * report bad input in one line, privilege checks, the exit-code mapping.
+ * cli.h - command-line plumbing shared by the subcommands: value parsers and getopt's
+ * errors that report bad input in one line, privilege checks, stop signals, the commands.
  */
 #ifndef TAILCAUSE_CMD_CLI_H
 #define TAILCAUSE_CMD_CLI_H
@@ -11,6 +11,7 @@
 
 #include "lib/exitcode.h"
 
+struct option;
 struct tc_spike_rule;
 
 /* Each parser reports "<option>: <why>" and returns -EINVAL on bad input. */
@@ -26,6 +27,13 @@ int cli_parse_duration(const char *opt, const char *s, uint64_t min_s, uint64_t 
 int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2]);
 /* --spike's rule (default, p99.9, 20us, 3x: spike_rule_parse()). */
 int cli_parse_spike(const char *s, struct tc_spike_rule *out);
+
+/*
+ * What getopt_long() (opterr = 0) returned '?' for, in argv[0]'s name: an option of
+ * longopts given without its value or with one it takes none of, as it was written, or
+ * one the command does not know. Returns -EINVAL.
+ */
+int cli_option_error(char **argv, const struct option *longopts);
 
 /* Whether the process may load and attach BPF tracing programs (root, or CAP_BPF +
  * CAP_PERFMON); when not, describes what is missing into why. */

@@ -115,15 +115,7 @@ static int parse(int argc, char **argv, struct host_audit_opts *o, int *json)
 			o->root = optarg;
 			break;
 		default:
-			for (const struct option *l = longopts; l->name; l++)
-				if (optopt && l->val == optopt) {
-					log_err("audit: option --%s %s", l->name,
-						l->has_arg ? "needs a value" : "takes no value");
-					return -EINVAL;
-				}
-			log_err("audit: unknown option '%s' (see tailcause audit --help)",
-				argv[optind - 1]);
-			return -EINVAL;
+			return cli_option_error(argv, longopts);
 		}
 	}
 	if (optind < argc) {

@@ -190,17 +190,8 @@ static int parse(int argc, char **argv, const char *cmd, void (*help)(void), str
 			help();
 			return 1;
 		}
-		if (c == '?') {
-			for (const struct option *l = longopts; l->name; l++)
-				if (optopt && l->val == optopt) {
-					log_err("%s: option --%s %s", cmd, l->name,
-						l->has_arg ? "needs a value" : "takes no value");
-					return -EINVAL;
-				}
-			log_err("%s: unknown option '%s' (see tailcause %s --help)", cmd,
-				argv[optind - 1], cmd);
-			return -EINVAL;
-		}
+		if (c == '?')
+			return cli_option_error(argv, longopts);
 		if (parse_option(c, cmd, a))
 			return -EINVAL;
 	}

@@ -622,14 +622,8 @@ int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
 			help();
 			return 1;
 		}
-		if (c == '?' || c == ':') {
-			if (optopt && optopt < 0x100 && strchr(shortopts, optopt))
-				log_err("%s: option -%c needs a value", argv[0], optopt);
-			else
-				log_err("%s: unknown option '%s' (see tailcause %s --help)",
-					argv[0], argv[optind - 1], argv[0]);
-			return -EINVAL;
-		}
+		if (c == '?')
+			return cli_option_error(argv, longopts);
 		if (parse_one(c, optarg, a))
 			return -EINVAL;
 	}
