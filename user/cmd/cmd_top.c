@@ -61,6 +61,7 @@ int cmd_top(int argc, char **argv)
 	int c;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_EVERY:
@@ -90,7 +91,7 @@ int cmd_top(int argc, char **argv)
 			top_help();
 			return 0;
 		default:
-			log_err("top: see tailcause top --help");
+			cli_option_error(argv, opts);
 			return -TC_ERRNO__USAGE;
 		}
 	}
