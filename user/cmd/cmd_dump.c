@@ -120,7 +120,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	err = trace_file_read(path, &t);
 	if (err) /* reported: an unreadable trace is bad input */
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	dump(t, samples);
 	if (samples && !t->n_samples && trace__meta(t, "iter.spec"))
 		err = dump_marked(t);

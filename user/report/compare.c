@@ -29,7 +29,7 @@ static int from_trace(const char *path, const struct compare_opts *o, struct sum
 	int err = trace_file_read(path, &t);
 
 	if (err)
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	/* a --iter trace: its marked iterations; either: blocked intervals split at wake-up */
 	if (trace__meta(t, "iter.spec") && !err)
 		err = iter_samples_adopt(t, &st);
@@ -117,8 +117,8 @@ int compare_load(const char *path, const struct compare_opts *o, struct summary 
 		else
 			err = from_json(path, text, len, s);
 		free(text);
-		if (err && err != -ENOMEM && err != -TC_ERRNO__INPUT)
-			err = -TC_ERRNO__INPUT;
+		if (err)
+			err = tc_input_error(err);
 	}
 	if (!err)
 		snprintf(s->source, sizeof(s->source), "%s", path);

@@ -44,7 +44,7 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 
 	if (err) {
 		log_err("read %s: %s", log_path, strerror(-err));
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	}
 	err = iter_log_parse_perftest(text, len, &us, &n, &e);
 	free(text);
