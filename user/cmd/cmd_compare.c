@@ -211,7 +211,7 @@ static int write_to(FILE *f, const struct compare_args *a, const struct diff *d,
 }
 
 /* Writes to a->output (whole or not at all) or stdout. */
-static int emit(const struct compare_args *a, const struct diff *d, const struct rank *r)
+static int write_output(const struct compare_args *a, const struct diff *d, const struct rank *r)
 {
 	struct outfile of;
 	int err;
@@ -272,7 +272,7 @@ int cmd_diff(int argc, char **argv)
 			log_err("diff: %s", strerror(-err));
 	}
 	err = err ?: mismatch(&a, d->same_probe, d->mismatch);
-	err = err ?: emit(&a, d, NULL);
+	err = err ?: write_output(&a, d, NULL);
 	if (!err && a.fail_if_worse && d->figs[a.figure].verdict == DF_WORSE) {
 		log_err("diff: %s got significantly worse (%.3f -> %.3f usec) (--fail-if-worse)",
 			summary_figure_name(a.figure), d->figs[a.figure].before_ns / 1000.0,
@@ -314,7 +314,7 @@ int cmd_rank(int argc, char **argv)
 			log_err("rank: %s", strerror(-err));
 	}
 	err = err ?: mismatch(&a, r->same_probe, r->mismatch);
-	err = err ?: emit(&a, NULL, r);
+	err = err ?: write_output(&a, NULL, r);
 	rank__free(r);
 	for (int i = 0; i < n; i++)
 		summary__free(&s[i]);
