@@ -194,7 +194,8 @@ static void calibration_fact(FILE *out, const struct rm_header *rh)
 	fact(out, "calibration", buf);
 }
 
-static void facts(struct html *h)
+/* The header as a table (trace, host, probe, clock, tracers, events), then its warnings. */
+static void header_table(struct html *h)
 {
 	const struct report_model *m = h->m;
 	const struct rm_header *rh = &m->h;
@@ -354,7 +355,7 @@ int report_html(FILE *out, const struct report_model *m)
 		goto out_free;
 	html_page_start(out, "tailcause report");
 	fputs("<h1>tailcause report</h1>\n", out);
-	facts(&h);
+	header_table(&h);
 	if (m->noise) {
 		err = html_chart_noise(&h);
 	} else {
