@@ -143,6 +143,16 @@ int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2])
 	return 0;
 }
 
+int cli_parse_name(const char *opt, const char *s, const char *what, const char **out)
+{
+	if (!*s) {
+		log_err("%s: empty %s", opt, what);
+		return -EINVAL;
+	}
+	*out = s;
+	return 0;
+}
+
 int cli_parse_spike(const char *s, struct tc_spike_rule *out)
 {
 	if (spike_rule_parse(s, out)) {

@@ -25,6 +25,8 @@ int cli_parse_duration(const char *opt, const char *s, uint64_t min_s, uint64_t 
 		       uint64_t *out_ns);
 /* Two CPU numbers "A,B" (distinct, >= 0). */
 int cli_parse_cpu_pair(const char *opt, const char *s, int cpu[2]);
+/* A name (a file, a device, a pattern): anything but empty ("<option>: empty <what>"). */
+int cli_parse_name(const char *opt, const char *s, const char *what, const char **out);
 /* --spike's rule (default, p99.9, 20us, 3x: spike_rule_parse()). */
 int cli_parse_spike(const char *s, struct tc_spike_rule *out);
 

@@ -77,6 +77,7 @@ static const struct option longopts[] = {
 /* 0, 1 after --help, -EINVAL after reporting the problem. */
 static int parse(int argc, char **argv, struct host_audit_opts *o, int *json)
 {
+	const char *nic;
 	int c;
 
 	optind = 1;
@@ -87,26 +88,21 @@ static int parse(int argc, char **argv, struct host_audit_opts *o, int *json)
 			audit_help();
 			return 1;
 		case 'c':
-			if (!*optarg) {
-				log_err("--cpu: empty CPU list");
+			if (cli_parse_name("--cpu", optarg, "CPU list", &o->cpus))
 				return -EINVAL;
-			}
-			o->cpus = optarg;
 			break;
 		case OPT_NIC:
-			if (!*optarg || o->n_nics == AUDIT_MAX_NICS) {
-				log_err("--nic: %s", *optarg ? "too many interfaces (at most 16)"
-							     : "empty interface name");
+			if (cli_parse_name("--nic", optarg, "interface name", &nic))
+				return -EINVAL;
+			if (o->n_nics == AUDIT_MAX_NICS) {
+				log_err("--nic: too many interfaces (at most %d)", AUDIT_MAX_NICS);
 				return -EINVAL;
 			}
-			o->nics[o->n_nics++] = optarg;
+			o->nics[o->n_nics++] = nic;
 			break;
 		case OPT_NIC_IRQ:
-			if (!*optarg) {
-				log_err("--nic-irq: empty pattern");
+			if (cli_parse_name("--nic-irq", optarg, "pattern", &o->nic_irq_pattern))
 				return -EINVAL;
-			}
-			o->nic_irq_pattern = optarg;
 			break;
 		case OPT_JSON:
 			*json = 1;

@@ -249,12 +249,7 @@ static int parse_verbs(int c, const char *arg, struct run_args *a)
 
 	switch (c) {
 	case 'd':
-		if (!*arg) {
-			log_err("--ib-dev: empty device name");
-			return -EINVAL;
-		}
-		o->ib_dev = arg;
-		return 0;
+		return cli_parse_name("--ib-dev", arg, "device name", &o->ib_dev);
 	case 'i':
 		if (cli_parse_count("--ib-port", arg, 1, 255, &v))
 			return -EINVAL;
@@ -290,19 +285,9 @@ static int parse_verbs(int c, const char *arg, struct run_args *a)
 		o->tcp_port = (unsigned int)v;
 		return 0;
 	case OPT_KEY:
-		if (!*arg) {
-			log_err("--key: empty file name");
-			return -EINVAL;
-		}
-		a->key_path = arg;
-		return 0;
+		return cli_parse_name("--key", arg, "file name", &a->key_path);
 	case OPT_BIND:
-		if (!*arg) {
-			log_err("--bind: empty address");
-			return -EINVAL;
-		}
-		o->bind_addr = arg;
-		return 0;
+		return cli_parse_name("--bind", arg, "address", &o->bind_addr);
 	case OPT_CLOCK:
 		if (strcmp(arg, "auto") && strcmp(arg, "tsc") && strcmp(arg, "monotonic")) {
 			log_err("--clock: '%s' is not auto, tsc or monotonic", arg);
@@ -329,21 +314,13 @@ static int parse_report(int c, const char *arg, struct run_args *a)
 		a->format = (int)f;
 		return 0;
 	case OPT_HTML:
+		return cli_parse_name("--html", arg, "file name", &a->html);
 	case OPT_SAMPLES:
-	case OPT_ITER_LOG:
+		return cli_parse_name("--samples", arg, "file name", &a->samples);
 	case OPT_PEER:
-		if (!*arg) {
-			log_err("%s: empty file name", c == OPT_HTML	  ? "--html"
-						       : c == OPT_SAMPLES ? "--samples"
-						       : c == OPT_PEER	  ? "--peer"
-									  : "--iter-log");
-			return -EINVAL;
-		}
-		*(c == OPT_HTML	     ? &a->html
-		  : c == OPT_SAMPLES ? &a->samples
-		  : c == OPT_PEER    ? &a->peer
-				     : &a->iter_log) = arg;
-		return 0;
+		return cli_parse_name("--peer", arg, "file name", &a->peer);
+	case OPT_ITER_LOG:
+		return cli_parse_name("--iter-log", arg, "file name", &a->iter_log);
 	case OPT_INTERVAL:
 		if (cli_parse_count("--interval", arg, 1, 3600000, &v))
 			return -EINVAL;
@@ -377,12 +354,7 @@ static int parse_record(int c, const char *arg, struct run_args *a)
 
 	switch (c) {
 	case 'o':
-		if (!*arg) {
-			log_err("--output: empty file name");
-			return -EINVAL;
-		}
-		a->output = arg;
-		return 0;
+		return cli_parse_name("--output", arg, "file name", &a->output);
 	case 'f':
 		a->force = 1;
 		return 0;
@@ -473,12 +445,7 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_SPIKE:
 		return cli_parse_spike(arg, &a->spike);
 	case OPT_NIC_IRQ:
-		if (!*arg) {
-			log_err("--nic-irq: empty pattern");
-			return -EINVAL;
-		}
-		a->nic_irq_pattern = arg;
-		return 0;
+		return cli_parse_name("--nic-irq", arg, "pattern", &a->nic_irq_pattern);
 	case OPT_TOP:
 		if (cli_parse_count("--top", arg, 0, 10000, &v))
 			return -EINVAL;
