@@ -67,13 +67,12 @@ static int from_json(const char *path, const char *text, size_t len, struct summ
 	char why[256];
 	int err = jv_parse(text, len, &root, &je);
 
-	if (err == -ENOMEM) {
-		log_err("%s: %s", path, strerror(ENOMEM));
-		return err;
-	}
 	if (err) {
-		log_err("%s: not valid JSON at byte %zu: %s", path, je.offset, je.msg);
-		return -TC_ERRNO__INPUT;
+		if (err == -ENOMEM)
+			log_err("%s: %s", path, strerror(ENOMEM));
+		else
+			log_err("%s: not valid JSON at byte %zu: %s", path, je.offset, je.msg);
+		return tc_input_error(err);
 	}
 	err = summary_from_json(s, root, why, sizeof(why));
 	jv__free(root);

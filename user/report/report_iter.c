@@ -51,16 +51,14 @@ static int place_log(struct tc_trace *t, const char *path, const char *log_path)
 	if (!err)
 		err = iter_log_place(t->samples, k, us, n, iter_div_of(t), &s, &fit, &e);
 	free(us);
-	if (err == -ENOMEM) {
-		log_err("%s: %s", log_path, strerror(ENOMEM));
-		return err;
-	}
 	if (err) {
-		if (e.line)
+		if (err == -ENOMEM)
+			log_err("%s: %s", log_path, strerror(ENOMEM));
+		else if (e.line)
 			log_err("%s line %zu: %s", log_path, e.line, e.msg);
 		else
 			log_err("%s, with %s: %s", log_path, path, e.msg);
-		return -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	}
 	err = samples_csv_adopt(t, s, n);
 	free(s);
