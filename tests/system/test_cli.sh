@@ -39,6 +39,24 @@ expect_exit 1 "$TC" run --ringbuf 12Q
 expect_exit 1 "$TC" audit --bogus
 expect_exit 1 "$TC" audit --cpu 1-
 
+# One line for a bad option in every command (cli_option_error), naming it as written, and
+# one for a bad --spike (cli_parse_spike).
+one_line() { [ "$(wc -l <"$TMP/out")" = 1 ] && grep -qxF "$1" "$TMP/out" || fail "not '$1'"; }
+expect_exit 1 "$TC" lat --cpu
+one_line "tailcause: lat: option --cpu needs a value"
+expect_exit 1 "$TC" lat -c
+one_line "tailcause: lat: option -c needs a value"
+expect_exit 1 "$TC" diff --strict=1 a b
+one_line "tailcause: diff: option --strict takes no value"
+for cmd in audit top rank; do
+	expect_exit 1 "$TC" "$cmd" -zq
+	one_line "tailcause: $cmd: unknown option '-z' (see tailcause $cmd --help)"
+done
+for cmd in report top diff rank; do
+	expect_exit 1 "$TC" "$cmd" x.tct y.tct --spike banana
+	one_line "tailcause: --spike: 'banana' is not a rule (default, p99.9, 20us, 3x)"
+done
+
 # Bad input files: exit 3, one line naming the file.
 expect_exit 3 "$TC" report "$TMP/missing.tct"
 grep -q "^tailcause: read $TMP/missing.tct: No such file" "$TMP/out" || fail "missing file message"
