@@ -85,7 +85,7 @@ static int apply_samples(struct tc_trace *t, const char *path)
 	err = infile_read(path, &text, &len);
 	if (err) {
 		log_err("read samples %s: %s", path, strerror(-err));
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	}
 	err = samples_csv_parse(text, len, &c, &e);
 	free(text);
@@ -139,7 +139,8 @@ static int write_format(FILE *out, const struct report_model *m, enum report_for
 }
 
 /* Writes format f to path (whole or not at all), or to out when path is NULL. */
-static int emit(const struct report_model *m, enum report_format f, const char *path, FILE *out)
+static int write_report(const struct report_model *m, enum report_format f, const char *path,
+			FILE *out)
 {
 	struct outfile of;
 	int err;
@@ -187,9 +188,9 @@ int report_render(const struct report_opts *o, const struct tc_trace *t,
 		free(m);
 		return err;
 	}
-	err = emit(m, o->format, o->out_path, out);
+	err = write_report(m, o->format, o->out_path, out);
 	if (!err && o->html_path)
-		err = emit(m, REPORT_HTML, o->html_path, out);
+		err = write_report(m, REPORT_HTML, o->html_path, out);
 	report_model__free(m);
 	free(m);
 	return err;
@@ -211,7 +212,7 @@ static int noise_report(const struct report_opts *o, const struct tc_trace *t, c
 				(double)no.interval_ns / 1e6);
 		else
 			log_err("noise report %s: %s", path, strerror(-err));
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	}
 	err = report_render(o, t, NULL, NULL, n, out);
 	noise__free(n);
@@ -321,7 +322,7 @@ static int read_stretch(const char *path, const struct report_opts *o, struct tc
 		return 1;
 	err = trace_stream_open(path, &so, &ts);
 	if (err)
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	if (!trace_stream_run_samples(ts) || trace__meta(trace_stream_skeleton(ts), "iter.spec")) {
 		trace_stream_close(ts); /* its iterations are made from the whole trace */
 		return 1;
@@ -330,7 +331,7 @@ static int read_stretch(const char *path, const struct report_opts *o, struct tc
 	*all = trace_stream_run_samples(ts);
 	err = trace_stream_read(ts, out);
 	trace_stream_close(ts);
-	return err == -ENOMEM ? err : err ? -TC_ERRNO__INPUT : 0;
+	return err ? tc_input_error(err) : 0;
 }
 
 /* --peer: the other host's trace, joined to t on t's clock. */
@@ -342,7 +343,7 @@ static int join_peer(struct tc_trace *t, const char *path, const char *peer_path
 
 	err = trace_file_read(peer_path, &p);
 	if (err)
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	/* an unmodified benchmark's other end: its iterations from its marks, like ours */
 	if (trace__meta(p, "iter.spec")) {
 		err = report_apply_marks(p, peer_path, NULL);
@@ -429,7 +430,7 @@ int report_file(const char *path, struct report_opts *o, FILE *out)
 		return err;
 	err = whole ? trace_file_read(path, &t) : 0;
 	if (err)
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	o->path = path;
 	if (o->iter_log_path && !trace__meta(t, "iter.spec")) {
 		log_err("--iter-log: %s was not recorded with --iter (no marked iterations to place "

@@ -34,8 +34,7 @@
  * exactly (a million a column), a day of a fast probe's within 1/128.
  */
 #define REPORT_STREAM_EXACT ((size_t)1 << 21)
-/* Free heap glibc keeps rather than trims: more than a segment's analysis allocates (its
- * peak RSS, 34 MiB at 50 M events, did not move with it). */
+/* Free heap glibc keeps rather than trims: more than a segment's analysis allocates. */
 #define REPORT_STREAM_TRIM (64 << 20)
 
 /* What a streamed report cannot do (yet), by the options (skel NULL) or the trace: 0, or
@@ -90,7 +89,8 @@ static int stretch_meta(struct tc_trace *t, const struct trace_stream *ts,
 				(double)o->from_ns / 1e9, (double)o->to_ns / 1e9, kept, all);
 }
 
-static const char *cuts(const struct stream_out *so)
+/* What the streamed line adds where segments were cut inside a steal interval, or "". */
+static const char *steal_cuts_note(const struct stream_out *so)
 {
 	static char buf[128];
 
@@ -190,7 +190,7 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 		plot_series__free(&ps);
 		analysis__free(a);
 		trace__free(t);
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	}
 	if (sp.on_samples) {
 		plot_series_finish(&ps);
@@ -203,7 +203,7 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 					  " segments; the %zu largest of %" PRIu64
 					  " spikes kept with their intervals%s",
 					  skel->streamed.n_samples, so.segments, a->n_spikes,
-					  a->n_spikes_run, cuts(&so));
+					  a->n_spikes_run, steal_cuts_note(&so));
 	if (!err)
 		err = report_render(o, t, a, trace_stream_hist(ts), NULL, out);
 	else
@@ -242,7 +242,7 @@ int report_stream(const char *path, struct report_opts *o, FILE *out)
 	if (err == -ERANGE)
 		report_no_stretch(path, o);
 	if (err)
-		return err == -ENOMEM ? err : -TC_ERRNO__INPUT;
+		return tc_input_error(err);
 	why = not_streamable(o, trace_stream_skeleton(ts));
 	if (why) {
 		trace_stream_close(ts);
