@@ -407,6 +407,55 @@ static void test_trace_stream_index_misplaces(void **state)
 	trace__free(t);
 }
 
+/*
+ * A file opened once: what the opening tells (the index's counts; none without one), and
+ * the whole read of what was opened, record for record what trace_file_read() reads.
+ */
+static void test_trace_stream_open_file_tells(void **state)
+{
+	enum { N = 150000 };
+	struct tc_trace *t = long_trace(N), *whole, *read;
+	static uint8_t buf[8 << 20];
+	struct trace_stream_info info;
+	struct trace_stream *s;
+	char path[128], cut[128];
+	size_t len, off;
+
+	(void)state;
+	path_of(path, sizeof(path), "once.tct");
+	write_trace(path, t, 1);
+	len = slurp(path, buf, sizeof(buf));
+	assert_int_equal(trace_stream_open_file(path, &s), 0);
+	trace_stream_info(s, &info);
+	assert_int_equal(info.file_size, len);
+	assert_true(info.indexed);
+	assert_int_equal(info.samples, N);
+	assert_int_equal(info.events, N);
+	assert_int_equal(info.sample_blocks, 3);
+	assert_int_equal(trace_stream_read_whole(s, &whole), 0);
+	trace_stream_close(s);
+	assert_int_equal(trace_file_read(path, &read), 0);
+	assert_int_equal(whole->n_samples, read->n_samples);
+	assert_int_equal(whole->n_events, read->n_events);
+	assert_memory_equal(whole->samples, read->samples, N * sizeof(*read->samples));
+	assert_memory_equal(whole->events, read->events, N * sizeof(*read->events));
+	trace__free(whole);
+	trace__free(read);
+
+	/* cut before its INDEX block: no counts, its SAMPLES blocks still seen */
+	off = find_block(buf, len, TC_BLOCK_INDEX);
+	path_of(cut, sizeof(cut), "once-cut.tct");
+	spill(cut, buf, off);
+	assert_int_equal(trace_stream_open_file(cut, &s), 0);
+	trace_stream_info(s, &info);
+	assert_int_equal(info.file_size, off);
+	assert_false(info.indexed);
+	assert_int_equal(info.samples + info.events, 0);
+	assert_int_equal(info.sample_blocks, 3);
+	trace_stream_close(s);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_trace_stream_rtt_hist),
 		cmocka_unit_test(test_trace_stream_rtt_summary),
 		cmocka_unit_test(test_trace_stream_index_misplaces),
+		cmocka_unit_test(test_trace_stream_open_file_tells),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -67,8 +67,9 @@ int image_open(const char *path, struct image *img)
 	memset(img, 0, sizeof(*img));
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= SIZE_MAX) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		img->file_size = (uint64_t)st.st_size;
+	if (img->file_size && img->file_size <= SIZE_MAX) {
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p != MAP_FAILED) {
 			madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);

@@ -10,11 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/trace/trace.h"
+
 struct image {
 	uint8_t *data;
 	size_t len;
 	int mapped;
-	size_t released; /* mapped pages before this offset are dropped */
+	size_t released;    /* mapped pages before this offset are dropped */
+	uint64_t file_size; /* a regular file's size (0: a pipe or device, read into memory) */
 };
 
 /* Maps path (or reads it, when it is not a regular file); 0 or -errno. */
@@ -27,5 +30,11 @@ void image_consumed(void *arg, size_t off);
 #define IMAGE_FAULT_AROUND ((size_t)2 << 20)
 void image_drop(struct image *img, size_t from, size_t to);
 void image_close(struct image *img);
+
+/*
+ * Decodes img whole into a new trace in *out, dropping its pages as they are read
+ * (trace_file.c): 0, or -errno / -EBADMSG (reported, naming path).
+ */
+int image_read_trace(struct image *img, const char *path, struct tc_trace **out);
 
 #endif /* TAILCAUSE_TRACEFILE_IMAGE_H */

@@ -408,27 +408,16 @@ void trace_writer__abort(struct trace_writer *w)
 	free(w);
 }
 
-/* A file's bytes: mapped when it is a regular file, else read into a buffer. */
-int trace_file_read(const char *path, struct tc_trace **out)
+int image_read_trace(struct image *img, const char *path, struct tc_trace **out)
 {
 	struct tc_codec_error cerr = {0};
-	struct tc_trace *t;
-	struct image img;
+	struct tc_trace *t = trace__new();
 	int err;
 
-	err = image_open(path, &img);
-	if (err) {
-		log_err("read %s: %s", path, strerror(-err));
-		return err;
-	}
-	t = trace__new();
-	if (!t) {
-		image_close(&img);
+	if (!t)
 		return -ENOMEM;
-	}
 	trace__set_prefault(bigmem_prefault);
-	err = codec_decode_release(img.data, img.len, t, &cerr, image_consumed, &img);
-	image_close(&img);
+	err = codec_decode_release(img->data, img->len, t, &cerr, image_consumed, img);
 	if (err) {
 		if (err == -EBADMSG)
 			log_err("read %s: not a valid tailcause trace: %s", path, cerr.msg);
@@ -439,4 +428,20 @@ int trace_file_read(const char *path, struct tc_trace **out)
 	}
 	*out = t;
 	return 0;
+}
+
+/* A file's bytes: mapped when it is a regular file, else read into a buffer. */
+int trace_file_read(const char *path, struct tc_trace **out)
+{
+	struct image img;
+	int err;
+
+	err = image_open(path, &img);
+	if (err) {
+		log_err("read %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = image_read_trace(&img, path, out);
+	image_close(&img);
+	return err;
 }

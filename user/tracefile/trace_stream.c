@@ -22,7 +22,10 @@ struct trace_stream {
 	size_t n_blocks, cap_blocks, cap_ends;
 	struct stream_block *used; /* those the stretch needs, for the analysis */
 	size_t n_used;
-	size_t index_off;   /* of the INDEX block, 0: none */
+	size_t index_off; /* of the INDEX block, 0: none */
+	int placed;	  /* every block's records and span known (from the INDEX block) */
+	int index_err;	  /* the INDEX block could not be read: place_blocks() says why */
+	struct tc_codec_error index_ce;
 	size_t rtt_off;	    /* of the RTT_HIST block, 0: none */
 	size_t summary_off; /* of the RTT_SUMMARY block, 0: none */
 	int reached_end;
@@ -90,37 +93,53 @@ static int scanned(void *arg, uint32_t type, size_t off, size_t end)
 	return err;
 }
 
+/*
+ * The INDEX block, where the file has one: where it lists every block, each block's records
+ * and span come from it. What keeps it from being read is kept for place_blocks() to say (a
+ * whole read does not use it). 0 or -ENOMEM.
+ */
+static int read_index(struct trace_stream *s)
+{
+	struct tc_block_ref *refs = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!s->index_off)
+		return 0;
+	err = codec_decode_index(s->img.data, s->img.len, s->index_off, &refs, &n, &s->index_ce);
+	if (err == -ENOMEM) {
+		report_err(s, err, &s->index_ce);
+		return err;
+	}
+	if (err) {
+		s->index_err = err;
+		return 0;
+	}
+	s->placed = n == s->n_blocks; /* it does not list these blocks: not trusted */
+	for (size_t i = 0; s->placed && i < n; i++)
+		s->placed = refs[i].off == s->blocks[i].where && refs[i].type == s->blocks[i].type;
+	for (size_t i = 0; s->placed && i < n; i++) {
+		s->blocks[i].n = refs[i].n;
+		s->blocks[i].min_start = refs[i].min_start;
+		s->max_end[i] = refs[i].max_end;
+	}
+	free(refs);
+	return 0;
+}
+
 /* Each block's records and span: from the index where it lists every block, else read. */
 static int place_blocks(struct trace_stream *s)
 {
 	struct tc_codec_error ce = {0};
-	struct tc_block_ref *refs = NULL;
 	struct tc_trace *t;
-	size_t n = 0;
 	int err = 0;
 
-	if (s->index_off) {
-		err = codec_decode_index(s->img.data, s->img.len, s->index_off, &refs, &n, &ce);
-		report_err(s, err, &ce);
-		if (err)
-			return err;
-		if (n == s->n_blocks) {
-			for (size_t i = 0; i < n; i++)
-				if (refs[i].off != s->blocks[i].where ||
-				    refs[i].type != s->blocks[i].type)
-					n = 0;
-		} else {
-			n = 0; /* it does not list these blocks: not trusted */
-		}
-		for (size_t i = 0; i < n; i++) {
-			s->blocks[i].n = refs[i].n;
-			s->blocks[i].min_start = refs[i].min_start;
-			s->max_end[i] = refs[i].max_end;
-		}
-		free(refs);
-		if (n)
-			return 0;
+	if (s->index_err) {
+		report_err(s, s->index_err, &s->index_ce);
+		return s->index_err;
 	}
+	if (s->placed)
+		return 0;
 	t = trace__view(s->skel);
 	if (!t)
 		return -ENOMEM;
@@ -360,6 +379,14 @@ static int from_summary(struct trace_stream *s, double pct)
 	return 0;
 }
 
+/* The statistics counted from the samples afresh, trusting no table of the writer's. */
+static int count_again(struct trace_stream *s)
+{
+	stats_exact__free(&s->st);
+	memset(&s->skel->streamed, 0, sizeof(s->skel->streamed));
+	return stats_exact__init(&s->st) ?: sample_passes(s, s->p, 0);
+}
+
 /* The stretch from the first round trip, and the blocks it needs. */
 static int choose(struct trace_stream *s, const struct trace_stream_opts *o)
 {
@@ -398,8 +425,7 @@ static int choose(struct trace_stream *s, const struct trace_stream_opts *o)
 	return 0;
 }
 
-int trace_stream_open(const char *path, const struct trace_stream_opts *o,
-		      struct trace_stream **out)
+int trace_stream_open_file(const char *path, struct trace_stream **out)
 {
 	struct tc_codec_error ce = {0};
 	struct trace_stream *s = calloc(1, sizeof(*s));
@@ -416,7 +442,7 @@ int trace_stream_open(const char *path, const struct trace_stream_opts *o,
 	}
 	s->skel = trace__new();
 	s->dec = codec_blocks__new();
-	err = s->skel && s->dec ? stats_exact__init(&s->st) : -ENOMEM;
+	err = s->skel && s->dec ? 0 : -ENOMEM;
 	err = err ?: codec_decode_header(s->img.data, s->img.len, s->skel, &ce);
 	if (!err) {
 		err = codec_scan(s->img.data, s->img.len, scanned, s, &ce);
@@ -425,25 +451,63 @@ int trace_stream_open(const char *path, const struct trace_stream_opts *o,
 	}
 	if (!err)
 		s->skel->truncated = !s->reached_end;
-	s->img.released = 0; /* the passes below drop pages from the start again */
-	err = err ?: place_blocks(s);
-	err = err ?: choose(s, o);
-	s->p = o->pct;
-	if (!err && s->run_samples && !o->no_stats) {
-		err = from_summary(s, o->pct);
-		err = err == 1 ? sample_passes(s, o->pct, 1) : err;
-	}
-	if (err == 1) {
-		stats_exact__free(&s->st);
-		memset(&s->skel->streamed, 0, sizeof(s->skel->streamed));
-		err = stats_exact__init(&s->st) ?: sample_passes(s, o->pct, 0);
-	}
+	s->img.released = 0; /* the reads that follow drop pages from the start again */
+	err = err ?: read_index(s);
 	if (err) {
 		trace_stream_close(s);
 		return err;
 	}
 	*out = s;
 	return 0;
+}
+
+void trace_stream_info(const struct trace_stream *s, struct trace_stream_info *out)
+{
+	*out = (struct trace_stream_info){.file_size = s->img.file_size, .indexed = s->placed};
+	for (size_t i = 0; i < s->n_blocks; i++) {
+		int samples = s->blocks[i].type == TC_BLOCK_SAMPLES;
+
+		out->sample_blocks += samples;
+		*(samples ? &out->samples : &out->events) += s->blocks[i].n;
+	}
+}
+
+int trace_stream_select(struct trace_stream *s, const struct trace_stream_opts *o)
+{
+	int err = place_blocks(s);
+
+	err = err ?: choose(s, o);
+	s->p = o->pct;
+	if (!err && s->run_samples && !o->no_stats) {
+		err = stats_exact__init(&s->st) ?: from_summary(s, o->pct);
+		err = err == 1 ? sample_passes(s, o->pct, 1) : err;
+	}
+	return err == 1 ? count_again(s) : err;
+}
+
+int trace_stream_open(const char *path, const struct trace_stream_opts *o,
+		      struct trace_stream **out)
+{
+	struct trace_stream *s = NULL;
+	int err = trace_stream_open_file(path, &s);
+
+	err = err ?: trace_stream_select(s, o);
+	if (err) {
+		trace_stream_close(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+struct tc_trace *trace_stream_tables(struct trace_stream *s)
+{
+	return s->skel;
+}
+
+int trace_stream_read_whole(struct trace_stream *s, struct tc_trace **out)
+{
+	return image_read_trace(&s->img, s->path, out);
 }
 
 const struct tc_trace *trace_stream_skeleton(const struct trace_stream *s)
@@ -479,9 +543,7 @@ int trace_stream_recheck(struct trace_stream *s)
 	log_warn("read %s: its round-trip summary differs from its round trips: counted them "
 		 "instead",
 		 s->path);
-	stats_exact__free(&s->st);
-	memset(&s->skel->streamed, 0, sizeof(s->skel->streamed));
-	err = stats_exact__init(&s->st) ?: sample_passes(s, s->p, 0);
+	err = count_again(s);
 	return err ?: 1;
 }
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * trace_stream.h - a trace file read for a streamed analysis
- * (core/stream/analyze_stream.h): its blocks decoded one at a time, never all at once.
+ * trace_stream.h - a trace file opened once and read one of three ways: whole
+ * (trace_stream_read_whole()), a stretch of it as one trace (trace_stream_read()), or for a
+ * streamed analysis (core/stream/analyze_stream.h): its blocks decoded one at a time,
+ * never all at once.
  *
- * trace_stream_open() finds the blocks by their headers and decodes the small
+ * trace_stream_open_file() finds the blocks by their headers and decodes the small
  * tables. Where the file has an INDEX block (trace_file.h's writer adds one), the
  * place, records and time span of every SAMPLES and EVENTS block come from it;
- * otherwise each is decoded once for them. The samples of the stretch asked for
+ * otherwise trace_stream_select() decodes each once for them. The samples of the stretch asked for
  * are then read twice, for the histogram and the exact percentiles
  * (core/stats/stats_exact.h) - once where the writer's RTT_HIST block counted them - and
  * the analysis reads each block it needs once more, in time order: with an index, a
@@ -41,17 +43,41 @@ struct trace_stream_opts {
 };
 
 /*
- * Opens path and reads it as above. 0, -ERANGE when the stretch holds no round trip
- * (not reported), or -errno / -EBADMSG (reported, prefixed with the path).
+ * Maps path (reads it, where it is not a regular file) once, checks its header, decodes its
+ * tables (the skeleton), finds its blocks and reads its INDEX block: none of its records
+ * yet. 0, or -errno / -EBADMSG (reported, prefixed with the path).
  */
+int trace_stream_open_file(const char *path, struct trace_stream **out);
+
+/* What opening a trace file told, before any of its records is read. */
+struct trace_stream_info {
+	uint64_t file_size;	  /* a regular file's bytes (0: a pipe or device) */
+	int indexed;		  /* its INDEX block lists every SAMPLES and EVENTS block */
+	uint64_t samples, events; /* the records it lists (0 and 0 unless indexed) */
+	size_t sample_blocks;	  /* SAMPLES blocks (a writer writes none empty) */
+};
+void trace_stream_info(const struct trace_stream *s, struct trace_stream_info *out);
+
+/*
+ * Reads s as above, once after trace_stream_open_file(): places the blocks (from the index,
+ * or each decoded), chooses the stretch's and, unless o->no_stats, takes its statistics.
+ * 0, -ERANGE when the stretch holds no round trip (not reported), or -errno / -EBADMSG
+ * (reported, prefixed with the path).
+ */
+int trace_stream_select(struct trace_stream *s, const struct trace_stream_opts *o);
+/* trace_stream_open_file() and trace_stream_select() in one; nothing left open on failure. */
 int trace_stream_open(const char *path, const struct trace_stream_opts *o,
 		      struct trace_stream **out);
+
 /* The round trips of the whole run, and of the stretch (trace_stream_opts). */
 uint64_t trace_stream_run_samples(const struct trace_stream *s);
 /* The file's tables (meta, threads, IRQ names, counters, drops) and totals in
  * tc_trace.streamed (the events' counted as the analysis reads them): no samples, no
  * events. */
 const struct tc_trace *trace_stream_skeleton(const struct trace_stream *s);
+/* The skeleton, for the caller to add meta to before the records are read:
+ * trace_stream_read() and analysis_stream_run() copy its tables. */
+struct tc_trace *trace_stream_tables(struct trace_stream *s);
 /* The run's statistics and its value at pct; -EINVAL when it has no round trip. */
 int trace_stream_stats(const struct trace_stream *s, struct lat_summary *st, uint64_t *pct);
 /*
@@ -73,6 +99,12 @@ uint64_t trace_stream_run_first(const struct trace_stream *s);
  * from the stretch's blocks only. 0, -ENOMEM, or -errno / -EBADMSG (reported).
  */
 int trace_stream_read(struct trace_stream *s, struct tc_trace **out);
+/*
+ * The whole file as one trace, as trace_file_read() reads it (every record, the index not
+ * used), instead of trace_stream_select(); its pages are dropped as they are decoded. 0,
+ * -ENOMEM, or -errno / -EBADMSG (reported).
+ */
+int trace_stream_read_whole(struct trace_stream *s, struct tc_trace **out);
 /* The blocks, for analysis_stream_run(); valid while s is open. */
 void trace_stream_source(struct trace_stream *s, struct stream_source *src);
 void trace_stream_close(struct trace_stream *s);
