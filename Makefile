@@ -192,6 +192,14 @@ $(O)/tests/test_report_escape: tests/test_report_escape.c tests/analyze_fixture.
 	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(REPORT_OBJS) $(CORE_LIB) $(LIB_LIB) \
 		$(LDFLAGS) $(CMOCKA_LIBS) -ldeflate -lzstd -lz -lm -o $@
 
+# test_report_plan checks how a report reads its trace (report/report_plan.c, pure): it links
+# that object alone.
+$(O)/tests/test_report_plan: tests/test_report_plan.c $(O)/user/report/report_plan.o
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(CMOCKA_CFLAGS) $< $(O)/user/report/report_plan.o $(LDFLAGS) \
+		$(CMOCKA_LIBS) -o $@
+
 # libFuzzer campaigns on the trace reader, the JSON reader and the streamed analysis
 # (clang + Debian's libclang-rt dev package). Undefined behaviour stops a run as a crash
 # does; the fuzz builds skip the blocks' CRC check (the convention's macro), so that
