@@ -22,11 +22,7 @@
 static struct report_facts probe_trace(uint64_t size, uint64_t n)
 {
 	return (struct report_facts){
-		.file = {.file_size = size,
-			 .indexed = 1,
-			 .samples = n,
-			 .events = n,
-			 .sample_blocks = (size_t)(n / 65536 + 1)},
+		.file = {.file_size = size, .intact = 1, .indexed = 1, .samples = n, .events = n},
 		.mem_avail = 64 * GIB,
 	};
 }
@@ -35,7 +31,7 @@ static struct report_facts probe_trace(uint64_t size, uint64_t n)
 static struct report_facts command_trace(uint64_t size)
 {
 	return (struct report_facts){
-		.file = {.file_size = size, .indexed = 1, .events = 1000},
+		.file = {.file_size = size, .intact = 1, .indexed = 1, .events = 1000},
 		.mem_avail = 64 * GIB,
 	};
 }
@@ -95,9 +91,8 @@ static void test_plan_long_trace_streamed(void **state)
 	o.stream = 0;
 	o.from_ns = 1000000000;
 	assert_plan(&o, &f, REPORT_READ_STREAMED, NULL);
-	/* without an index its SAMPLES blocks say it has round trips */
+	/* without an index, counted from its blocks */
 	f.file.indexed = 0;
-	f.file.samples = f.file.events = 0;
 	assert_plan(&o, &f, REPORT_READ_STREAMED, NULL);
 }
 
@@ -132,10 +127,38 @@ static void test_plan_stream_refused(void **state)
 	assert_refused(&o, &noise, -TC_ERRNO__USAGE,
 		       "report t.tct: --stream: a trace without round trips is a noise report; "
 		       "report it without --stream");
-	noise.file.indexed = 0; /* no SAMPLES block: none either */
+	noise.file.indexed = 0; /* counted from its blocks: the same */
 	assert_refused(&o, &noise, -TC_ERRNO__USAGE,
 		       "report t.tct: --stream: a trace without round trips is a noise report; "
 		       "report it without --stream");
+}
+
+/* A trace that did not open intact is read as the options ask: the read says what is wrong
+ * (as the reader it asks for says it), not a refusal by what it may hold. */
+static void test_plan_not_intact_read_as_asked(void **state)
+{
+	struct report_facts f = command_trace(MIB);
+	struct report_opts o = text();
+
+	(void)state;
+	f.file.intact = 0;
+	f.file.indexed = 0;
+	f.file.events = 0;
+	assert_plan(&o, &f, REPORT_READ_WHOLE, "under 64 MiB: read whole");
+	o.stream = 1;
+	assert_plan(&o, &f, REPORT_READ_STREAMED, NULL);
+	o.stream = 0;
+	f.file.file_size = 100 * MIB;
+	assert_plan(&o, &f, REPORT_READ_STREAMED, NULL);
+	f.file.file_size = MIB;
+	o.from_ns = 1000000;
+	assert_plan(&o, &f, REPORT_READ_STRETCH, NULL);
+	/* what the options alone refuse is refused still */
+	o.stream = 1;
+	o.format = REPORT_PERFETTO;
+	assert_refused(&o, &f, -TC_ERRNO__USAGE,
+		       "report t.tct: --stream: the Perfetto trace holds every round trip (report "
+		       "a stretch of it with --from/--to); report it without --stream");
 }
 
 /* A long trace whose report cannot be streamed is read whole, saying why. */
@@ -214,7 +237,7 @@ static void test_plan_whole_that_does_not_fit_refused(void **state)
 	f.mem_avail = 0; /* not known */
 	assert_plan(&o, &f, REPORT_READ_WHOLE, NULL);
 	f.mem_avail = 23 * GIB;
-	f.file.indexed = 0; /* no index: not known */
+	f.file.indexed = 0; /* counted without an index: not checked, as the design says */
 	assert_plan(&o, &f, REPORT_READ_WHOLE, NULL);
 	f.file.indexed = 1;
 	o.from_ns = 1000000000; /* a stretch reads its own blocks */
@@ -233,38 +256,16 @@ static void test_plan_whole_that_does_not_fit_refused(void **state)
 		       "trace; record a shorter run");
 }
 
-/* --iter-log places a benchmark's log by marked iterations: a trace without is bad input. */
-static void test_plan_iter_log_needs_marks(void **state)
-{
-	struct report_facts f = probe_trace(MIB, 2000);
-	struct report_opts o = text();
-
-	(void)state;
-	o.iter_log_path = "bench.U";
-	assert_refused(&o, &f, -TC_ERRNO__INPUT,
-		       "--iter-log: t.tct was not recorded with --iter (no marked iterations to "
-		       "place bench.U by)");
-	o.from_ns = 1000000; /* its stretch too */
-	assert_refused(&o, &f, -TC_ERRNO__INPUT,
-		       "--iter-log: t.tct was not recorded with --iter (no marked iterations to "
-		       "place bench.U by)");
-	o.stream = 1; /* --stream is refused first */
-	assert_int_equal(report_plan("t.tct", &o, &f, &(struct report_plan){0}), -TC_ERRNO__USAGE);
-	o.stream = 0;
-	f.marked = 1;
-	assert_plan(&o, &f, REPORT_READ_WHOLE, NULL);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_small_trace_read_whole),
 		cmocka_unit_test(test_plan_long_trace_streamed),
 		cmocka_unit_test(test_plan_stream_refused),
+		cmocka_unit_test(test_plan_not_intact_read_as_asked),
 		cmocka_unit_test(test_plan_long_unstreamable_read_whole),
 		cmocka_unit_test(test_plan_stretch_alone),
 		cmocka_unit_test(test_plan_whole_that_does_not_fit_refused),
-		cmocka_unit_test(test_plan_iter_log_needs_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

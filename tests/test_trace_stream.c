@@ -408,13 +408,15 @@ static void test_trace_stream_index_misplaces(void **state)
 }
 
 /*
- * A file opened once: what the opening tells (the index's counts; none without one), and
- * the whole read of what was opened, record for record what trace_file_read() reads.
+ * A file opened once: what the opening tells (the index's counts, or each block's read
+ * for them), what it cannot read kept for the read that needs it to say, and the whole
+ * read of what was opened, record for record what trace_file_read() reads.
  */
 static void test_trace_stream_open_file_tells(void **state)
 {
 	enum { N = 150000 };
 	struct tc_trace *t = long_trace(N), *whole, *read;
+	struct trace_stream_opts o = {.pct = 50, .to_ns = UINT64_MAX};
 	static uint8_t buf[8 << 20];
 	struct trace_stream_info info;
 	struct trace_stream *s;
@@ -428,10 +430,9 @@ static void test_trace_stream_open_file_tells(void **state)
 	assert_int_equal(trace_stream_open_file(path, &s), 0);
 	trace_stream_info(s, &info);
 	assert_int_equal(info.file_size, len);
-	assert_true(info.indexed);
+	assert_true(info.intact && info.indexed);
 	assert_int_equal(info.samples, N);
 	assert_int_equal(info.events, N);
-	assert_int_equal(info.sample_blocks, 3);
 	assert_int_equal(trace_stream_read_whole(s, &whole), 0);
 	trace_stream_close(s);
 	assert_int_equal(trace_file_read(path, &read), 0);
@@ -442,16 +443,32 @@ static void test_trace_stream_open_file_tells(void **state)
 	trace__free(whole);
 	trace__free(read);
 
-	/* cut before its INDEX block: no counts, its SAMPLES blocks still seen */
+	/* cut before its INDEX block: each block read for its counts */
 	off = find_block(buf, len, TC_BLOCK_INDEX);
 	path_of(cut, sizeof(cut), "once-cut.tct");
 	spill(cut, buf, off);
 	assert_int_equal(trace_stream_open_file(cut, &s), 0);
 	trace_stream_info(s, &info);
 	assert_int_equal(info.file_size, off);
-	assert_false(info.indexed);
-	assert_int_equal(info.samples + info.events, 0);
-	assert_int_equal(info.sample_blocks, 3);
+	assert_true(info.intact && !info.indexed);
+	assert_int_equal(info.samples, N);
+	assert_int_equal(info.events, N);
+	trace_stream_close(s);
+
+	/* a block it cannot read: not intact, and said by the read, not the opening */
+	buf[find_block(buf, len, TC_BLOCK_SAMPLES) + 20] ^= 0xff;
+	spill(cut, buf, off);
+	logged[0] = 0;
+	assert_int_equal(trace_stream_open_file(cut, &s), 0);
+	trace_stream_info(s, &info);
+	assert_false(info.intact);
+	assert_string_equal(logged, "");
+	assert_int_equal(trace_stream_select(s, &o), -EBADMSG);
+	assert_non_null(strstr(logged, "crc32 mismatch"));
+	trace_stream_close(s);
+	assert_int_equal(trace_stream_open_file("/nonexistent/x.tct", &s), 0);
+	assert_int_equal(trace_stream_read_whole(s, &whole), -ENOENT);
+	assert_non_null(strstr(logged, "read /nonexistent/x.tct: No such file"));
 	trace_stream_close(s);
 	trace__free(t);
 }

@@ -13,10 +13,10 @@ int report_has_stretch(const struct report_opts *o)
 	return o->from_ns || (o->to_ns && o->to_ns != UINT64_MAX);
 }
 
-/* Round trips of its own: counted by the index, else any SAMPLES block (none is empty). */
+/* Round trips of its own (as the opening counted them). */
 static int has_samples(const struct report_facts *f)
 {
-	return f->file.indexed ? f->file.samples > 0 : f->file.sample_blocks > 0;
+	return f->file.samples > 0;
 }
 
 /* What keeps the report from being read a segment at a time, or NULL: nothing. */
@@ -29,6 +29,8 @@ static const char *not_streamable(const struct report_opts *o, const struct repo
 		return "a benchmark's own iterations are placed on the whole trace";
 	if (o->peer_path)
 		return "a two-host join aligns the whole run's clocks";
+	if (!f->file.intact)
+		return NULL; /* what the file holds is not known: the read says what is wrong */
 	if (f->marked)
 		return "a benchmark's own iterations are placed on the whole trace";
 	if (!has_samples(f))
@@ -36,11 +38,12 @@ static const char *not_streamable(const struct report_opts *o, const struct repo
 	return NULL;
 }
 
-/* Whether the stretch asked for can be read alone: its round trips are the trace's own. */
+/* Whether the stretch asked for can be read alone: its round trips are the trace's own (or
+ * not known: the read says what is wrong). */
 static int stretch_alone(const struct report_opts *o, const struct report_facts *f)
 {
-	return report_has_stretch(o) && !o->samples_path && !o->peer_path && !f->marked &&
-	       has_samples(f);
+	return report_has_stretch(o) && !o->samples_path && !o->peer_path &&
+	       (!f->file.intact || (!f->marked && has_samples(f)));
 }
 
 /* Why the trace is read whole; unstreamable: why it is not streamed, where it was asked. */
@@ -108,7 +111,6 @@ int report_plan(const char *path, const struct report_opts *o, const struct repo
 		struct report_plan *p)
 {
 	const char *unstreamable = NULL;
-	int err;
 
 	memset(p, 0, sizeof(*p));
 	/* a long trace a segment at a time, where the report allows it */
@@ -128,18 +130,9 @@ int report_plan(const char *path, const struct report_opts *o, const struct repo
 	if (stretch_alone(o, f)) {
 		p->read = REPORT_READ_STRETCH;
 		p->why = "--from/--to: the stretch's blocks alone";
-	} else {
-		p->read = REPORT_READ_WHOLE;
-		p->why = whole_why(o, f, unstreamable);
-		err = fits_whole(path, f, p);
-		if (err)
-			return err;
+		return 0;
 	}
-	if (o->iter_log_path && !f->marked)
-		return refuse(
-			p, -TC_ERRNO__INPUT,
-			"--iter-log: %s was not recorded with --iter (no marked iterations to "
-			"place %s by)",
-			path, o->iter_log_path);
-	return 0;
+	p->read = REPORT_READ_WHOLE;
+	p->why = whole_why(o, f, unstreamable);
+	return fits_whole(path, f, p);
 }

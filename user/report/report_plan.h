@@ -16,7 +16,7 @@
 
 /* What opening the trace told. */
 struct report_facts {
-	struct trace_stream_info file; /* its size, index and SAMPLES blocks */
+	struct trace_stream_info file; /* its size, records and index */
 	int marked;		       /* it holds marked iterations (meta iter.spec: --iter) */
 	uint64_t mem_avail;	       /* the memory available, in bytes (0: not known) */
 };
@@ -29,15 +29,16 @@ enum report_read {
 
 struct report_plan {
 	enum report_read read;
-	const char *why;	      /* the decision, in a line */
-	char msg[2 * PATH_MAX + 256]; /* a refusal's line (both paths it may name) */
+	const char *why;	  /* the decision, in a line */
+	char msg[PATH_MAX + 512]; /* a refusal's line */
 };
 
 /*
  * The plan for the trace at path (named in a refusal only): 0 with p->read and p->why, or a
  * refusal with p->msg its line: -TC_ERRNO__USAGE (--stream of a report that reads the
  * whole trace), -TC_ERRNO__ENV (a long trace read whole whose records would not fit in the
- * memory available), -TC_ERRNO__INPUT (--iter-log of a trace without marked iterations).
+ * memory available). A trace that did not open intact is read as the options ask, and the
+ * read says what is wrong with it.
  */
 int report_plan(const char *path, const struct report_opts *o, const struct report_facts *f,
 		struct report_plan *p);

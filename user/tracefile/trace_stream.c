@@ -23,9 +23,10 @@ struct trace_stream {
 	struct stream_block *used; /* those the stretch needs, for the analysis */
 	size_t n_used;
 	size_t index_off; /* of the INDEX block, 0: none */
-	int placed;	  /* every block's records and span known (from the INDEX block) */
-	int index_err;	  /* the INDEX block could not be read: place_blocks() says why */
-	struct tc_codec_error index_ce;
+	int indexed;	  /* the INDEX block lists every block: their records and spans */
+	int have_image;	  /* the file's bytes are in img */
+	int open_err;	  /* what opening could not read, said by the read that needs it */
+	struct tc_codec_error open_ce;
 	size_t rtt_off;	    /* of the RTT_HIST block, 0: none */
 	size_t summary_off; /* of the RTT_SUMMARY block, 0: none */
 	int reached_end;
@@ -65,8 +66,6 @@ static int add_block(struct trace_stream *s, uint32_t type, size_t off, size_t e
 static int scanned(void *arg, uint32_t type, size_t off, size_t end)
 {
 	struct trace_stream *s = arg;
-	struct tc_codec_error ce = {0};
-	int err;
 
 	/* a page fault maps the pages around it too: drop what the scan passed */
 	image_consumed(&s->img, off);
@@ -88,58 +87,36 @@ static int scanned(void *arg, uint32_t type, size_t off, size_t end)
 		s->reached_end = 1;
 		return 0;
 	}
-	err = codec_blocks_decode(s->dec, s->img.data, s->img.len, off, s->skel, &ce);
-	report_err(s, err, &ce);
-	return err;
+	return codec_blocks_decode(s->dec, s->img.data, s->img.len, off, s->skel, &s->open_ce);
 }
 
-/*
- * The INDEX block, where the file has one: where it lists every block, each block's records
- * and span come from it. What keeps it from being read is kept for place_blocks() to say (a
- * whole read does not use it). 0 or -ENOMEM.
- */
-static int read_index(struct trace_stream *s)
-{
-	struct tc_block_ref *refs = NULL;
-	size_t n = 0;
-	int err;
-
-	if (!s->index_off)
-		return 0;
-	err = codec_decode_index(s->img.data, s->img.len, s->index_off, &refs, &n, &s->index_ce);
-	if (err == -ENOMEM) {
-		report_err(s, err, &s->index_ce);
-		return err;
-	}
-	if (err) {
-		s->index_err = err;
-		return 0;
-	}
-	s->placed = n == s->n_blocks; /* it does not list these blocks: not trusted */
-	for (size_t i = 0; s->placed && i < n; i++)
-		s->placed = refs[i].off == s->blocks[i].where && refs[i].type == s->blocks[i].type;
-	for (size_t i = 0; s->placed && i < n; i++) {
-		s->blocks[i].n = refs[i].n;
-		s->blocks[i].min_start = refs[i].min_start;
-		s->max_end[i] = refs[i].max_end;
-	}
-	free(refs);
-	return 0;
-}
-
-/* Each block's records and span: from the index where it lists every block, else read. */
+/* Each block's records and span: from the INDEX block where it lists every block, else each
+ * decoded. 0, or -EBADMSG / -ENOMEM (s->open_ce). */
 static int place_blocks(struct trace_stream *s)
 {
-	struct tc_codec_error ce = {0};
+	struct tc_block_ref *refs = NULL;
 	struct tc_trace *t;
+	size_t n = 0;
 	int err = 0;
 
-	if (s->index_err) {
-		report_err(s, s->index_err, &s->index_ce);
-		return s->index_err;
+	if (s->index_off) {
+		err = codec_decode_index(s->img.data, s->img.len, s->index_off, &refs, &n,
+					 &s->open_ce);
+		if (err)
+			return err;
+		s->indexed = n == s->n_blocks; /* it does not list these blocks: not trusted */
+		for (size_t i = 0; s->indexed && i < n; i++)
+			s->indexed = refs[i].off == s->blocks[i].where &&
+				     refs[i].type == s->blocks[i].type;
+		for (size_t i = 0; s->indexed && i < n; i++) {
+			s->blocks[i].n = refs[i].n;
+			s->blocks[i].min_start = refs[i].min_start;
+			s->max_end[i] = refs[i].max_end;
+		}
+		free(refs);
+		if (s->indexed)
+			return 0;
 	}
-	if (s->placed)
-		return 0;
 	t = trace__view(s->skel);
 	if (!t)
 		return -ENOMEM;
@@ -147,8 +124,8 @@ static int place_blocks(struct trace_stream *s)
 		struct stream_block *b = &s->blocks[i];
 
 		t->n_samples = t->n_events = 0;
-		err = codec_blocks_decode(s->dec, s->img.data, s->img.len, b->where, t, &ce);
-		report_err(s, err, &ce);
+		err = codec_blocks_decode(s->dec, s->img.data, s->img.len, b->where, t,
+					  &s->open_ce);
 		for (size_t j = 0; !err && j < t->n_samples; j++) {
 			b->min_start = t->samples[j].t_start < b->min_start ? t->samples[j].t_start
 									    : b->min_start;
@@ -427,55 +404,46 @@ static int choose(struct trace_stream *s, const struct trace_stream_opts *o)
 
 int trace_stream_open_file(const char *path, struct trace_stream **out)
 {
-	struct tc_codec_error ce = {0};
 	struct trace_stream *s = calloc(1, sizeof(*s));
 	int err;
 
 	if (!s)
 		return -ENOMEM;
 	s->path = path;
-	err = image_open(path, &s->img);
-	if (err) {
-		log_err("read %s: %s", path, strerror(-err));
-		free(s);
-		return err;
-	}
 	s->skel = trace__new();
 	s->dec = codec_blocks__new();
-	err = s->skel && s->dec ? 0 : -ENOMEM;
-	err = err ?: codec_decode_header(s->img.data, s->img.len, s->skel, &ce);
-	if (!err) {
-		err = codec_scan(s->img.data, s->img.len, scanned, s, &ce);
-		if (err == -EBADMSG)
-			report_err(s, err, &ce);
+	if (!s->skel || !s->dec) {
+		trace_stream_close(s);
+		return -ENOMEM;
 	}
+	err = image_open(path, &s->img);
+	s->have_image = !err;
+	err = err ?: codec_decode_header(s->img.data, s->img.len, s->skel, &s->open_ce);
+	err = err ?: codec_scan(s->img.data, s->img.len, scanned, s, &s->open_ce);
 	if (!err)
 		s->skel->truncated = !s->reached_end;
-	s->img.released = 0; /* the reads that follow drop pages from the start again */
-	err = err ?: read_index(s);
-	if (err) {
-		trace_stream_close(s);
-		return err;
-	}
+	s->img.released = 0; /* each pass that follows drops pages from the start again */
+	err = err ?: place_blocks(s);
+	s->img.released = 0;
+	s->open_err = err;
 	*out = s;
 	return 0;
 }
 
 void trace_stream_info(const struct trace_stream *s, struct trace_stream_info *out)
 {
-	*out = (struct trace_stream_info){.file_size = s->img.file_size, .indexed = s->placed};
-	for (size_t i = 0; i < s->n_blocks; i++) {
-		int samples = s->blocks[i].type == TC_BLOCK_SAMPLES;
-
-		out->sample_blocks += samples;
-		*(samples ? &out->samples : &out->events) += s->blocks[i].n;
-	}
+	*out = (struct trace_stream_info){
+		.file_size = s->img.file_size, .intact = !s->open_err, .indexed = s->indexed};
+	for (size_t i = 0; !s->open_err && i < s->n_blocks; i++)
+		*(s->blocks[i].type == TC_BLOCK_SAMPLES ? &out->samples : &out->events) +=
+			s->blocks[i].n;
 }
 
 int trace_stream_select(struct trace_stream *s, const struct trace_stream_opts *o)
 {
-	int err = place_blocks(s);
+	int err = s->open_err;
 
+	report_err(s, err, &s->open_ce);
 	err = err ?: choose(s, o);
 	s->p = o->pct;
 	if (!err && s->run_samples && !o->no_stats) {
@@ -507,6 +475,10 @@ struct tc_trace *trace_stream_tables(struct trace_stream *s)
 
 int trace_stream_read_whole(struct trace_stream *s, struct tc_trace **out)
 {
+	if (!s->have_image) {
+		report_err(s, s->open_err, &s->open_ce);
+		return s->open_err;
+	}
 	return image_read_trace(&s->img, s->path, out);
 }
 

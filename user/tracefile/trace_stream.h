@@ -8,7 +8,7 @@
  * trace_stream_open_file() finds the blocks by their headers and decodes the small
  * tables. Where the file has an INDEX block (trace_file.h's writer adds one), the
  * place, records and time span of every SAMPLES and EVENTS block come from it;
- * otherwise trace_stream_select() decodes each once for them. The samples of the stretch asked for
+ * otherwise each is decoded once for them. The samples of the stretch asked for
  * are then read twice, for the histogram and the exact percentiles
  * (core/stats/stats_exact.h) - once where the writer's RTT_HIST block counted them - and
  * the analysis reads each block it needs once more, in time order: with an index, a
@@ -44,25 +44,28 @@ struct trace_stream_opts {
 
 /*
  * Maps path (reads it, where it is not a regular file) once, checks its header, decodes its
- * tables (the skeleton), finds its blocks and reads its INDEX block: none of its records
- * yet. 0, or -errno / -EBADMSG (reported, prefixed with the path).
+ * tables (the skeleton), finds its blocks and places them (their records and spans, from
+ * the INDEX block or each decoded): none of its records is kept yet. What it cannot read is
+ * kept, not said: trace_stream_info() tells the file is not intact, and the read that
+ * follows says why, as that reader does (trace_stream_select() as a streamed read,
+ * trace_stream_read_whole() as trace_file_read()). 0, or -ENOMEM.
  */
 int trace_stream_open_file(const char *path, struct trace_stream **out);
 
-/* What opening a trace file told, before any of its records is read. */
+/* What opening a trace file told, before any of its records is kept. */
 struct trace_stream_info {
 	uint64_t file_size;	  /* a regular file's bytes (0: a pipe or device) */
-	int indexed;		  /* its INDEX block lists every SAMPLES and EVENTS block */
-	uint64_t samples, events; /* the records it lists (0 and 0 unless indexed) */
-	size_t sample_blocks;	  /* SAMPLES blocks (a writer writes none empty) */
+	int intact;		  /* opened without fault: its tables, blocks and counts hold */
+	int indexed;		  /* the counts came from its INDEX block */
+	uint64_t samples, events; /* its records (with intact) */
 };
 void trace_stream_info(const struct trace_stream *s, struct trace_stream_info *out);
 
 /*
- * Reads s as above, once after trace_stream_open_file(): places the blocks (from the index,
- * or each decoded), chooses the stretch's and, unless o->no_stats, takes its statistics.
- * 0, -ERANGE when the stretch holds no round trip (not reported), or -errno / -EBADMSG
- * (reported, prefixed with the path).
+ * Reads s as above, once after trace_stream_open_file(): chooses the stretch's blocks and,
+ * unless o->no_stats, takes its statistics. 0, -ERANGE when the stretch holds no round
+ * trip (not reported), or -errno / -EBADMSG (reported, prefixed with the path: what the
+ * opening could not read first).
  */
 int trace_stream_select(struct trace_stream *s, const struct trace_stream_opts *o);
 /* trace_stream_open_file() and trace_stream_select() in one; nothing left open on failure. */
