@@ -45,10 +45,11 @@ static struct tc_trace *hostile_trace(void)
  */
 static char *render_trace(enum report_format f, int raw)
 {
-	struct report_opts o = {.format = f, .top = 3, .path = "t.tct", .trace_kept = 1};
+	struct report_opts o = {.format = f, .top = 3, .trace_kept = 1};
 	struct tc_trace *t = hostile_trace();
 	struct tc_analysis *a = run(t);
 	struct hist *h = plot_rtt_hist(t->samples, t->n_samples);
+	struct report_result r;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
@@ -62,7 +63,8 @@ static char *render_trace(enum report_format f, int raw)
 		t->meta[i].val = strdup("n\x1b]0;pwned\x07\n\"\\\xff");
 		assert_non_null(t->meta[i].val);
 	}
-	assert_int_equal(report_render(&o, t, a, h, NULL, out), 0);
+	r = (struct report_result){.t = t, .a = a, .h = h};
+	assert_int_equal(report_render("t.tct", &o, &r, out), 0);
 	fclose(out);
 	hist__free(h);
 	analysis__free(a);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* report.h - read a trace, analyze it, print the report. */
+/* report.h - read a trace, analyze it, print the report: the pipeline and its renderers. */
 #ifndef TAILCAUSE_REPORT_REPORT_H
 #define TAILCAUSE_REPORT_REPORT_H
 
 #include <stdio.h>
 
 #include "core/attrib/analyze.h"
+#include "core/model/plot.h"
 #include "core/model/report_model.h"
 
 enum report_format {
@@ -16,13 +17,13 @@ enum report_format {
 	REPORT_OPENMETRICS, /* for Prometheus' textfile collector */
 };
 
+/* What the report was asked for: read by every stage, written by none. */
 struct report_opts {
 	enum report_format format;
 	struct tc_spike_rule spike;
 	const char *nic_irq_pattern;
 	unsigned int top;	   /* spikes shown with timelines */
 	int trace_kept;		   /* run: say where the trace is, or that it was not kept */
-	const char *path;	   /* the trace file, for the header */
 	const char *out_path;	   /* write the report there (temp file + rename); NULL: out */
 	const char *html_path;	   /* run --html: the HTML page too, besides the report */
 	const char *samples_path;  /* --samples: iterations timed by the user's benchmark (CSV) */
@@ -32,12 +33,10 @@ struct report_opts {
 	uint64_t interval_ns;	   /* the noise report's interval; 0: 100 ms */
 	int stream; /* 1 --stream: a segment at a time whatever the size; -1 --no-stream: whole */
 	size_t segment_samples; /* round trips per segment (0: the default) */
-	/* set by report_stream.c: the latency series it built as it read the run (HTML) */
-	const struct plot_series *series;
 };
 
-/* A trace file this large is read a segment at a time (report_stream.c) where the
- * report allows it: text, JSON, HTML or OpenMetrics of a probe's round trips. */
+/* A trace file this large is read a segment at a time where the report allows it (text,
+ * JSON, HTML or OpenMetrics of a probe's round trips): report_plan.h. */
 #define REPORT_STREAM_FILE_MIN ((uint64_t)64 << 20)
 /* --from/--to keep the events this far either side of the stretch. */
 #define REPORT_STRETCH_MARGIN_NS 1000000000ull
@@ -48,22 +47,26 @@ int report_format_parse(const char *s, enum report_format *out);
 const char *report_format_names(void);
 
 /*
- * Reads path, analyzes it and prints the report to out; 0, -TC_ERRNO__INPUT (the
- * trace or the samples), or a negative errno (reported).
+ * The report of the trace at path, printed to out (or written as o says): the file opened
+ * once, read as report_plan.h decides, prepared, analyzed and rendered (report.c). 0,
+ * -TC_ERRNO__INPUT (the trace, the samples, the log or the peer's trace), -TC_ERRNO__USAGE
+ * or -TC_ERRNO__ENV (a refusal), or a negative errno; each reported in one line.
  */
-int report_file(const char *path, struct report_opts *o, FILE *out);
+int report_file(const char *path, const struct report_opts *o, FILE *out);
 
-/*
- * The report of a trace read a segment at a time (core/stream/analyze_stream.h): 0, 1 when
- * path cannot be (it is not a probe's plain round trips: the caller reads it whole),
- * -TC_ERRNO__INPUT, -TC_ERRNO__USAGE, or a negative errno (reported).
- */
-int report_stream(const char *path, struct report_opts *o, FILE *out);
-/* Says that --from/--to held no round trip (one line). */
-void report_no_stretch(const char *path, const struct report_opts *o);
-/* Builds the report model of t and a (and h, n) and writes it as o says: report.c. */
-int report_render(const struct report_opts *o, const struct tc_trace *t,
-		  const struct tc_analysis *a, const struct hist *h, const struct tc_noise *n,
+/* What the analysis hands the renderers, whole or streamed (report_result__free() frees it):
+ * t, and its latency analysis a with the round trips' histogram h, or its noise report n. */
+struct report_result {
+	struct tc_trace *t; /* streamed: the kept spikes' trace (core/stream/analyze_stream.h) */
+	struct tc_analysis *a;
+	struct hist *h;
+	struct tc_noise *n;
+	struct plot_series series; /* a streamed HTML page's latency columns (c NULL: none) */
+};
+void report_result__free(struct report_result *r);
+/* Builds the report model of r (of the trace at path) and writes it as o says; 0 or a
+ * negative errno (reported). */
+int report_render(const char *path, const struct report_opts *o, const struct report_result *r,
 		  FILE *out);
 
 /* The renderers, each in report/report_<format>.c: formatting the model only. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * report_stream.c - the report of a trace too long to hold: read block by block
- * (tracefile/trace_stream.h), analyzed a segment at a time (core/stream/analyze_stream.h),
- * rendered from the kept spikes and the whole run's totals like any report.
+ * report_stream.c - the analyze stage of a report read a segment at a time
+ * (report_stages.h): the run read block by block (tracefile/trace_stream.h) and analyzed a
+ * segment at a time (core/stream/analyze_stream.h), rendered from the kept spikes and the
+ * whole run's totals like any report.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,12 +15,10 @@
 #include "core/stream/analyze_stream.h"
 #include "core/model/plot.h"
 #include "core/model/report_model.h"
-#include "core/attrib/spike_rule.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
-#include "report.h"
 #include "report_html.h"
-#include "tracefile/trace_stream.h"
+#include "report_stages.h"
 
 /*
  * The spikes kept with their intervals: the text, JSON and OpenMetrics reports show the
@@ -37,24 +36,6 @@
 /* Free heap glibc keeps rather than trims: more than a segment's analysis allocates. */
 #define REPORT_STREAM_TRIM (64 << 20)
 
-/* What a streamed report cannot do (yet), by the options (skel NULL) or the trace: 0, or
- * why. */
-static const char *not_streamable(const struct report_opts *o, const struct tc_trace *skel)
-{
-	if (skel && trace__meta(skel, "iter.spec"))
-		return "a benchmark's own iterations are placed on the whole trace";
-	if (skel && !skel->streamed.n_samples)
-		return "a trace without round trips is a noise report";
-	if (o->format == REPORT_PERFETTO)
-		return "the Perfetto trace holds every round trip (report a stretch of it with "
-		       "--from/--to)";
-	if (o->samples_path || o->iter_log_path)
-		return "a benchmark's own iterations are placed on the whole trace";
-	if (o->peer_path)
-		return "a two-host join aligns the whole run's clocks";
-	return NULL;
-}
-
 struct progress {
 	int on;
 	const char *path;
@@ -68,25 +49,6 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 		fprintf(stderr,
 			"\rtailcause: report %s: %" PRIu64 " of %" PRIu64 " round trips (%.0f %%)",
 			p->path, done, total, total ? 100.0 * (double)done / (double)total : 100.0);
-}
-
-/* --from/--to: which stretch, as report.c says it of a whole trace. */
-static int stretch_meta(struct tc_trace *t, const struct trace_stream *ts,
-			const struct report_opts *o)
-{
-	uint64_t kept = trace_stream_skeleton(ts)->streamed.n_samples,
-		 all = trace_stream_run_samples(ts);
-
-	if (!o->from_ns && (!o->to_ns || o->to_ns == UINT64_MAX))
-		return 0;
-	if (!o->to_ns || o->to_ns == UINT64_MAX)
-		return trace__set_metaf(t, "report.stretch",
-					"+%.3f s to the end: %" PRIu64 " of the %" PRIu64
-					" round trips",
-					(double)o->from_ns / 1e9, kept, all);
-	return trace__set_metaf(t, "report.stretch",
-				"+%.3f s to +%.3f s: %" PRIu64 " of the %" PRIu64 " round trips",
-				(double)o->from_ns / 1e9, (double)o->to_ns / 1e9, kept, all);
 }
 
 /* What the streamed line adds where segments were cut inside a steal interval, or "". */
@@ -154,7 +116,20 @@ static int analyze_once(struct trace_stream *ts, const struct report_opts *o,
 	return err == -EINVAL || err == -EBADMSG ? -TC_ERRNO__INPUT : err;
 }
 
-static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, const char *path)
+/* The streamed line: the run's round trips, the segments, the spikes kept of all. */
+static int streamed_meta(struct report_result *r, const struct tc_trace *skel,
+			 const struct stream_out *so)
+{
+	return trace__set_metaf(r->t, "report.streamed",
+				"%" PRIu64 " round trips in %" PRIu64
+				" segments; the %zu largest of %" PRIu64
+				" spikes kept with their intervals%s",
+				skel->streamed.n_samples, so->segments, r->a->n_spikes,
+				r->a->n_spikes_run, steal_cuts_note(so));
+}
+
+int report_analyze_stream(struct trace_stream *ts, const char *path, const struct report_opts *o,
+			  struct report_result *r)
 {
 	const struct tc_trace *skel = trace_stream_skeleton(ts);
 	struct tc_analysis_opts ao = {.spike = o->spike, .nic_irq_pattern = o->nic_irq_pattern};
@@ -168,90 +143,35 @@ static int analyze(struct trace_stream *ts, struct report_opts *o, FILE *out, co
 		.progress = show_progress,
 		.progress_arg = &pr,
 	};
-	struct plot_series ps = {0};
-	struct tc_analysis *a = NULL;
-	struct tc_trace *t = NULL;
 	int err;
 
+	/* each segment frees what the next allocates again: kept in the heap, not given back to
+	 * the kernel to be faulted in and zeroed again (bench/history/overhead-and-analyzer.md) */
+	mallopt(M_TRIM_THRESHOLD, REPORT_STREAM_TRIM);
 	/* statistics taken from the writer's summary are checked by the analysis's reads:
 	 * where they do not stand, the run is analyzed again from the counted ones */
 	for (;;) {
-		err = analyze_once(ts, o, &sp, &ps, path, &t, &a);
+		err = analyze_once(ts, o, &sp, &r->series, path, &r->t, &r->a);
 		if (err)
 			return err;
 		err = trace_stream_recheck(ts);
 		if (err <= 0)
 			break;
-		plot_series__free(&ps);
-		analysis__free(a);
-		trace__free(t);
+		plot_series__free(&r->series);
+		analysis__free(r->a);
+		trace__free(r->t);
+		r->a = NULL;
+		r->t = NULL;
 	}
-	if (err) {
-		plot_series__free(&ps);
-		analysis__free(a);
-		trace__free(t);
-		return tc_input_error(err);
-	}
-	if (sp.on_samples) {
-		plot_series_finish(&ps);
-		o->series = &ps;
-	}
-	err = stretch_meta(t, ts, o);
-	err = err
-		      ?: trace__set_metaf(t, "report.streamed",
-					  "%" PRIu64 " round trips in %" PRIu64
-					  " segments; the %zu largest of %" PRIu64
-					  " spikes kept with their intervals%s",
-					  skel->streamed.n_samples, so.segments, a->n_spikes,
-					  a->n_spikes_run, steal_cuts_note(&so));
-	if (!err)
-		err = report_render(o, t, a, trace_stream_hist(ts), NULL, out);
-	else
-		log_err("report %s: %s", path, strerror(-err));
-	o->series = NULL;
-	plot_series__free(&ps);
-	analysis__free(a);
-	trace__free(t);
-	return err;
-}
-
-int report_stream(const char *path, struct report_opts *o, FILE *out)
-{
-	struct trace_stream_opts so = {
-		.pct = spike_rule_percentile(&o->spike),
-		.from_ns = o->from_ns,
-		.to_ns = o->to_ns ? o->to_ns : UINT64_MAX,
-		.margin_ns = REPORT_STRETCH_MARGIN_NS,
-	};
-	struct trace_stream *ts = NULL;
-	const char *why;
-	int err;
-
-	why = not_streamable(o, NULL);
-	if (why && o->stream <= 0)
-		return 1;
-	if (why) {
-		log_err("report %s: --stream: %s; report it without --stream", path, why);
-		return -TC_ERRNO__USAGE;
-	}
-	o->path = path;
-	/* each segment frees what the next allocates again: kept in the heap, not given back to
-	 * the kernel to be faulted in and zeroed again (bench/history/overhead-and-analyzer.md) */
-	mallopt(M_TRIM_THRESHOLD, REPORT_STREAM_TRIM);
-	err = trace_stream_open(path, &so, &ts);
-	if (err == -ERANGE)
-		report_no_stretch(path, o);
 	if (err)
 		return tc_input_error(err);
-	why = not_streamable(o, trace_stream_skeleton(ts));
-	if (why) {
-		trace_stream_close(ts);
-		if (o->stream <= 0)
-			return 1;
-		log_err("report %s: --stream: %s; report it without --stream", path, why);
-		return -TC_ERRNO__USAGE;
-	}
-	err = analyze(ts, o, out, path);
-	trace_stream_close(ts);
+	if (sp.on_samples)
+		plot_series_finish(&r->series);
+	r->h = hist__new();
+	if (r->h)
+		memcpy(r->h, trace_stream_hist(ts), sizeof(*r->h));
+	err = r->h ? streamed_meta(r, skel, &so) : -ENOMEM;
+	if (err)
+		log_err("report %s: %s", path, strerror(-err));
 	return err;
 }

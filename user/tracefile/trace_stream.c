@@ -577,37 +577,3 @@ void trace_stream_close(struct trace_stream *s)
 	image_close(&s->img);
 	free(s);
 }
-
-/* The scan, for the INDEX block alone. */
-static int find_index(void *arg, uint32_t type, size_t off, size_t end)
-{
-	(void)end;
-	if (type == TC_BLOCK_INDEX)
-		*(size_t *)arg = off;
-	return 0;
-}
-
-int trace_file_counts(const char *path, uint64_t *samples, uint64_t *events)
-{
-	struct tc_codec_error ce = {0};
-	struct tc_block_ref *refs = NULL;
-	struct image img;
-	size_t off = 0, n = 0;
-	int err = image_open(path, &img);
-
-	*samples = *events = 0;
-	if (err)
-		return err;
-	err = codec_scan(img.data, img.len, find_index, &off, &ce);
-	if (!err && off)
-		err = codec_decode_index(img.data, img.len, off, &refs, &n, &ce);
-	for (size_t i = 0; !err && i < n; i++) {
-		if (refs[i].type == TC_BLOCK_SAMPLES)
-			*samples += refs[i].n;
-		else if (refs[i].type == TC_BLOCK_EVENTS)
-			*events += refs[i].n;
-	}
-	free(refs);
-	image_close(&img);
-	return err ?: !off;
-}

@@ -112,10 +112,4 @@ int trace_stream_read_whole(struct trace_stream *s, struct tc_trace **out);
 void trace_stream_source(struct trace_stream *s, struct stream_source *src);
 void trace_stream_close(struct trace_stream *s);
 
-/*
- * The round trips and events path's INDEX block lists, without reading them: 0, 1 when
- * it has no index (not known), or -errno / -EBADMSG (not reported: a read will say).
- */
-int trace_file_counts(const char *path, uint64_t *samples, uint64_t *events);
-
 #endif /* TAILCAUSE_TRACEFILE_TRACE_STREAM_H */
