@@ -232,7 +232,7 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 		a->causes[it->cause].hidden_ns += k->hidden_ns;
 		sp->hidden_ns += k->hidden_ns;
 		if (it->deferred &&
-		    late_note(c, (size_t)(sp - a->spikes), a->n_contribs - 1, e - s))
+		    analysis_after_note(c, (size_t)(sp - a->spikes), a->n_contribs - 1, e - s))
 			return -ENOMEM;
 	}
 	return 0;
@@ -327,7 +327,7 @@ static int sweep(struct ctx *c)
 
 static void ctx_free(struct ctx *c)
 {
-	late_free(c);
+	analysis_after_free(c);
 	free(c->probe_tids);
 	free(c->cpu_map);
 	idle_latency__free(&c->lat);
@@ -372,9 +372,9 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	for (size_t i = 0; !err && o && i < o->n_seed_causes; i++)
 		err = cause_table_index(&c.causes, o->seed_causes[i].name, o->seed_causes[i].cls,
 					&seeded);
-	err = err ?: late_setup(&c);
+	err = err ?: analysis_after_setup(&c);
 	err = err ?: sweep(&c);
-	err = err ?: late_run(&c);
+	err = err ?: analysis_after_run(&c);
 	if (err)
 		goto out_free_ctx;
 	a->n_spikes_run = a->n_spikes;
