@@ -137,7 +137,7 @@ static const struct noise_handler *handler_at(const struct noise_acc *acc, size_
 }
 
 /* [lo, hi) of thread th counted elsewhere (off CPU, an IRQ): not its handler's time. */
-int noise_out_of_handler(struct noise_acc *acc, size_t th, uint64_t lo, uint64_t hi)
+int noise_handler_exclude(struct noise_acc *acc, size_t th, uint64_t lo, uint64_t hi)
 {
 	const struct noise_handler *h =
 		acc->n_handlers && lo < hi ? handler_at(acc, th, lo, hi, SIZE_MAX) : NULL;
@@ -189,4 +189,15 @@ int noise_handler_pass(struct noise_acc *acc)
 					     h->end < outer->end ? h->end : outer->end, 0, 1);
 	}
 	return err;
+}
+
+/* A preemption by a kworker is its work item: the function that ran in [s, end). */
+int noise_name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
+			  uint64_t end, uint32_t *cause)
+{
+	uint64_t func = 0;
+
+	if (!strncmp(e->other_comm, "kworker/", 8))
+		func = noise_busiest_callback(acc->t, i, e->cpu, s, end, TC_EV_WORK);
+	return noise_name_event(acc, TC_NOISE_OFFCPU, e, func, cause);
 }
