@@ -11,7 +11,7 @@
  * O(E log A + S) with A the intervals alive at once; events between spikes
  * cost two compares.
  *
- * Every event is weighed by its span (context_span(): a C-state exit by its
+ * Every event is weighed by its span (event_span(): a C-state exit by its
  * exit latency, evidence-only kinds as instants). Inside one spike window the
  * relevant intervals (on a probe thread, a probe thread's pinned CPU, or the
  * sample's CPU) are taken in five steps:
@@ -22,14 +22,14 @@
  *      timer interrupt or timer softirq is renamed by its callback, which
  *      counts wherever it ran inside its parent: a callback stays in the active
  *      set while its parent runs, and one that starts after the window is
- *      looked up ahead (context.h);
+ *      looked up ahead (spike_context.h);
  *   2. wake-ups: a reschedule IPI (or a call-function IPI that ran the scheduler's
  *      queued wake-ups), or a timer interrupt named by a callback that only wakes a
  *      sleeper, followed in the window by the probe thread's preemption on its CPU
  *      takes that preemption's cause, and spans until the switch where nothing else
  *      ran there: it was how the preempting task got the CPU
  *      (spike_window_join_wakeups()), unless that task is known to have been
- *      runnable all along or woken outside the interrupt (context.h);
+ *      runnable all along or woken outside the interrupt (spike_context.h);
  *   3. nesting: an interval inside a cause-bearing one on the same CPU is
  *      counted in its parent (an IRQ that fires while the probe is preempted
  *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
@@ -49,7 +49,7 @@
  *
  * Compaction and reclaim intervals of any task stay in the active set (pruned
  * by end time like the rest) as context, and are indexed by tid per window
- * (context.c), so the context rules keep the sweep linear.
+ * (spike_context.c), so the context rules keep the sweep linear.
  *
  * Accounting: causes[0] (`unattributed`) receives each spike's excess not
  * attributed to any interval, every other cause what was attributed to it,
@@ -148,12 +148,12 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		if (sat_add(sat_add(e->start_ns, e->dur_ns), post) <= ws && parent_end <= ws)
 			continue;
 		x = (struct active){.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
-		context_span(&c->lat, e, &x.start, &x.end);
+		event_span(&c->lat, e, &x.start, &x.end);
 		widen(c, e, &x);
 		/*
 		 * Spikes come in t_start order: an interval that ends by ws, or an
 		 * instant before ws, overlaps no later spike. A callback names its
-		 * parent in every window the parent reaches (context.h).
+		 * parent in every window the parent reaches (spike_context.h).
 		 */
 		x.until = x.end > x.start ? x.end : sat_add(x.start, 1);
 		if (x.until < parent_end)

@@ -11,7 +11,7 @@
 #include "calibrate.h"
 #include "analyze.h"
 #include "cause_table.h"
-#include "context.h"
+#include "spike_context.h"
 #include "spike_window.h"
 
 /* CPUs beyond this (a corrupt trace) are looked up the slow way. */

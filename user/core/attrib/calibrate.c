@@ -177,7 +177,7 @@ static void read_gap(const struct tc_trace *t, const struct idle_latency *l, con
 
 		if (ignored(e->kind) || (e->tid ? e->tid != g->tid : e->cpu != g->cpu))
 			continue;
-		context_span(l, e, &s, &end);
+		event_span(l, e, &s, &end);
 		if (end <= g->start || s >= g->end || end <= s)
 			continue;
 		if (n == GAP_SPANS)

@@ -85,7 +85,7 @@ int causes_is_wakeup_fn(const struct tc_trace *t, uint64_t func);
 
 /*
  * What the analyzer saw around a preempted off-CPU interval inside one spike
- * (user/core/attrib/context.c finds it): it can change the name of the cause.
+ * (user/core/attrib/spike_context.c finds it): it can change the name of the cause.
  */
 struct tc_name_ctx {
 	/* THP_COMPACTION or RECLAIM: the task that ran instead was compacting or

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 #include "core/util/grow.h"
 #include "noise_acc.h"
 

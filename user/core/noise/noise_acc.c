@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 #include "core/util/grow.h"
 #include "noise_acc.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 #include "core/util/grow.h"
 #include "noise_acc.h"
 
@@ -21,7 +21,7 @@
 /*
  * The function of the callbacks of kind (TC_EV_WORK, TC_EV_TIMER_FN) on cpu that start
  * inside [s, end) with the most time there, or 0, as a spike's window names them
- * (context.h's context_callback()): among the events after t->events[i] (sorted by
+ * (spike_context.h's context_callback()): among the events after t->events[i] (sorted by
  * start), the first CONTEXT_LOOKAHEAD of those that start inside. Ties go to the
  * earlier callback.
  */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyze_stream.h"
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 #include "core/util/grow.h"
 #include "stream_internal.h"
 #include "stream_pool.h"
@@ -26,7 +26,7 @@ struct parent {
 	uint64_t start, end;
 };
 
-/* The callback kind e can hold (TC_EV_TIMER_FN, TC_EV_WORK), or 0 (context.h). */
+/* The callback kind e can hold (TC_EV_TIMER_FN, TC_EV_WORK), or 0 (spike_context.h). */
 static uint16_t holds(const struct tc_event *e)
 {
 	if (context_is_timer_parent(e))
