@@ -50,6 +50,10 @@ struct tc_cause_info {
 
 /* The catalogue entry for cls; never NULL for a valid class. */
 const struct tc_cause_info *causes_info(enum tc_cause_class cls);
+/* What hw-noise is on a host whose hypervisor (host.hypervisor) the trace names: on a VM
+ * the hypervisor's exits and interrupts, on bare metal ("none") SMIs, firmware and the
+ * SMT sibling; causes_info()'s words where the trace does not say (NULL). */
+const char *causes_hw_noise_what(const char *hypervisor);
 
 /* Default shell pattern (fnmatch) for IRQ names that belong to the NIC. */
 #define TC_NIC_IRQ_PATTERN_DEFAULT "mlx5_*"
