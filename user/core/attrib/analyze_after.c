@@ -1,22 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * analyze_after.c - what the analyzer credits after the sweep, once every spike
- * has its traced intervals: the hypervisor's steal (analyze_steal.c), hw-noise
- * and the path; then each changed spike is decided again.
- *
- * Steal (analyze_steal.c) comes first: it takes what no interval explains, and
- * what its reading proves. Then what remains of each spike:
- *
- * A timer interrupt held up (credit_stalls()): where the local timer interrupt spent
- * longer in its own code, inside a spike, than a whole tick takes on this host at the top
- * of its usual spread, the rest is hw-noise too, taken from the interrupt's credit.
- *
- * hw-noise: what remains of a spike on which no OS event of the relevant CPUs
- * was seen at all, while every tracer that sees them was attached and nothing
- * was lost in its window: the CPU was taken while the OS ran nothing it can
- * see (on a VM the hypervisor's exits and interrupts that are not accounted as
- * steal; on bare metal SMIs, firmware, the SMT sibling). A spike that fails
- * either condition stays unattributed and says which.
+ * analyze_after.c - what the analyzer credits after the sweep, once every spike has its
+ * traced intervals: the hypervisor's steal first (analyze_steal.c), then timer
+ * interrupts held up beyond a whole tick, hw-noise and the path; then each changed spike
+ * is decided again, and an unattributed one says why. The rules are docs/design.md's
+ * "After the sweep".
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * analyze_steal.c - the hypervisor's steal, credited after the sweep (analyze_after.c
- * says when). Steal is known only per interval between two readings (a tick apart, 4 ms
- * at HZ=250, or a context switch): S ns were stolen somewhere in it. The sweep lists the
- * steal interval in each spike it overlaps, with no credit; here each interval's S is
- * handed to those spikes, the largest claim first, each at most its overlap with the
- * interval: what no interval explains, then an IPI's delivery past a whole usual IPI
- * (a vCPU waits for its host while an interrupt is pending for it), then what intervals
- * that explain nothing hold (the probe thread blocked for its answer), then what the
- * reading proves was stolen inside the other intervals of its CPU (while the host has
- * the vCPU nothing of the guest runs, a preempting task no more than the probe). A
- * vCPU the host deschedules stops for the whole period: the theft shows as one long
- * delay, not as many short ones, and never as more than was stolen.
+ * analyze_steal.c - the hypervisor's steal, credited after the sweep (analyze_after.c says
+ * when): each steal interval's stolen time handed to the spikes it overlaps, the largest
+ * claim first, each at most its overlap, all together at most what was stolen. What each
+ * claim may take, in order, is docs/design.md's "After the sweep".
  */
 #include <errno.h>
 #include <stdlib.h>
