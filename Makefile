@@ -84,7 +84,7 @@ CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
 
 .PHONY: fuzz all run test check unit-test system-test bench vmlinux install fmt check-fmt clean \
-	deps check-layers cppcheck lint golden test-vm bench-parity lab
+	deps check-layers check-symbols cppcheck lint golden test-vm bench-parity lab
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
@@ -241,6 +241,10 @@ fuzz: $(O)/fuzz/fuzz_trace $(O)/fuzz/fuzz_json $(O)/fuzz/fuzz_stream $(O)/fuzz/f
 check-layers:
 	$(Q)sh scripts/check-layers.sh
 
+# No two files of core call each other; every export of core has its module's prefix.
+check-symbols: $(CORE_LIB)
+	$(Q)sh scripts/check-symbols.sh $(O)
+
 # Every C source and header of ours (vmlinux.h is generated, not ours).
 FMT_FILES := $(LIB_SRCS) $(CORE_SRCS) $(CORE_HDRS) $(USER_SRCS) $(BPF_SRCS) $(TEST_SRCS) \
 	$(wildcard user/*/*.h user/record/bpf/*.h bpf/*.h tests/*.h tests/system/*.c tests/fuzz/*.c \
@@ -257,12 +261,12 @@ cppcheck:
 	$(Q)cppcheck --enable=warning,portability --std=c11 -D_GNU_SOURCE -Iuser -I. -I$(O) \
 		--quiet --error-exitcode=1 -j2 user tests/*.c bench/*.c
 
-lint: check-layers check-fmt cppcheck
+lint: check-layers check-symbols check-fmt cppcheck
 
 # make check: no dependency installation, no root; T=PATTERN for some tests only.
 check: all $(TESTS)
 	$(Q)sh tests/run.sh --check $(O) $(T)
-	$(Q)$(MAKE) check-layers check-fmt
+	$(Q)$(MAKE) check-layers check-symbols check-fmt
 
 unit-test: $(TESTS)
 	$(Q)sh tests/run.sh --unit $(O) $(T)

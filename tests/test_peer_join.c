@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_peer_join.c - the path and the peer (core/hosts/peer_join.c, analyze_late.c): a path
+ * test_peer_join.c - the path and the peer (core/hosts/peer_join.c, analyze_after.c): a path
  * counter that moved in a spike makes it path:<what> (its blocked wait included); the
  * server's trace joined to the client's on a known clock offset names the server's
  * preemption peer:preemption:<comm>; each host's kernel function ids keep their names; what neither

@@ -284,9 +284,8 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	err = err ?: recorder_note_untrusted(r);
 	if (err)
 		return err;
-	/* the writer reads the round trips back for the trace's summary (RTT_SUMMARY), ~15 ns
-	 * each on the project's VMs (bench/history/overhead-and-analyzer.md): say so where it
-	 * takes a second or more */
+	/* the writer reads the round trips back for the trace's summary (RTT_SUMMARY): say so
+	 * where that may take a second or more (bench/history/overhead-and-analyzer.md) */
 	if (r->o->progress && atomic_load(&r->streamed) + done >= RECORD_SAY_SUMMARY)
 		log_info("summarizing %zu round trips for the report",
 			 (size_t)atomic_load(&r->streamed) + done);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* report_common.c - what the text renderers share beyond the model. */
+/* report_common.c - what the text renderers share beyond the model: its words for what the
+ * model holds as data. */
+#include <string.h>
+
+#include "core/attrib/calibrate.h"
 #include "report_common.h"
 
 void report_wrap(FILE *out, const char *prefix, const char *text, size_t n, size_t width,
@@ -31,4 +35,56 @@ void report_wrap(FILE *out, const char *prefix, const char *text, size_t n, size
 			p++;
 	}
 	fputc('\n', out);
+}
+
+void report_unexplained_words(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			      size_t len)
+{
+	const struct tc_analysis *a = m->a;
+
+	switch (sp->unexplained) {
+	case TC_UNEXPLAINED_LITTLE:
+		snprintf(buf, len, "the events that overlap it explain under half of its excess");
+		break;
+	case TC_UNEXPLAINED_UNTRACED:
+		snprintf(buf, len,
+			 "no OS event overlaps it, but not hw-noise: tracing was incomplete "
+			 "(not traced: %s)",
+			 a->coverage_missing[0] ? a->coverage_missing : "?");
+		break;
+	case TC_UNEXPLAINED_LOST:
+		snprintf(buf, len,
+			 "no OS event overlaps it, but not hw-noise: records were lost "
+			 "in its window");
+		break;
+	case TC_UNEXPLAINED_CLOCK:
+		snprintf(buf, len,
+			 "smaller than the two hosts' clock uncertainty (+-%.3f usec): the peer's "
+			 "intervals cannot be placed in it",
+			 (double)m->t->peer.uncertainty_ns / 1e3);
+		break;
+	default:
+		buf[0] = 0;
+	}
+}
+
+void report_hw_noise_sentence(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			      size_t len)
+{
+	const struct tc_calib_kind *tick = calibrate_kind(&m->h.cal, TC_EV_TIMER);
+	const char *hv = m->h.hypervisor;
+
+	if (!sp->stall_ns || !tick) {
+		snprintf(buf, len, "no OS event on the probe CPUs; %s",
+			 causes_hw_noise_what(m->h.hypervisor));
+		return;
+	}
+	snprintf(buf, len,
+		 "timer interrupts spent that much longer in their own code (their span less "
+		 "their callbacks) than a whole tick takes here (up to %.3f usec, calibrated): the "
+		 "CPU was held in the handler from outside%s",
+		 (double)tick->traced_p90_ns / 1000.0,
+		 hv && !strcmp(hv, "none") ? "; on bare metal, an SMI or firmware"
+		 : hv ? "; on this VM, the hypervisor, not accounting it as steal"
+		      : "");
 }

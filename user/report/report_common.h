@@ -18,4 +18,15 @@
 void report_wrap(FILE *out, const char *prefix, const char *text, size_t n, size_t width,
 		 size_t indent);
 
+/*
+ * Why spike sp has no primary cause, in words, into buf ("" when it has one): events that
+ * explain too little, or no OS event at all with the reason it is not hw-noise.
+ */
+void report_unexplained_words(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			      size_t len);
+/* What sp's hw-noise is, after "hw-noise X usec: ": no OS event at all, or timer
+ * interrupts held up beyond a whole tick (tc_spike.stall_ns). */
+void report_hw_noise_sentence(const struct report_model *m, const struct tc_spike *sp, char *buf,
+			      size_t len);
+
 #endif /* TAILCAUSE_REPORT_REPORT_COMMON_H */

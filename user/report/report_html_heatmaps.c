@@ -183,9 +183,9 @@ static void spike_words(struct html *h, const struct tc_spike *sp)
 	char why[320];
 
 	if (sp->hw_noise_ns)
-		rm_hw_noise_sentence(h->m, sp, why, sizeof(why));
+		report_hw_noise_sentence(h->m, sp, why, sizeof(why));
 	else
-		rm_unexplained_words(h->m, sp, why, sizeof(why));
+		report_unexplained_words(h->m, sp, why, sizeof(why));
 	if (sp->hw_noise_ns)
 		fprintf(h->out,
 			"<p class=\"note\">hw-noise %.3f us: ", rm_lat_us(h->m, sp->hw_noise_ns));

@@ -333,13 +333,13 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 	if (sp->unexplained) {
 		char why[256];
 
-		rm_unexplained_words(m, sp, why, sizeof(why));
+		report_unexplained_words(m, sp, why, sizeof(why));
 		fprintf(out, "      %s\n", why);
 	}
 	if (sp->hw_noise_ns) {
 		char what[320];
 
-		rm_hw_noise_sentence(m, sp, what, sizeof(what));
+		report_hw_noise_sentence(m, sp, what, sizeof(what));
 		fprintf(out, "      hw-noise  %.3f usec: %s\n", rm_lat_us(m, sp->hw_noise_ns),
 			what);
 	}

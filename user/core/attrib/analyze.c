@@ -1,59 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * analyze.c - tail-spike attribution.
- *
- * One sweep over samples and events, both sorted by start time. An active
- * set, a min-heap keyed by `until` (the end of an interval, an instant's time
- * + 1), holds the intervals that may still overlap a spike: an event enters
- * it when a spike window reaches its start (unless it already ended before
- * that window) and leaves when a later window starts at or after `until`.
- * Each event is pushed and popped at most once, so the sweep is
- * O(E log A + S) with A the intervals alive at once; events between spikes
- * cost two compares.
- *
- * Every event is weighed by its span (context_span(): a C-state exit by its
- * exit latency, evidence-only kinds as instants). Inside one spike window the
- * relevant intervals (on a probe thread, a probe thread's pinned CPU, or the
- * sample's CPU) are taken in five steps:
- *   1. context: a preempted off-CPU interval is renamed by what overlapped
- *      it (the task that ran instead was compacting or reclaiming; which
- *      softirq vector ksoftirqd served; a kworker's work function), and that
- *      task's compaction/reclaim intervals join the window, nested in it; a
- *      timer interrupt or timer softirq is renamed by its callback, which
- *      counts wherever it ran inside its parent: a callback stays in the active
- *      set while its parent runs, and one that starts after the window is
- *      looked up ahead (context.h);
- *   2. wake-ups: a reschedule IPI (or a call-function IPI that ran the scheduler's
- *      queued wake-ups), or a timer interrupt named by a callback that only wakes a
- *      sleeper, followed in the window by the probe thread's preemption on its CPU
- *      takes that preemption's cause, and spans until the switch where nothing else
- *      ran there: it was how the preempting task got the CPU
- *      (spike_window_join_wakeups()), unless that task is known to have been
- *      runnable all along or woken outside the interrupt (context.h);
- *   3. nesting: an interval inside a cause-bearing one on the same CPU is
- *      counted in its parent (an IRQ that fires while the probe is preempted
- *      adds no latency of its own); a blocked off-CPU interval absorbs nothing;
- *      a signal handler absorbs what interrupts it and what it blocks on, but
- *      not its thread's preemption: the handler pauses while the thread is off
- *      its CPU, and that time is the preemption's;
- *   4. sharing: the window is cut into elementary segments at every top-level
- *      boundary; the explaining intervals covering a segment share it
- *      equally, the others (blocked, class unattributed) only get segments no
- *      explaining interval covers;
- *   5. scaling: when the covered time exceeds the excess (RTT - median), all
- *      shares shrink in proportion, so the attributed total never exceeds it.
- * Blocked off-CPU intervals never count as explaining the spike. Instants are
- * listed in the spike's timeline and take no credit; a page fault of a probe
- * thread whose end was not seen (an instant) becomes the candidate of a spike
- * that has none. A page fault with its end is an interval like the others.
- *
- * Compaction and reclaim intervals of any task stay in the active set (pruned
- * by end time like the rest) as context, and are indexed by tid per window
- * (context.c), so the context rules keep the sweep linear.
- *
- * Accounting: causes[0] (`unattributed`) receives each spike's excess not
- * attributed to any interval, every other cause what was attributed to it,
- * so the excess_ns of all causes add up to total_excess_ns.
+ * analyze.c - tail-spike attribution (analyze.h): one sweep over the samples and events,
+ * both sorted by start, with an active set of the intervals that may still overlap a
+ * spike, each event pushed and popped at most once; each window's intervals are weighed
+ * by spike_window.c and analyze_window.c, what follows the sweep by analyze_after.c. The
+ * algorithm is docs/design.md's "Attribution model".
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -148,12 +99,12 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 		if (sat_add(sat_add(e->start_ns, e->dur_ns), post) <= ws && parent_end <= ws)
 			continue;
 		x = (struct active){.ev = i, .cpu = e->cpu, .cause = TC_NO_CAUSE};
-		context_span(&c->lat, e, &x.start, &x.end);
+		event_span(&c->lat, e, &x.start, &x.end);
 		widen(c, e, &x);
 		/*
 		 * Spikes come in t_start order: an interval that ends by ws, or an
 		 * instant before ws, overlaps no later spike. A callback names its
-		 * parent in every window the parent reaches (context.h).
+		 * parent in every window the parent reaches (spike_context.h).
 		 */
 		x.until = x.end > x.start ? x.end : sat_add(x.start, 1);
 		if (x.until < parent_end)
@@ -232,7 +183,7 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 		a->causes[it->cause].hidden_ns += k->hidden_ns;
 		sp->hidden_ns += k->hidden_ns;
 		if (it->deferred &&
-		    late_note(c, (size_t)(sp - a->spikes), a->n_contribs - 1, e - s))
+		    analysis_after_note(c, (size_t)(sp - a->spikes), a->n_contribs - 1, e - s))
 			return -ENOMEM;
 	}
 	return 0;
@@ -327,7 +278,7 @@ static int sweep(struct ctx *c)
 
 static void ctx_free(struct ctx *c)
 {
-	late_free(c);
+	analysis_after_free(c);
 	free(c->probe_tids);
 	free(c->cpu_map);
 	idle_latency__free(&c->lat);
@@ -372,9 +323,9 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	for (size_t i = 0; !err && o && i < o->n_seed_causes; i++)
 		err = cause_table_index(&c.causes, o->seed_causes[i].name, o->seed_causes[i].cls,
 					&seeded);
-	err = err ?: late_setup(&c);
+	err = err ?: analysis_after_setup(&c);
 	err = err ?: sweep(&c);
-	err = err ?: late_run(&c);
+	err = err ?: analysis_after_run(&c);
 	if (err)
 		goto out_free_ctx;
 	a->n_spikes_run = a->n_spikes;

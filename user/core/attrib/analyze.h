@@ -1,68 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * analyze.h - tail-spike attribution. Pure: reads a struct tc_trace, writes
- * a struct tc_analysis, prints nothing.
- *
- * A spike is a sample above the threshold (default: above p99 and above
- * 2x median). Its window is [t_start, t_end]; the traced intervals on the
- * probe threads and the probe CPUs that overlap it are gathered, nested ones
- * are folded into their parent (an IRQ during a preemption counts once), and
- * the excess (RTT - median RTT) is split among causes by overlap. The
- * primary cause is the largest share; when events explain under 50 % of the
- * excess the spike is `unattributed`, with the best candidate kept.
- *
- * Causes are the closed list of causes.h (causes_name_event_ctx() names each
- * kind). How events are weighed:
- *   - Relevance: events of a probe thread, on a probe thread's CPU, or on the
- *     spike sample's CPU. Compaction and reclaim intervals (TC_EV_COMPACTION,
- *     TC_EV_RECLAIM) the same way (direct compaction/reclaim by a probe
- *     thread, kcompactd on a probe CPU), and also when their task is the one
- *     that preempted the probe (the context rule below).
- *   - Context rule: a preempted off-CPU interval whose other task was
- *     compacting (reclaiming) during it, within the spike, is thp-compaction
- *     (reclaim), the longer of the two if both; those intervals are listed
- *     nested in it. When ksoftirqd/N preempted, the softirq vector with the
- *     most time inside the interval on its CPU within the spike names it
- *     ("softirq:net_rx"), else "softirq:ksoftirqd".
- *   - Nesting: only a cause-bearing parent absorbs the intervals inside it on
- *     its CPU. An interval inside a blocked off-CPU interval ("blocked, then X
- *     ran", class unattributed) keeps its own credit, and where they overlap
- *     the explaining interval is served first. A signal handler (TC_EV_SIGNAL,
- *     from its delivery to its return) absorbs the IRQs on its CPU and what
- *     its thread blocks on inside it, not its thread's preemption: it pauses
- *     while its thread is preempted, and that time is the preemption's.
- *   - Instants (dur_ns == 0) never take credit; those inside the window on a
- *     relevant thread or CPU are listed as contribs (nested 0, attributed 0).
- *     Evidence-only kinds (causes_evidence_only(): migrate, irq-move,
- *     cpu-freq, napi, unknown kinds) are weighed as instants whatever their
- *     duration: never primary, never candidate.
- *   - Idle exit: a TC_EV_IDLE interval is weighed as [end - L, end), L the
- *     exit latency of C-state arg from the trace meta
- *     "host.cpuidle.state<arg>.latency_us" (at most the idle time); without
- *     it, an instant at its end (evidence only). The event keeps its real
- *     interval for display.
- *   - Page fault: a spike left unattributed with no candidate takes a probe
- *     thread's page fault inside its window as the candidate.
- *   - Hidden cost: where the trace holds a calibration (core/attrib/calibrate.h), an
- *     interval of a calibrated kind is widened by the kind's hidden cost
- *     before and after it; the part of its credit that falls in the widening
- *     is its hidden_ns.
- *   - Steal (TC_EV_STEAL: S ns stolen somewhere in [start, end) on a probe CPU)
- *     takes no part in the split. After the sweep, each steal interval's S goes to
- *     the spikes overlapping it, the largest unexplained excess first (a vCPU
- *     that is descheduled stops for the whole period: one long delay, not many
- *     short ones), each at most its unexplained excess and its overlap with the
- *     interval, all of them together at most S. The part of an IPI's credit that
- *     lies in its delivery on that CPU within the interval, past what a whole IPI
- *     usually takes there (the calibration's median; none without one), counts as
- *     unexplained here: an interrupt waits while its vCPU is descheduled, and
- *     steal takes it back from the IPI (after the truly unexplained) as far as S
- *     goes. A usual delivery stays the IPI's: where in its tick-long interval
- *     the time was stolen is not known.
- *   - hw-noise: a spike with no OS event on the relevant CPUs at all (steal
- *     aside), while every tracer that sees them was attached and no record was
- *     lost in its window, has its unexplained excess credited to `hw-noise`.
- *     Otherwise such a spike stays unattributed and says why (tc_unexplained).
+ * analyze.h - tail-spike attribution. Pure: reads a struct tc_trace, writes a struct
+ * tc_analysis, prints nothing. Each sample above the spike rule (spike_rule.h) is a
+ * spike; its excess (RTT - median RTT) is credited to the causes (causes.h) of the traced
+ * intervals that overlap its window, with their evidence; the primary cause is the
+ * largest share where at least half the excess is explained, else the spike is
+ * `unattributed` and says why. How the intervals are weighed, nested, shared and credited
+ * after the sweep (steal, timer stalls, hw-noise, the path) is docs/design.md's
+ * "Attribution model", written there once.
  */
 #ifndef TAILCAUSE_CORE_ANALYZE_H
 #define TAILCAUSE_CORE_ANALYZE_H
@@ -172,7 +117,7 @@ struct tc_spike {
 	uint64_t excess_ns;   /* rtt_ns - median RTT */
 	uint64_t hw_noise_ns; /* the part credited to hw-noise (no event of its own) */
 	uint64_t stall_ns;    /* of hw_noise_ns, what timer interrupts were held up beyond
-			       * what a whole tick takes here (analyze_late.c) */
+			       * what a whole tick takes here (analyze_after.c) */
 	uint64_t path_ns;     /* two hosts: the part neither host's intervals explain (path) */
 	int cross_host;	      /* two hosts: the peer's intervals were weighed in it */
 	uint64_t hidden_ns;   /* of the attributed excess, the calibrated hidden cost */

@@ -2,7 +2,7 @@
 /*
  * analyze_internal.h - private to user/core: the analyzer's state, shared by
  * the sweep (analyze.c), each spike's window of items (analyze_window.c), and
- * what it credits after the sweep (analyze_late.c: steal, hw-noise).
+ * what it credits after the sweep (analyze_after.c: steal, hw-noise).
  */
 #ifndef TAILCAUSE_CORE_ANALYZE_INTERNAL_H
 #define TAILCAUSE_CORE_ANALYZE_INTERNAL_H
@@ -11,7 +11,7 @@
 #include "calibrate.h"
 #include "analyze.h"
 #include "cause_table.h"
-#include "context.h"
+#include "spike_context.h"
 #include "spike_window.h"
 
 /* CPUs beyond this (a corrupt trace) are looked up the slow way. */
@@ -20,7 +20,7 @@
 #define CPU_SAMPLE  0x2 /* some sample was timed there */
 
 /* A steal interval's contrib in one spike, credited after the sweep. */
-struct late_link {
+struct steal_link {
 	size_t ev;	/* the TC_EV_STEAL event */
 	size_t spike;	/* index into tc_analysis.spikes */
 	size_t contrib; /* index into tc_analysis.contribs */
@@ -60,7 +60,7 @@ struct ctx {
 	size_t cap_contribs;
 	size_t cap_spikes;
 
-	struct late_link *links; /* steal contribs, in the order the sweep made them */
+	struct steal_link *links; /* steal contribs, in the order the sweep made them */
 	size_t n_links, cap_links;
 	struct lost_span *lost; /* sorted by start */
 	size_t n_lost;
@@ -103,25 +103,29 @@ int analyze_name_items(struct ctx *c);
 /* Fills each preemption's `woke` where an item of the window may be a woken task's way in. */
 void analyze_preemptors_woke(struct ctx *c);
 
-/* analyze_late.c */
+/* analyze_after.c */
 
 /* Reads the lost windows and the tracers' coverage; 0 or -ENOMEM. */
-int late_setup(struct ctx *c);
+int analysis_after_setup(struct ctx *c);
 /* Notes a deferred (steal) contrib of the current spike; 0 or -ENOMEM. */
-int late_note(struct ctx *c, size_t spike, size_t contrib, uint64_t cap);
+int analysis_after_note(struct ctx *c, size_t spike, size_t contrib, uint64_t cap);
 /* Credits steal and hw-noise, re-decides the spikes they changed, and says why the rest are
  * unattributed; 0 or -ENOMEM. */
-int late_run(struct ctx *c);
-void late_free(struct ctx *c);
+int analysis_after_run(struct ctx *c);
+void analysis_after_free(struct ctx *c);
+/* spike_credit.c */
+
 /* The part of sp's excess no interval (nor hw-noise) explains yet. */
-uint64_t late_unexplained_ns(const struct tc_analysis *a, const struct tc_spike *sp);
-/* Takes up to n ns of the credit of sp's intervals that explain nothing (the books still
- * add up); returns what was taken. */
-uint64_t late_take_unexplaining(struct tc_analysis *a, struct tc_spike *sp, uint64_t n);
+uint64_t spike_credit_unexplained_ns(const struct tc_analysis *a, const struct tc_spike *sp);
+/* The credit of sp's intervals that explain nothing (the timing thread blocked while it
+ * waited for the answer): held only until something that explains the time takes it. */
+uint64_t spike_credit_waiting_ns(const struct tc_analysis *a, const struct tc_spike *sp);
+/* Takes up to n ns of that credit (the books still add up); returns what was taken. */
+uint64_t spike_credit_take_waiting(struct tc_analysis *a, struct tc_spike *sp, uint64_t n);
 
 /* analyze_steal.c */
 
 /* Hands every steal interval's stolen time to the spikes it overlaps; 0 or -ENOMEM. */
-int late_credit_steal(struct ctx *c);
+int analysis_credit_steal(struct ctx *c);
 
 #endif /* TAILCAUSE_CORE_ANALYZE_INTERNAL_H */

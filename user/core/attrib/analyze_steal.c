@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * analyze_steal.c - the hypervisor's steal, credited after the sweep (analyze_late.c
- * says when). Steal is known only per interval between two readings (a tick apart, 4 ms
- * at HZ=250, or a context switch): S ns were stolen somewhere in it. The sweep lists the
- * steal interval in each spike it overlaps, with no credit; here each interval's S is
- * handed to those spikes, the largest claim first, each at most its overlap with the
- * interval: what no interval explains, then an IPI's delivery past a whole usual IPI
- * (a vCPU waits for its host while an interrupt is pending for it), then what intervals
- * that explain nothing hold (the probe thread blocked for its answer), then what the
- * reading proves was stolen inside the other intervals of its CPU (while the host has
- * the vCPU nothing of the guest runs, a preempting task no more than the probe). A
- * vCPU the host deschedules stops for the whole period: the theft shows as one long
- * delay, not as many short ones, and never as more than was stolen.
+ * analyze_steal.c - the hypervisor's steal, credited after the sweep (analyze_after.c says
+ * when): each steal interval's stolen time handed to the spikes it overlaps, the largest
+ * claim first, each at most its overlap, all together at most what was stolen. What each
+ * claim may take, in order, is docs/design.md's "After the sweep".
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,26 +11,9 @@
 #include "analyze_internal.h"
 #include "core/util/grow.h"
 
-/*
- * The credit of sp's intervals that explain nothing (the timing thread blocked while it
- * waited for the answer): held only until something that explains the time takes it.
- */
-static uint64_t unexplaining_ns(const struct tc_analysis *a, const struct tc_spike *sp)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < sp->n_contrib; i++) {
-		const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
-
-		if (a->causes[k->cause].cls == TC_CAUSE_UNATTRIBUTED)
-			n = sat_add(n, k->attributed_ns);
-	}
-	return n;
-}
-
 /* One steal interval's links, with what each spike could still take. */
 struct claim {
-	struct late_link *link;
+	struct steal_link *link;
 	uint64_t want;
 };
 
@@ -187,7 +162,7 @@ static uint64_t stolen_parts(struct ctx *c, struct tc_spike *sp, const struct tc
  * that reached a halted vCPU the host then kept from running, with no traced send), then
  * what its reading proves was stolen inside the other intervals of its CPU.
  */
-static void share_steal(struct ctx *c, struct late_link *links, size_t n, struct claim *cl)
+static void share_steal(struct ctx *c, struct steal_link *links, size_t n, struct claim *cl)
 {
 	struct tc_analysis *a = c->a;
 	const struct tc_event *st = &c->t->events[links[0].ev];
@@ -195,7 +170,8 @@ static void share_steal(struct ctx *c, struct late_link *links, size_t n, struct
 
 	for (size_t i = 0; i < n; i++) {
 		struct tc_spike *sp = &a->spikes[links[i].spike];
-		uint64_t u = sat_add(late_unexplained_ns(a, sp), unexplaining_ns(a, sp));
+		uint64_t u =
+			sat_add(spike_credit_unexplained_ns(a, sp), spike_credit_waiting_ns(a, sp));
 
 		u = sat_add(u, stolen_parts(c, sp, st, UINT64_MAX, 0, stolen_delivery));
 		u = sat_add(u, stolen_parts(c, sp, st, UINT64_MAX, 0, proven_stolen));
@@ -206,13 +182,13 @@ static void share_steal(struct ctx *c, struct late_link *links, size_t n, struct
 	for (size_t i = 0; i < n && left; i++) {
 		struct tc_spike *sp = &a->spikes[cl[i].link->spike];
 		uint64_t give = cl[i].want < left ? cl[i].want : left;
-		uint64_t free_ns = late_unexplained_ns(a, sp);
+		uint64_t free_ns = spike_credit_unexplained_ns(a, sp);
 		struct tc_contrib *k = &a->contribs[cl[i].link->contrib];
 
 		if (give > free_ns)
 			free_ns += stolen_parts(c, sp, st, give - free_ns, 1, stolen_delivery);
 		if (give > free_ns)
-			free_ns += late_take_unexplaining(a, sp, give - free_ns);
+			free_ns += spike_credit_take_waiting(a, sp, give - free_ns);
 		if (give > free_ns)
 			give = free_ns + stolen_parts(c, sp, st, give - free_ns, 1, proven_stolen);
 		k->attributed_ns += give;
@@ -223,14 +199,14 @@ static void share_steal(struct ctx *c, struct late_link *links, size_t n, struct
 
 static int cmp_link(const void *x, const void *y)
 {
-	const struct late_link *p = x, *q = y;
+	const struct steal_link *p = x, *q = y;
 
 	if (p->ev != q->ev)
 		return p->ev < q->ev ? -1 : 1;
 	return p->spike < q->spike ? -1 : p->spike > q->spike;
 }
 
-int late_credit_steal(struct ctx *c)
+int analysis_credit_steal(struct ctx *c)
 {
 	struct claim *cl;
 

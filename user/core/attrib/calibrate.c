@@ -10,13 +10,15 @@
 
 #include "calibrate.h"
 #include "causes.h"
-#include "describe.h"
 #include "core/util/grow.h"
 
 const uint16_t tc_calib_kinds[TC_CALIB_KINDS] = {TC_EV_TIMER, TC_EV_IPI, TC_EV_PAGE_FAULT,
 						 TC_EV_HARDIRQ};
 const char *const tc_calib_names[TC_CALIB_KINDS] = {"timer tick", "IPI", "page fault",
 						    "device interrupt"};
+/* Each kind's part of its meta keys, calib.<key>.<field>: the file format, fixed apart from
+ * any display word. */
+static const char *const calib_keys[TC_CALIB_KINDS] = {"timer", "ipi", "page_fault", "hardirq"};
 
 /* How far before a gap an event that overlaps it may start (longer ones are not measured). */
 #define LOOKBACK_NS 1000000ull
@@ -177,7 +179,7 @@ static void read_gap(const struct tc_trace *t, const struct idle_latency *l, con
 
 		if (ignored(e->kind) || (e->tid ? e->tid != g->tid : e->cpu != g->cpu))
 			continue;
-		context_span(l, e, &s, &end);
+		event_span(l, e, &s, &end);
 		if (end <= g->start || s >= g->end || end <= s)
 			continue;
 		if (n == GAP_SPANS)
@@ -277,7 +279,7 @@ int calibrate_store(struct tc_trace *t, const struct tc_calibration *c)
 
 	for (int k = 0; k < TC_CALIB_KINDS && !err; k++) {
 		const struct tc_calib_kind *x = &c->k[k];
-		const char *name = describe_kind(x->kind);
+		const char *name = calib_keys[k];
 
 		err = set_u64(t, name, "n", x->n);
 		if (x->n < TC_CALIB_MIN)
@@ -320,7 +322,7 @@ int calibrate_load(const struct tc_trace *t, struct tc_calibration *c)
 	c->loop_ns = get_u64(t, "", "loop_ns", &found);
 	for (int k = 0; k < TC_CALIB_KINDS; k++) {
 		struct tc_calib_kind *x = &c->k[k];
-		const char *name = describe_kind(tc_calib_kinds[k]);
+		const char *name = calib_keys[k];
 
 		x->kind = tc_calib_kinds[k];
 		x->n = get_u64(t, name, "n", NULL);

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "context.h"
+#include "spike_context.h"
 #include "core/trace/trace.h"
 
 /* What the calibration thread saw. */

@@ -453,3 +453,16 @@ enum tc_cause_class causes_name_event_ctx(const struct tc_trace *t, const struct
 	snprintf(buf, len, "peer:%s", own);
 	return cls;
 }
+
+const char *causes_hw_noise_what(const char *hypervisor)
+{
+	if (hypervisor && !strcmp(hypervisor, "none"))
+		return "the CPU was taken while the OS ran nothing it can see, with every tracer "
+		       "attached and nothing lost: on bare metal, SMIs, firmware, or the SMT "
+		       "sibling";
+	if (hypervisor)
+		return "the CPU was taken while the OS ran nothing it can see, with every tracer "
+		       "attached and nothing lost: on this VM, the hypervisor's exits and "
+		       "interrupts that it does not account as steal";
+	return causes_info(TC_CAUSE_HW_NOISE)->what;
+}

@@ -50,6 +50,10 @@ struct tc_cause_info {
 
 /* The catalogue entry for cls; never NULL for a valid class. */
 const struct tc_cause_info *causes_info(enum tc_cause_class cls);
+/* What hw-noise is on a host whose hypervisor (host.hypervisor) the trace names: on a VM
+ * the hypervisor's exits and interrupts, on bare metal ("none") SMIs, firmware and the
+ * SMT sibling; causes_info()'s words where the trace does not say (NULL). */
+const char *causes_hw_noise_what(const char *hypervisor);
 
 /* Default shell pattern (fnmatch) for IRQ names that belong to the NIC. */
 #define TC_NIC_IRQ_PATTERN_DEFAULT "mlx5_*"
@@ -85,7 +89,7 @@ int causes_is_wakeup_fn(const struct tc_trace *t, uint64_t func);
 
 /*
  * What the analyzer saw around a preempted off-CPU interval inside one spike
- * (user/core/attrib/context.c finds it): it can change the name of the cause.
+ * (user/core/attrib/spike_context.c finds it): it can change the name of the cause.
  */
 struct tc_name_ctx {
 	/* THP_COMPACTION or RECLAIM: the task that ran instead was compacting or

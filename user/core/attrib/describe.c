@@ -249,22 +249,14 @@ static void describe_own(const struct tc_trace *t, const struct tc_event *e, uin
 
 void describe_event(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
 {
-	struct tc_event own = *e;
+	struct tc_event own;
 	char line[256];
 
 	if (!trace__is_peer(t, e)) {
 		describe_own(t, e, 0, buf, len);
 		return;
 	}
-	/* the peer's event in the peer's own numbers (peer_join.c's merge, undone) */
-	own.cpu -= PEER_CPU_BASE;
-	own.tid &= ~PEER_TID_BIT;
-	if (e->kind == TC_EV_HARDIRQ || e->kind == TC_EV_IRQ_MOVE)
-		own.arg -= PEER_IRQ_BASE;
-	if (e->kind == TC_EV_SIBLING || e->kind == TC_EV_MIGRATE)
-		own.arg -= PEER_CPU_BASE;
-	if (e->kind == TC_EV_IRQ_MOVE)
-		own.from_cpu -= PEER_CPU_BASE;
+	own = peer_join_own(e);
 	describe_own(t, &own, PEER_IRQ_BASE, line, sizeof(line));
 	snprintf(buf, len, "peer: %s", line);
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "spike_context.h"
 #include "core/util/grow.h"
 #include "spike_window.h"
 

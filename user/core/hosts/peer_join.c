@@ -177,6 +177,21 @@ static int merge_ksym(struct tc_trace *local, const struct tc_kv *kv)
 	return trace__set_meta(local, key, kv->val);
 }
 
+struct tc_event peer_join_own(const struct tc_event *e)
+{
+	struct tc_event own = *e;
+
+	own.cpu -= PEER_CPU_BASE;
+	own.tid &= ~PEER_TID_BIT;
+	if (e->kind == TC_EV_HARDIRQ || e->kind == TC_EV_IRQ_MOVE)
+		own.arg -= PEER_IRQ_BASE;
+	if (e->kind == TC_EV_SIBLING || e->kind == TC_EV_MIGRATE)
+		own.arg -= PEER_CPU_BASE;
+	if (e->kind == TC_EV_IRQ_MOVE)
+		own.from_cpu -= PEER_CPU_BASE;
+	return own;
+}
+
 static int merge_events(struct tc_trace *local, const struct tc_trace *peer, struct peer_join *j)
 {
 	struct tc_event buf[64];

@@ -69,6 +69,13 @@ enum peer_leg {
 };
 enum peer_leg peer_slow_leg(const struct tc_trace *t, uint64_t to_ns, uint64_t back_ns);
 
+/*
+ * On a joined trace: the peer's event e in the peer's own numbers, as its host had them
+ * (its CPUs, thread ids and IRQ numbers: the merge undone); its functions' and counters'
+ * ids stay the joined trace's, where their names are.
+ */
+struct tc_event peer_join_own(const struct tc_event *e);
+
 /* On a joined trace: the peer's CPU number of a merged CPU. */
 static inline uint32_t peer_join_cpu(uint32_t cpu)
 {

@@ -275,7 +275,7 @@ static int build_latency(struct report_model *m)
 		if (spikes[c])
 			m->recs[m->n_recs++] = (struct rm_rec){
 				causes_info((enum tc_cause_class)c),
-				c == TC_CAUSE_HW_NOISE ? rm_hw_noise_words(m)
+				c == TC_CAUSE_HW_NOISE ? causes_hw_noise_what(m->h.hypervisor)
 						       : causes_info((enum tc_cause_class)c)->what,
 				spikes[c]};
 	want = m->top > RM_RANKED_MAX ? m->top : RM_RANKED_MAX;
@@ -386,70 +386,4 @@ void report_model__free(struct report_model *m)
 	plot_irq_matrix__free(&m->irqs);
 	free(m->irq);
 	memset(m, 0, sizeof(*m));
-}
-
-const char *rm_hw_noise_words(const struct report_model *m)
-{
-	const char *hv = m->h.hypervisor;
-
-	if (hv && !strcmp(hv, "none"))
-		return "the CPU was taken while the OS ran nothing it can see, with every tracer "
-		       "attached and nothing lost: on bare metal, SMIs, firmware, or the SMT "
-		       "sibling";
-	if (hv)
-		return "the CPU was taken while the OS ran nothing it can see, with every tracer "
-		       "attached and nothing lost: on this VM, the hypervisor's exits and "
-		       "interrupts that it does not account as steal";
-	return causes_info(TC_CAUSE_HW_NOISE)->what;
-}
-
-void rm_unexplained_words(const struct report_model *m, const struct tc_spike *sp, char *buf,
-			  size_t len)
-{
-	const struct tc_analysis *a = m->a;
-
-	switch (sp->unexplained) {
-	case TC_UNEXPLAINED_LITTLE:
-		snprintf(buf, len, "the events that overlap it explain under half of its excess");
-		break;
-	case TC_UNEXPLAINED_UNTRACED:
-		snprintf(buf, len,
-			 "no OS event overlaps it, but not hw-noise: tracing was incomplete "
-			 "(not traced: %s)",
-			 a->coverage_missing[0] ? a->coverage_missing : "?");
-		break;
-	case TC_UNEXPLAINED_LOST:
-		snprintf(buf, len,
-			 "no OS event overlaps it, but not hw-noise: records were lost "
-			 "in its window");
-		break;
-	case TC_UNEXPLAINED_CLOCK:
-		snprintf(buf, len,
-			 "smaller than the two hosts' clock uncertainty (+-%.3f usec): the peer's "
-			 "intervals cannot be placed in it",
-			 (double)m->t->peer.uncertainty_ns / 1e3);
-		break;
-	default:
-		buf[0] = 0;
-	}
-}
-
-void rm_hw_noise_sentence(const struct report_model *m, const struct tc_spike *sp, char *buf,
-			  size_t len)
-{
-	const struct tc_calib_kind *tick = calibrate_kind(&m->h.cal, TC_EV_TIMER);
-	const char *hv = m->h.hypervisor;
-
-	if (!sp->stall_ns || !tick) {
-		snprintf(buf, len, "no OS event on the probe CPUs; %s", rm_hw_noise_words(m));
-		return;
-	}
-	snprintf(buf, len,
-		 "timer interrupts spent that much longer in their own code (their span less "
-		 "their callbacks) than a whole tick takes here (up to %.3f usec, calibrated): the "
-		 "CPU was held in the handler from outside%s",
-		 (double)tick->traced_p90_ns / 1000.0,
-		 hv && !strcmp(hv, "none") ? "; on bare metal, an SMI or firmware"
-		 : hv ? "; on this VM, the hypervisor, not accounting it as steal"
-		      : "");
 }

@@ -229,23 +229,6 @@ int report_model__build(struct report_model *m, const struct tc_trace *t,
 void report_model__free(struct report_model *m);
 
 /* Latency in microseconds (one way for the probe's round trips) of a duration in ns. */
-/*
- * What hw-noise is on this host: on a VM the hypervisor's exits and interrupts, on bare
- * metal SMIs, firmware and the SMT sibling, both where the trace does not say.
- */
-const char *rm_hw_noise_words(const struct report_model *m);
-/* What sp's hw-noise is, after "hw-noise X usec: ": no OS event at all, or timer
- * interrupts held up beyond a whole tick (tc_spike.stall_ns). */
-void rm_hw_noise_sentence(const struct report_model *m, const struct tc_spike *sp, char *buf,
-			  size_t len);
-
-/*
- * Why spike sp has no primary cause, in words, into buf ("" when it has one): events that
- * explain too little, or no OS event at all with the reason it is not hw-noise.
- */
-void rm_unexplained_words(const struct report_model *m, const struct tc_spike *sp, char *buf,
-			  size_t len);
-
 static inline double rm_lat_us(const struct report_model *m, double ns)
 {
 	return ns / (1000.0 * m->div);

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 #include "core/util/grow.h"
 #include "noise_acc.h"
 
@@ -78,227 +78,12 @@ static int collect_threads(struct noise_acc *acc)
 	return 0;
 }
 
-/* ---- accumulators --------------------------------------------------------------------- */
-
-static uint64_t name_hash(const char *s, enum tc_noise_group g)
-{
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)g;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* The index of the cause (group, name), added with class cls if new; 0 or -ENOMEM/-E2BIG. */
-static int cause_of(struct noise_acc *acc, enum tc_noise_group g, enum tc_cause_class cls,
-		    const char *name, uint32_t *out)
-{
-	struct tc_noise_cause *c;
-	uint64_t key = name_hash(name, g);
-	size_t i;
-
-	for (;; key++) {
-		if (!u64map_get(&acc->causemap, key, &i))
-			break;
-		if (acc->causes[i].group == g && !strcmp(acc->causes[i].name, name)) {
-			*out = (uint32_t)i;
-			return 0;
-		}
-	}
-	if (acc->n_causes >= NOISE_MAX_CAUSES)
-		return -E2BIG;
-	if (grow(&acc->causes, &acc->cap_causes, acc->n_causes + 1, sizeof(*acc->causes)))
-		return -ENOMEM;
-	c = &acc->causes[acc->n_causes];
-	memset(c, 0, sizeof(*c));
-	strncpy(c->name, name, sizeof(c->name) - 1);
-	c->cls = cls;
-	c->group = g;
-	if (u64map_put(&acc->causemap, key, acc->n_causes))
-		return -ENOMEM;
-	*out = (uint32_t)acc->n_causes++;
-	return 0;
-}
-
-/* cause_of() for a fixed name, remembered in acc->fixed[f] after the first time. */
-static int fixed_cause(struct noise_acc *acc, enum noise_fixed f, enum tc_noise_group g,
-		       enum tc_cause_class cls, const char *name, uint32_t *out)
-{
-	int err;
-
-	if (acc->fixed[f]) {
-		*out = acc->fixed[f] - 1;
-		return 0;
-	}
-	err = cause_of(acc, g, cls, name, out);
-	if (!err)
-		acc->fixed[f] = *out + 1;
-	return err;
-}
-
-static int row_of(struct noise_acc *acc, size_t thread, uint64_t bin, size_t *out)
-{
-	uint64_t key = (uint64_t)thread << 40 | bin;
-	struct noise_tcache *tc = &acc->tcache[thread];
-	struct noise_racc *r;
-
-	if (tc->bin == bin) {
-		*out = tc->row;
-		return 0;
-	}
-	if (u64map_get(&acc->rowmap, key, out)) {
-		tc->bin = bin;
-		tc->row = *out;
-		return 0;
-	}
-	if (grow(&acc->rows, &acc->cap_rows, acc->n_rows + 1, sizeof(*acc->rows)))
-		return -ENOMEM;
-	r = &acc->rows[acc->n_rows];
-	memset(r, 0, sizeof(*r));
-	r->thread = thread;
-	r->bin = bin;
-	*out = acc->n_rows++;
-	if (u64map_put(&acc->rowmap, key, *out))
-		return -ENOMEM;
-	tc->bin = bin;
-	tc->row = *out;
-	return 0;
-}
-
-/* Adds (sub == 0) or takes away ns from the cause in the row; count is added either way. */
-static int part_add(struct noise_acc *acc, size_t row, uint32_t cause, uint64_t ns, uint64_t count,
-		    int sub)
-{
-	uint64_t key = (uint64_t)row << 24 | cause;
-	struct noise_tcache *tc = &acc->tcache[acc->rows[row].thread];
-	struct noise_pacc *p;
-	size_t i;
-
-	if (tc->part_row == row && tc->part_cause == cause) {
-		i = tc->part;
-	} else if (!u64map_get(&acc->partmap, key, &i)) {
-		if (grow(&acc->parts, &acc->cap_parts, acc->n_parts + 1, sizeof(*acc->parts)))
-			return -ENOMEM;
-		i = acc->n_parts++;
-		acc->parts[i] = (struct noise_pacc){.row = row, .cause = cause};
-		if (u64map_put(&acc->partmap, key, i))
-			return -ENOMEM;
-	}
-	tc->part_row = row;
-	tc->part_cause = cause;
-	tc->part = i;
-	p = &acc->parts[i];
-	if (sub)
-		p->ns = p->ns > ns ? p->ns - ns : 0;
-	else
-		p->ns = sat_add(p->ns, ns);
-	p->count += count;
-	return 0;
-}
-
-static uint64_t bin_of(const struct noise_acc *acc, uint64_t ts)
-{
-	return ts > acc->t0 ? (ts - acc->t0) / acc->iv : 0;
-}
-
-int noise_add_span(struct noise_acc *acc, size_t thread, uint32_t cause, uint64_t s, uint64_t e,
-		   uint64_t count, int sub)
-{
-	for (uint64_t b = bin_of(acc, s);; b++) {
-		uint64_t edge = acc->t0 + (b + 1) * acc->iv, hi = e < edge ? e : edge;
-		size_t row;
-		int err = row_of(acc, thread, b, &row);
-
-		err = err ?: part_add(acc, row, cause, hi > s ? hi - s : 0, count, sub);
-		if (err)
-			return err;
-		count = 0;
-		if (e <= edge)
-			return 0;
-		s = edge;
-	}
-}
-
-static void note_cpu(struct noise_racc *r, uint32_t cpu)
-{
-	uint32_t n = r->n_cpus < TC_NOISE_ROW_CPUS ? r->n_cpus : TC_NOISE_ROW_CPUS;
-
-	for (uint32_t i = 0; i < n; i++)
-		if (r->cpus[i] == cpu)
-			return;
-	if (r->n_cpus < TC_NOISE_ROW_CPUS)
-		r->cpus[r->n_cpus] = cpu;
-	r->n_cpus++;
-}
-
-static int add_run(struct noise_acc *acc, size_t thread, uint32_t cpu, uint64_t s, uint64_t e)
-{
-	for (uint64_t b = bin_of(acc, s); s < e; b++) {
-		uint64_t edge = acc->t0 + (b + 1) * acc->iv, hi = e < edge ? e : edge;
-		size_t row;
-
-		if (row_of(acc, thread, b, &row))
-			return -ENOMEM;
-		acc->rows[row].run_ns += hi - s;
-		note_cpu(&acc->rows[row], cpu);
-		s = hi;
-	}
-	return 0;
-}
-
-/* Counts an instant of a thread: a page fault or a migration. */
-static int add_instant(struct noise_acc *acc, size_t thread, const struct tc_event *e)
-{
-	size_t row;
-	uint32_t cause;
-	int err = row_of(acc, thread, bin_of(acc, e->start_ns), &row);
-
-	if (err)
-		return err;
-	if (e->kind == TC_EV_MIGRATE) {
-		acc->rows[row].migrations++;
-		return 0;
-	}
-	acc->rows[row].faults++;
-	err = fixed_cause(acc, NOISE_FIXED_FAULT, TC_NOISE_FAULT, TC_CAUSE_PAGE_FAULT, "page-fault",
-			  &cause);
-	if (err)
-		return err;
-	/* A fault with its end took that long; one without is counted, not timed. */
-	if (e->dur_ns)
-		return noise_add_span(acc, thread, cause, e->start_ns,
-				      sat_add(e->start_ns, e->dur_ns), 1, 0);
-	return part_add(acc, row, cause, 0, 1, 0);
-}
-
 /* ---- pass 2: the threads' own intervals and instants ---------------------------------- */
-
-int noise_name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
-		     uint64_t func, uint32_t *cause)
-{
-	struct tc_name_ctx ctx = {TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, func};
-	char name[TC_CAUSE_NAME_LEN];
-	enum tc_cause_class cls = causes_name_event_ctx(acc->t, e, func ? &ctx : NULL, acc->pattern,
-							name, sizeof(name));
-
-	return cause_of(acc, g, cls, name, cause);
-}
 
 static int name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
 		      uint32_t *cause)
 {
 	return noise_name_event(acc, g, e, 0, cause);
-}
-
-/* A preemption by a kworker is its work item: the function that ran in [s, end). */
-int noise_name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
-			  uint64_t end, uint32_t *cause)
-{
-	uint64_t func = 0;
-
-	if (!strncmp(e->other_comm, "kworker/", 8))
-		func = noise_busiest_callback(acc->t, i, e->cpu, s, end, TC_EV_WORK);
-	return noise_name_event(acc, TC_NOISE_OFFCPU, e, func, cause);
 }
 
 /* Preempted: all of it. Blocked: asleep until woken, then waiting for the CPU. */
@@ -311,7 +96,7 @@ static int add_offcpu(struct noise_acc *acc, size_t th, size_t i)
 	uint32_t cause;
 	int err;
 
-	err = noise_out_of_handler(acc, th, s, end); /* off CPU: not running its handler */
+	err = noise_handler_exclude(acc, th, s, end); /* off CPU: not running its handler */
 	if (err)
 		return err;
 	if (e->flags & TC_OFFCPU_PREEMPTED) {
@@ -320,15 +105,15 @@ static int add_offcpu(struct noise_acc *acc, size_t th, size_t i)
 	}
 	if (!e->woken_after_ns || woken >= end)
 		woken = end;
-	err = fixed_cause(acc, NOISE_FIXED_BLOCKED, TC_NOISE_BLOCKED, TC_CAUSE_UNATTRIBUTED,
-			  "blocked", &cause);
+	err = noise_acc_fixed_cause(acc, NOISE_FIXED_BLOCKED, TC_NOISE_BLOCKED,
+				    TC_CAUSE_UNATTRIBUTED, "blocked", &cause);
 	err = err ?: noise_add_span(acc, th, cause, s, woken, 1, 0);
 	if (err || woken >= end)
 		return err;
 	as_preempted.flags |= TC_OFFCPU_PREEMPTED;
 	if (!e->other_pid)
-		err = fixed_cause(acc, NOISE_FIXED_IDLE, TC_NOISE_OFFCPU, TC_CAUSE_IDLE_EXIT,
-				  "idle-exit", &cause);
+		err = noise_acc_fixed_cause(acc, NOISE_FIXED_IDLE, TC_NOISE_OFFCPU,
+					    TC_CAUSE_IDLE_EXIT, "idle-exit", &cause);
 	else
 		err = noise_name_preemption(acc, i, &as_preempted, woken, end, &cause);
 	return err ?: noise_add_span(acc, th, cause, woken, end, 1, 0);
@@ -357,7 +142,7 @@ static int thread_pass(struct noise_acc *acc)
 			break;
 		case TC_EV_PAGE_FAULT:
 		case TC_EV_MIGRATE:
-			err = add_instant(acc, th, e);
+			err = noise_acc_add_instant(acc, th, e);
 			break;
 		case TC_EV_COMPACTION:
 		case TC_EV_RECLAIM:
@@ -382,13 +167,6 @@ struct cpu_sweep {
 	uint64_t open_end[NEST_DEPTH];
 	uint32_t open_cause[NEST_DEPTH];
 };
-
-int noise_is_cpu_wide(const struct tc_event *e)
-{
-	return e->dur_ns &&
-	       (e->kind == TC_EV_HARDIRQ || e->kind == TC_EV_SOFTIRQ || e->kind == TC_EV_IPI ||
-		e->kind == TC_EV_TIMER || e->kind == TC_EV_NIC || e->kind == TC_EV_NMI);
-}
 
 /*
  * t->events[i]'s cause: by kind and vector, or for the local timer interrupt and the
@@ -449,7 +227,7 @@ static int sweep_one(struct noise_acc *acc, const struct stretch *st, struct cpu
 			err = noise_add_span(acc, x->thread, c->open_cause[c->depth - 1], lo, hi, 0,
 					     1);
 		else if (!err)
-			err = noise_out_of_handler(acc, x->thread, lo, hi);
+			err = noise_handler_exclude(acc, x->thread, lo, hi);
 		count = 0;
 	}
 	if (!err && c->depth < NEST_DEPTH) {
@@ -543,7 +321,7 @@ int noise__run(const struct tc_trace *t, const struct tc_noise_opts *o, struct t
 	err = setup(&acc);
 	err = err ?: noise_stretch_build(&acc, &st, &n_st);
 	for (size_t i = 0; !err && i < n_st; i++)
-		err = add_run(&acc, st[i].thread, st[i].cpu, st[i].start, st[i].end);
+		err = noise_acc_add_run(&acc, st[i].thread, st[i].cpu, st[i].start, st[i].end);
 	err = err ?: noise_handler_pass(&acc);
 	err = err ?: thread_pass(&acc);
 	err = err ?: cpu_pass(&acc, st, n_st);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * noise_acc.h - private to user/core: the accumulators noise.c fills while it
- * walks the trace, and noise_build.c turns into a struct tc_noise.
+ * noise_acc.h - private to core/noise: the accumulators noise.c fills while it
+ * walks the trace (noise_acc.c), and noise_build.c turns into a struct tc_noise.
  */
 #ifndef TAILCAUSE_CORE_NOISE_ACC_H
 #define TAILCAUSE_CORE_NOISE_ACC_H
@@ -117,11 +117,19 @@ static inline size_t noise_thread_of(const struct noise_acc *acc, uint32_t tid)
  */
 int noise_stretch_build(struct noise_acc *acc, struct stretch **out, size_t *n_out);
 
-/* noise.c: adds (sub == 0) or takes away the time [s, e) of thread's cause, split at
+/* noise_acc.c: the cause (group g, class cls, a fixed name), remembered in acc->fixed[f]
+ * after the first time; 0 or -ENOMEM/-E2BIG. */
+int noise_acc_fixed_cause(struct noise_acc *acc, enum noise_fixed f, enum tc_noise_group g,
+			  enum tc_cause_class cls, const char *name, uint32_t *out);
+/* noise_acc.c: thread ran [s, e) on cpu, split at interval boundaries; 0 or -ENOMEM. */
+int noise_acc_add_run(struct noise_acc *acc, size_t thread, uint32_t cpu, uint64_t s, uint64_t e);
+/* noise_acc.c: counts an instant of a thread, a page fault or a migration; 0 or -ENOMEM. */
+int noise_acc_add_instant(struct noise_acc *acc, size_t thread, const struct tc_event *e);
+/* noise_acc.c: adds (sub == 0) or takes away the time [s, e) of thread's cause, split at
  * interval boundaries; count goes to the first interval. 0 or -ENOMEM. */
 int noise_add_span(struct noise_acc *acc, size_t thread, uint32_t cause, uint64_t s, uint64_t e,
 		   uint64_t count, int sub);
-/* noise.c: e's cause in group g, named with the callback func that ran inside it (0: none);
+/* noise_acc.c: e's cause in group g, named with the callback func that ran inside it (0: none);
  * 0, -ENOMEM or -E2BIG. */
 int noise_name_event(struct noise_acc *acc, enum tc_noise_group g, const struct tc_event *e,
 		     uint64_t func, uint32_t *cause);
@@ -133,10 +141,10 @@ int noise_name_event(struct noise_acc *acc, enum tc_noise_group g, const struct 
  */
 uint64_t noise_busiest_callback(const struct tc_trace *t, size_t i, uint32_t cpu, uint64_t s,
 				uint64_t end, uint16_t kind);
-/* noise.c: a preemption's cause, a kworker's by the work that ran in [s, end). */
+/* noise_context.c: a preemption's cause, a kworker's by the work that ran in [s, end). */
 int noise_name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
 			  uint64_t end, uint32_t *cause);
-/* noise.c: an interval counted on its CPU for the thread running there (IRQs, IPIs...). */
+/* noise_acc.c: an interval counted on its CPU for the thread running there (IRQs, IPIs...). */
 int noise_is_cpu_wide(const struct tc_event *e);
 /*
  * noise_context.c: a wake-up interrupt t->events[i] while stretch x's thread ran, and the
@@ -148,7 +156,7 @@ int noise_joined_cause(struct noise_acc *acc, size_t i, const struct stretch *x,
 int noise_handler_pass(struct noise_acc *acc);
 /* noise_context.c: [lo, hi) of thread th counted elsewhere (off CPU, an IRQ) is taken
  * from the handler it fell in. 0 or -ENOMEM. */
-int noise_out_of_handler(struct noise_acc *acc, size_t th, uint64_t lo, uint64_t hi);
+int noise_handler_exclude(struct noise_acc *acc, size_t th, uint64_t lo, uint64_t hi);
 
 /* Turns the accumulators into *out; 0 or -ENOMEM. Leaves acc to be freed by the caller. */
 int noise_acc_build(struct noise_acc *acc, struct tc_noise **out);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 #include "core/util/grow.h"
 #include "noise_acc.h"
 
@@ -21,7 +21,7 @@
 /*
  * The function of the callbacks of kind (TC_EV_WORK, TC_EV_TIMER_FN) on cpu that start
  * inside [s, end) with the most time there, or 0, as a spike's window names them
- * (context.h's context_callback()): among the events after t->events[i] (sorted by
+ * (spike_context.h's context_callback()): among the events after t->events[i] (sorted by
  * start), the first CONTEXT_LOOKAHEAD of those that start inside. Ties go to the
  * earlier callback.
  */
@@ -137,7 +137,7 @@ static const struct noise_handler *handler_at(const struct noise_acc *acc, size_
 }
 
 /* [lo, hi) of thread th counted elsewhere (off CPU, an IRQ): not its handler's time. */
-int noise_out_of_handler(struct noise_acc *acc, size_t th, uint64_t lo, uint64_t hi)
+int noise_handler_exclude(struct noise_acc *acc, size_t th, uint64_t lo, uint64_t hi)
 {
 	const struct noise_handler *h =
 		acc->n_handlers && lo < hi ? handler_at(acc, th, lo, hi, SIZE_MAX) : NULL;
@@ -189,4 +189,15 @@ int noise_handler_pass(struct noise_acc *acc)
 					     h->end < outer->end ? h->end : outer->end, 0, 1);
 	}
 	return err;
+}
+
+/* A preemption by a kworker is its work item: the function that ran in [s, end). */
+int noise_name_preemption(struct noise_acc *acc, size_t i, const struct tc_event *e, uint64_t s,
+			  uint64_t end, uint32_t *cause)
+{
+	uint64_t func = 0;
+
+	if (!strncmp(e->other_comm, "kworker/", 8))
+		func = noise_busiest_callback(acc->t, i, e->cpu, s, end, TC_EV_WORK);
+	return noise_name_event(acc, TC_NOISE_OFFCPU, e, func, cause);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "histogram.h"
-#include "stats.h"
+#include "stats_rank.h"
 
 struct hist *hist__new(void)
 {

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats_rank.h"
+
 struct lat_summary {
 	size_t n;
 	uint64_t min;
@@ -103,13 +105,6 @@ struct lat_spans {
  */
 int stats_summarize_spans(const struct lat_spans *s, double p, uint64_t *pct,
 			  struct lat_summary *out);
-
-/*
- * The nearest rank of percentile p among n values (1-based, in [1, n]): ceil(p / 100 *
- * n), with the product's rounding error shaved so that 99.9 % of 1000 is 999. The one
- * rank rule of the exact percentiles and the histogram's.
- */
-uint64_t stats_rank(uint64_t n, double p);
 
 /*
  * Nearest-rank percentile of an ascending array: the smallest value with at

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyze_stream.h"
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 #include "core/util/grow.h"
 #include "stream_internal.h"
 #include "stream_pool.h"
@@ -26,7 +26,7 @@ struct parent {
 	uint64_t start, end;
 };
 
-/* The callback kind e can hold (TC_EV_TIMER_FN, TC_EV_WORK), or 0 (context.h). */
+/* The callback kind e can hold (TC_EV_TIMER_FN, TC_EV_WORK), or 0 (spike_context.h). */
 static uint16_t holds(const struct tc_event *e)
 {
 	if (context_is_timer_parent(e))
@@ -95,7 +95,7 @@ static int carry_filter(struct evvec *x, const struct tc_event *ev, size_t n, ui
 struct run {
 	const struct stream_source *src;
 	const struct stream_params *p;
-	struct pool samples, events;
+	struct stream_pool samples, events;
 	struct tc_trace *scratch, *seg; /* seg's events: the carry, then those taken */
 	size_t seg_steal;		/* steal intervals (TC_EV_STEAL) among seg's events */
 	size_t seg_split;		/* and blocked intervals to split (trace__splittable()) */
@@ -112,18 +112,18 @@ struct run {
  * lists them, the result. */
 static int take_events(struct run *r, uint64_t h)
 {
-	struct pool *p = &r->events;
+	struct stream_pool *p = &r->events;
 	const struct tc_event *src;
 	struct tc_event *dst;
 	size_t end, n, steal = 0, split = 0;
 	int err;
 
-	while (p->next < p->n_pending && pool_limit(p) < h) {
-		err = pool_open(p, r->src, r->scratch);
+	while (p->next < p->n_pending && stream_pool_limit(p) < h) {
+		err = stream_pool_open(p, r->src, r->scratch);
 		if (err)
 			return err;
 	}
-	end = pool_lower(p, h);
+	end = stream_pool_lower(p, h);
 	if (end == p->head)
 		return 0;
 	n = end - p->head;
@@ -153,11 +153,11 @@ static int take_events(struct run *r, uint64_t h)
  * the events, a block at a time. */
 static int drain_events(struct run *r)
 {
-	struct pool *p = &r->events;
+	struct stream_pool *p = &r->events;
 	int err = 0;
 
 	while (!err && (p->next < p->n_pending || p->head < p->n)) {
-		uint64_t lim = pool_limit(p);
+		uint64_t lim = stream_pool_limit(p);
 
 		r->seg->n_events = 0;
 		err = take_events(r, lim == UINT64_MAX ? UINT64_MAX : lim + 1);
@@ -257,14 +257,15 @@ static int fill(struct run *r, size_t want, size_t *keep, uint64_t *next)
 		r->seg_split += trace__splittable(&r->carry.v[i]);
 	}
 	for (;;) {
-		got = err ? 0 : take_samples(&r->samples, r->src, r->scratch, want, seg);
+		got = err ? 0
+			  : stream_pool_take_samples(&r->samples, r->src, r->scratch, want, seg);
 		if (got < 0)
 			return (int)got;
 		for (; seen < seg->n_samples; seen++)
 			if (seg->samples[seen].t_end > last_end)
 				last_end = seg->samples[seen].t_end;
 		err = err ?: take_events(r, sat_add(last_end, STREAM_AHEAD_NS));
-		err = err ?: peek_sample(&r->samples, r->src, r->scratch, next);
+		err = err ?: stream_pool_peek_sample(&r->samples, r->src, r->scratch, next);
 		if (err)
 			return err;
 		*keep = decidable(seg, *next, last_end, r->seg_steal);
@@ -351,8 +352,8 @@ int analysis_stream_run(const struct tc_trace *skel, const struct stream_source 
 	r.scratch = trace__view(skel);
 	r.seg = trace__view(skel);
 	err = r.m.a && r.m.heap && r.scratch && r.seg ? 0 : -ENOMEM;
-	err = err ?: pool_init(&r.samples, src, TC_BLOCK_SAMPLES);
-	err = err ?: pool_init(&r.events, src, TC_BLOCK_EVENTS);
+	err = err ?: stream_pool_init(&r.samples, src, TC_BLOCK_SAMPLES);
+	err = err ?: stream_pool_init(&r.events, src, TC_BLOCK_EVENTS);
 	while (!err)
 		err = segment(&r);
 	if (err == 1)
@@ -364,8 +365,8 @@ int analysis_stream_run(const struct tc_trace *skel, const struct stream_source 
 		r.m.a = NULL;
 	}
 	stream_merger_free(&r.m);
-	pool_free(&r.samples);
-	pool_free(&r.events);
+	stream_pool_free(&r.samples);
+	stream_pool_free(&r.events);
 	trace__free_view(r.scratch);
 	trace__free_view(r.seg);
 	free(r.carry.v);

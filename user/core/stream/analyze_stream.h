@@ -43,6 +43,7 @@
 
 #include "core/attrib/analyze.h"
 #include "core/trace/trace.h"
+#include "stream_source.h"
 
 /* How far past a segment's last round trip its events reach: what a window looks
  * ahead to (a timer callback that begins after the window, inside its interrupt). */
@@ -52,25 +53,6 @@
 /* Round trips per segment, by default: larger ones cost more time in page faults and
  * copies than they save in setup (bench/history/overhead-and-analyzer.md). */
 #define STREAM_SEGMENT_SAMPLES 65536
-
-/* One SAMPLES or EVENTS block of the trace. */
-struct stream_block {
-	uint32_t type;	    /* TC_BLOCK_SAMPLES or TC_BLOCK_EVENTS (core/trace/trace_codec.h) */
-	size_t where;	    /* the source's handle (the block's file offset) */
-	size_t len;	    /* its bytes in the source (0: not known) */
-	uint64_t n;	    /* records */
-	uint64_t min_start; /* the earliest start among them */
-};
-
-/* Where the blocks come from. */
-struct stream_source {
-	const struct stream_block *blocks; /* in any order */
-	size_t n_blocks;
-	/* Appends block b's records to t's samples or events: 1 when they came in start
-	 * order, 0 when they may not have, or a negative errno. */
-	int (*read)(void *arg, const struct stream_block *b, struct tc_trace *t);
-	void *arg;
-};
 
 /* What the run says of itself. */
 struct stream_out {

@@ -16,25 +16,25 @@ static uint64_t key_of(const uint8_t *b, size_t size, size_t i)
 	return k;
 }
 
-uint64_t key_at(const struct pool *p, size_t i)
+uint64_t stream_pool_start_at(const struct stream_pool *p, size_t i)
 {
 	return key_of(p->rec, p->size, i);
 }
 
-uint64_t pool_limit(const struct pool *p)
+uint64_t stream_pool_limit(const struct stream_pool *p)
 {
 	return p->next < p->n_pending ? p->pending[p->next]->min_start : UINT64_MAX;
 }
 
 /* The first waiting record starting at or after k. */
-size_t pool_lower(const struct pool *p, uint64_t k)
+size_t stream_pool_lower(const struct stream_pool *p, uint64_t k)
 {
 	size_t lo = p->head, hi = p->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (key_at(p, mid) < k)
+		if (stream_pool_start_at(p, mid) < k)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -52,7 +52,7 @@ static int cmp_block(const void *x, const void *y)
 	return a->where < b->where ? -1 : a->where > b->where;
 }
 
-int pool_init(struct pool *p, const struct stream_source *src, uint32_t type)
+int stream_pool_init(struct stream_pool *p, const struct stream_source *src, uint32_t type)
 {
 	memset(p, 0, sizeof(*p));
 	p->type = type;
@@ -67,7 +67,7 @@ int pool_init(struct pool *p, const struct stream_source *src, uint32_t type)
 	return 0;
 }
 
-void pool_free(struct pool *p)
+void stream_pool_free(struct stream_pool *p)
 {
 	free(p->pending);
 	free(p->rec);
@@ -91,7 +91,7 @@ static size_t run_of(const uint8_t *b, size_t size, size_t i, size_t n, uint64_t
 
 /* The waiting records and the new block's m, merged into p->spare a run at a time (ties:
  * the waiting ones first), which becomes p->rec. */
-static int merge(struct pool *p, const uint8_t *nw, size_t m)
+static int merge(struct stream_pool *p, const uint8_t *nw, size_t m)
 {
 	const uint8_t *old = p->rec + p->head * p->size;
 	size_t wait = p->n - p->head, i = 0, j = 0, o = 0, k;
@@ -131,14 +131,15 @@ static int merge(struct pool *p, const uint8_t *nw, size_t m)
  * becomes the pool's (and the pool's old one the scratch's): its records are not
  * copied again. 0 or a negative errno.
  */
-int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *scratch)
+int stream_pool_open(struct stream_pool *p, const struct stream_source *src,
+		     struct tc_trace *scratch)
 {
 	const struct stream_block *b = p->pending[p->next++];
 	int samples = p->type == TC_BLOCK_SAMPLES;
 	void **arr = samples ? (void **)&scratch->samples : (void **)&scratch->events;
 	size_t *cap = samples ? &scratch->cap_samples : &scratch->cap_events;
 	size_t wait = p->n - p->head, m, c;
-	int after = !wait || key_at(p, p->n - 1) <= b->min_start;
+	int after = !wait || stream_pool_start_at(p, p->n - 1) <= b->min_start;
 	const uint8_t *old = wait ? p->rec + p->head * p->size : NULL;
 	void *swap;
 	int err = 0;
@@ -169,17 +170,17 @@ int pool_open(struct pool *p, const struct stream_source *src, struct tc_trace *
 }
 
 /* Appends to t the next (up to) n samples in start order; how many, or a negative errno. */
-long take_samples(struct pool *p, const struct stream_source *src, struct tc_trace *scratch,
-		  size_t n, struct tc_trace *t)
+long stream_pool_take_samples(struct stream_pool *p, const struct stream_source *src,
+			      struct tc_trace *scratch, size_t n, struct tc_trace *t)
 {
 	size_t ready;
 	int err;
 
 	for (;;) {
-		ready = pool_lower(p, pool_limit(p)) - p->head;
+		ready = stream_pool_lower(p, stream_pool_limit(p)) - p->head;
 		if (ready >= n || p->next == p->n_pending)
 			break;
-		err = pool_open(p, src, scratch);
+		err = stream_pool_open(p, src, scratch);
 		if (err)
 			return err;
 	}
@@ -194,18 +195,18 @@ long take_samples(struct pool *p, const struct stream_source *src, struct tc_tra
 }
 
 /* The next sample's start, UINT64_MAX when there is none (opens blocks as needed). */
-int peek_sample(struct pool *p, const struct stream_source *src, struct tc_trace *scratch,
-		uint64_t *start)
+int stream_pool_peek_sample(struct stream_pool *p, const struct stream_source *src,
+			    struct tc_trace *scratch, uint64_t *start)
 {
 	int err;
 
-	while (p->head == p->n || pool_limit(p) <= key_at(p, p->head)) {
+	while (p->head == p->n || stream_pool_limit(p) <= stream_pool_start_at(p, p->head)) {
 		if (p->next == p->n_pending)
 			break;
-		err = pool_open(p, src, scratch);
+		err = stream_pool_open(p, src, scratch);
 		if (err)
 			return err;
 	}
-	*start = p->head < p->n ? key_at(p, p->head) : UINT64_MAX;
+	*start = p->head < p->n ? stream_pool_start_at(p, p->head) : UINT64_MAX;
 	return 0;
 }

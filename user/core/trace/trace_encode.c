@@ -452,29 +452,6 @@ int codec_encode_index(struct tc_buf *out, const struct tc_block_ref *refs, size
 	return err;
 }
 
-int tc_rtt_hist__init(struct tc_rtt_hist *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->h = hist__new();
-	return r->h ? 0 : -ENOMEM;
-}
-
-void tc_rtt_hist__free(struct tc_rtt_hist *r)
-{
-	hist__free(r->h);
-	memset(r, 0, sizeof(*r));
-}
-
-void tc_rtt_hist_add(struct tc_rtt_hist *r, const struct tc_sample *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = tc_sample_rtt(&s[i]);
-
-		hist__add(r->h, v, 1);
-		r->wrapped |= __builtin_add_overflow(r->sum, v, &r->sum);
-	}
-}
-
 int codec_encode_rtt_hist(struct tc_buf *out, const struct tc_rtt_hist *r)
 {
 	const struct hist *h = r->h;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_analyze_late.c - what the analyzer credits after the sweep
- * (core/attrib/analyze_late.c): the hypervisor's steal, never more than was stolen and
+ * test_analyze_after.c - what the analyzer credits after the sweep
+ * (core/attrib/analyze_after.c): the hypervisor's steal, never more than was stolen and
  * the largest unexplained spike first; hw-noise only with complete tracing and
  * nothing lost; and why the other spikes stay unattributed.
  */

@@ -1,22 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * analyze_late.c - what the analyzer credits after the sweep, once every spike
- * has its traced intervals: the hypervisor's steal (analyze_steal.c), hw-noise
- * and the path; then each changed spike is decided again.
- *
- * Steal (analyze_steal.c) comes first: it takes what no interval explains, and
- * what its reading proves. Then what remains of each spike:
- *
- * A timer interrupt held up (late_credit_stalls()): where the local timer interrupt spent
- * longer in its own code, inside a spike, than a whole tick takes on this host at the top
- * of its usual spread, the rest is hw-noise too, taken from the interrupt's credit.
- *
- * hw-noise: what remains of a spike on which no OS event of the relevant CPUs
- * was seen at all, while every tracer that sees them was attached and nothing
- * was lost in its window: the CPU was taken while the OS ran nothing it can
- * see (on a VM the hypervisor's exits and interrupts that are not accounted as
- * steal; on bare metal SMIs, firmware, the SMT sibling). A spike that fails
- * either condition stays unattributed and says which.
+ * analyze_after.c - what the analyzer credits after the sweep, once every spike has its
+ * traced intervals: the hypervisor's steal first (analyze_steal.c), then timer
+ * interrupts held up beyond a whole tick, hw-noise and the path; then each changed spike
+ * is decided again, and an unattributed one says why. The rules are docs/design.md's
+ * "After the sweep".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -102,7 +90,7 @@ static void read_coverage(struct tc_analysis *a, const struct tc_trace *t)
 	a->coverage_complete = !a->coverage_missing[0];
 }
 
-int late_setup(struct ctx *c)
+int analysis_after_setup(struct ctx *c)
 {
 	const struct tc_trace *t = c->t;
 	size_t n = 0;
@@ -129,55 +117,22 @@ int late_setup(struct ctx *c)
 	return 0;
 }
 
-int late_note(struct ctx *c, size_t spike, size_t contrib, uint64_t cap)
+int analysis_after_note(struct ctx *c, size_t spike, size_t contrib, uint64_t cap)
 {
 	if (grow(&c->links, &c->cap_links, c->n_links + 1, sizeof(*c->links)))
 		return -ENOMEM;
 	c->links[c->n_links++] =
-		(struct late_link){c->a->contribs[contrib].event, spike, contrib, cap};
+		(struct steal_link){c->a->contribs[contrib].event, spike, contrib, cap};
 	return 0;
 }
 
-void late_free(struct ctx *c)
+void analysis_after_free(struct ctx *c)
 {
 	free(c->links);
 	free(c->lost);
 	c->links = NULL;
 	c->lost = NULL;
 	c->n_links = c->n_lost = 0;
-}
-
-/* The part of sp's excess no interval (nor hw-noise) explains yet. */
-uint64_t late_unexplained_ns(const struct tc_analysis *a, const struct tc_spike *sp)
-{
-	uint64_t done = sp->hw_noise_ns;
-
-	for (size_t i = 0; i < sp->n_contrib; i++)
-		done += a->contribs[sp->first_contrib + i].attributed_ns;
-	return sp->excess_ns > done ? sp->excess_ns - done : 0;
-}
-
-/*
- * Takes up to n ns of the credit of sp's intervals that explain nothing (the timing thread
- * blocked while it waited for the answer), for steal or the path; the books still add up.
- * Returns what was taken.
- */
-uint64_t late_take_unexplaining(struct tc_analysis *a, struct tc_spike *sp, uint64_t n)
-{
-	uint64_t taken = 0;
-
-	for (size_t i = 0; i < sp->n_contrib && taken < n; i++) {
-		struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
-		struct tc_cause *cause = &a->causes[k->cause];
-		uint64_t take = k->attributed_ns < n - taken ? k->attributed_ns : n - taken;
-
-		if (cause->cls != TC_CAUSE_UNATTRIBUTED || !take)
-			continue;
-		cause->excess_ns -= take < cause->excess_ns ? take : cause->excess_ns;
-		k->attributed_ns -= take;
-		taken += take;
-	}
-	return taken;
 }
 
 /* ---- hw-noise and the decision ---------------------------------------------------------- */
@@ -304,7 +259,7 @@ static uint64_t stalled_ns(const struct ctx *c, const struct tc_spike *sp, const
 	return own > tick_ns ? own - tick_ns : 0;
 }
 
-static int late_credit_stalls(struct ctx *c, uint8_t *touched, uint32_t *hw)
+static int credit_stalls(struct ctx *c, uint8_t *touched, uint32_t *hw)
 {
 	const struct tc_calib_kind *tick = calibrate_kind(&c->cal, TC_EV_TIMER);
 	struct tc_analysis *a = c->a;
@@ -399,8 +354,8 @@ static int settle(struct ctx *c, const uint8_t *touched, uint32_t hw)
 		uint64_t u;
 
 		if (what || (joined && sp->cross_host))
-			late_take_unexplaining(a, sp, UINT64_MAX);
-		u = late_unexplained_ns(a, sp);
+			spike_credit_take_waiting(a, sp, UINT64_MAX);
+		u = spike_credit_unexplained_ns(a, sp);
 		if ((what || (joined && sp->cross_host)) && u) {
 			err = path_cause(c, paths, what, &path);
 			if (err)
@@ -445,7 +400,7 @@ static int spike_cpu(const struct tc_trace *t, const struct tc_analysis *a,
 	return cpu;
 }
 
-int late_run(struct ctx *c)
+int analysis_after_run(struct ctx *c)
 {
 	struct tc_analysis *a = c->a;
 	uint32_t hw = TC_NO_CAUSE;
@@ -456,10 +411,10 @@ int late_run(struct ctx *c)
 	touched = calloc(a->n_spikes ? a->n_spikes : 1, 1);
 	if (!touched)
 		return -ENOMEM;
-	err = late_credit_steal(c);
+	err = analysis_credit_steal(c);
 	for (size_t i = 0; i < c->n_links; i++)
 		touched[c->links[i].spike] = 1;
-	err = err ?: late_credit_stalls(c, touched, &hw);
+	err = err ?: credit_stalls(c, touched, &hw);
 	err = err ?: settle(c, touched, hw);
 	free(touched);
 	if (err)

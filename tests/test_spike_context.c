@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_context.c - the span an event is weighed by (idle exit latency,
+ * test_spike_context.c - the span an event is weighed by (idle exit latency,
  * evidence-only kinds) and the context rules of preempted off-CPU intervals
  * (ksoftirqd's vector, a preempting task that compacts or reclaims, kernel
  * threads named by comm), and how each new kind is weighed end to end, through
@@ -15,7 +15,7 @@
 #include <math.h>
 
 #include "analyze_fixture.h"
-#include "core/attrib/context.h"
+#include "core/attrib/spike_context.h"
 
 #define HOG_PID 555 /* the task that preempts the probe */
 
@@ -32,7 +32,7 @@ static void assert_span(const struct idle_latency *l, const struct tc_event *e, 
 {
 	uint64_t got_s, got_e;
 
-	context_span(l, e, &got_s, &got_e);
+	event_span(l, e, &got_s, &got_e);
 	assert_int_equal(got_s, s);
 	assert_int_equal(got_e, end);
 }
