@@ -478,66 +478,6 @@ static int record(struct recorder *r)
 	return err;
 }
 
-static uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
-}
-
-/* The trace file, created (its clock taken now) while the recorder may still create it. */
-static int create_trace(struct recorder *r)
-{
-	struct timespec mono, real;
-
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &real);
-	r->writer = trace_writer__open(r->o->out_path, r->o->force, ts_ns(&mono), ts_ns(&real));
-	return r->writer ? 0 : -errno;
-}
-
-/* What is left of the recorder's privileges once the programs are attached and the trace
- * created (privs.h): the directories it still writes in, the verbs probe's memory. */
-static int drop_privileges(struct recorder *r)
-{
-	const struct recorder_opts *o = r->o;
-	struct privs_need n;
-
-	privs_need_init(&n);
-	n.finish[0] = o->out_path;
-	n.finish[1] = o->peer_out;
-	n.finish[2] = o->later_file;
-	n.created_fds[0] = trace_writer__fd(r->writer);
-	n.created_fds[1] = o->created_dir_fd;
-	n.memlock = !o->command && !strcmp(o->probe->name, "verbs");
-	n.command_spawned = o->command != NULL;
-	return privs_drop(&n);
-}
-
-/* What a recording fills besides the trace: the drop counters (the first lost window starts
- * now) and the path counters; 0 or a negative errno, said. */
-static int open_outputs(struct recorder *r)
-{
-	struct timespec mono;
-	int err;
-
-	if (libbpf_num_possible_cpus() > 0)
-		r->n_cpu = (size_t)libbpf_num_possible_cpus();
-	r->drops_seen = calloc((r->n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r->drops_seen));
-	r->drops_now = calloc((r->n_cpu ?: 1) * TC_DROP_KINDS, sizeof(*r->drops_now));
-	if (!r->drops_seen || !r->drops_now) {
-		log_err("allocate drop counters: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	r->last_drain_ns = ts_ns(&mono);
-	r->path = path_counters__open(NULL, r->trace, 0);
-	if (!r->path) {
-		err = -errno;
-		log_err("find the path counters: %s", strerror(-err));
-		return err;
-	}
-	return 0;
-}
-
 int recorder_run(const struct recorder_opts *o)
 {
 	struct tracer_cfg cfg = {
@@ -579,13 +519,13 @@ int recorder_run(const struct recorder_opts *o)
 		mark_calib_baseline(&r.mcal, o->iter); /* the calls timed before any marker */
 	err = o->iter ? recorder_attach_marks(&r) : 0;
 	err = err ?: o->command ? target_spawn(&r.target, o->command) : 0;
-	err = err ?: create_trace(&r);
-	err = err ?: drop_privileges(&r);
+	err = err ?: recorder_create_trace(&r);
+	err = err ?: recorder_drop_privileges(&r);
 	if (!err && !o->command)
 		err = o->probe->open(&o->probe_opts, &r.probe);
 	if (err)
 		goto out_free;
-	err = open_outputs(&r);
+	err = recorder_open_outputs(&r);
 	err = err ?: record(&r);
 	if (!err)
 		recorder_exchange_traces(&r);

@@ -114,6 +114,13 @@ int recorder_start_path_counters(struct recorder *r);
 /* The probe's resends (a loss on the path) as counter events; 0 or -ENOMEM. */
 int recorder_store_resends(struct recorder *r);
 /* Two hosts: the server sends its trace to a recording client over the run's link. */
+/* recorder_outputs.c: the trace file, created; 0 or -errno (reported). */
+int recorder_create_trace(struct recorder *r);
+/* recorder_outputs.c: every privilege the run no longer needs, given up; 0 or -errno. */
+int recorder_drop_privileges(struct recorder *r);
+/* recorder_outputs.c: the drop counters (the first lost window starts now) and the path
+ * counters; 0 or -errno (reported). */
+int recorder_open_outputs(struct recorder *r);
 void recorder_exchange_traces(struct recorder *r);
 /* Two hosts, client: why no peer trace will be fetched (an untrusted link), as meta
  * peer.missing; 0 or -ENOMEM. */
