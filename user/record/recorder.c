@@ -22,7 +22,6 @@
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "path_counters.h"
-#include "privs.h"
 #include "recorder.h"
 #include "recorder_internal.h"
 #include "target.h"
