@@ -71,6 +71,12 @@ struct run_args {
 int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
 		   struct run_args *a);
 
+/*
+ * After the options: the probe (--probe, or one the options imply) and its
+ * mode, HOST taken from rest, the key read. 0 or -EINVAL after reporting.
+ */
+int run_args_pick_probe(unsigned int mask, struct run_args *a);
+
 /* The option lines for mask, for a command's --help. */
 void run_args_help(unsigned int mask);
 
