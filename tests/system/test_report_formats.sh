@@ -14,7 +14,7 @@ CHK=tests/system
 	>"$TMP/run.txt" 2>&1 || { cat "$TMP/run.txt"; fail "tailcause run --html failed"; }
 grep -q '^spikes: ' "$TMP/run.txt" || { cat "$TMP/run.txt"; fail "run printed no text report"; }
 grep -q '<svg id="latency-over-time"' "$TMP/run.html" || fail "run --html wrote no latency chart"
-[ "$(stat -c %a "$TMP/run.html")" = 644 ] || fail "the HTML page is not mode 0644"
+[ "$(stat -c %a "$TMP/run.html")" = 600 ] || fail "the HTML page is not mode 0600"
 
 # JSON: the schema, and the same figures as the text report.
 "$TC" report "$TMP/t.tct" --format json -o "$TMP/t.json" || fail "report --format json failed"
@@ -28,6 +28,10 @@ json=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency"
 
 # OpenMetrics, to stdout this time.
 "$TC" report "$TMP/t.tct" --format openmetrics >"$TMP/t.prom" || fail "openmetrics failed"
+# Reports name the host's tasks: 0600 as the trace, but OpenMetrics is for node_exporter,
+# another user.
+"$TC" report "$TMP/t.tct" --format openmetrics -o "$TMP/o.prom" || fail "openmetrics -o failed"
+[ "$(stat -c %a "$TMP/o.prom")" = 644 ] || fail "the OpenMetrics file is not mode 0644"
 python3 $CHK/check_openmetrics.py "$TMP/t.prom" tailcause_latency_seconds tailcause_spikes \
 	tailcause_spike_excess_seconds tailcause_report_info || fail "OpenMetrics does not parse"
 

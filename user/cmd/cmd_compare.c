@@ -224,7 +224,7 @@ static int write_output(const struct compare_args *a, const struct diff *d, cons
 			log_err("write output: %s", strerror(-err));
 		return err;
 	}
-	err = outfile_open(&of, a->output, 0644);
+	err = outfile_open(&of, a->output, 0600);
 	if (err)
 		return err;
 	err = write_to(of.f, a, d, r);
