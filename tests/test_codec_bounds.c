@@ -161,6 +161,27 @@ static void test_codec_bounds_comm_table_needs_its_events(void **state)
 	tc_buf_free(&b);
 }
 
+/* Blocks that hold no record are read as such, before any record has given the arrays a
+ * place (no pointer into an array that does not exist: clang's UBSan checks that on
+ * tests/fuzz/regressions/link-empty-samples). */
+static void test_codec_bounds_empty_blocks_first(void **state)
+{
+	struct raw r = {0};
+	struct tc_buf b = {0};
+
+	(void)state;
+	header_only(&b);
+	rv(&r, 0); /* no samples */
+	add_block(&b, TC_BLOCK_SAMPLES, r.d, r.n);
+	r.n = 0;
+	rv(&r, 0); /* no comms */
+	rv(&r, 0); /* no events */
+	add_block(&b, TC_BLOCK_EVENTS, r.d, r.n);
+	assert_int_equal(codec_encode_end(&b, 0, 0), 0);
+	assert_int_equal(decode_rc(b.data, b.len, NULL), 0);
+	tc_buf_free(&b);
+}
+
 /* An INDEX lists at most as many blocks as the file has room for block headers. */
 static void test_codec_bounds_index_entries_need_blocks(void **state)
 {
@@ -230,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_codec_bounds_presize_by_bytes_present),
 		cmocka_unit_test(test_codec_bounds_prefault_only_what_is_written),
 		cmocka_unit_test(test_codec_bounds_comm_table_needs_its_events),
+		cmocka_unit_test(test_codec_bounds_empty_blocks_first),
 		cmocka_unit_test(test_codec_bounds_index_entries_need_blocks),
 		cmocka_unit_test(test_codec_bounds_writer_stores_what_compresses_too_well),
 	};

@@ -8,7 +8,7 @@
 # golden JSON reports (tests/golden/*.json); new inputs go to BUILD_DIR/fuzz/corpus-* so
 # the checked-in files stay as they are. A crash, an undefined behaviour or a streamed
 # answer that differs leaves crash-* in BUILD_DIR/fuzz: add it to tests/fuzz/regressions/
-# (trace-*, json-* or stream-*) and a test.
+# (trace-*, json-*, stream-* or link-*) and a test.
 set -eu
 O=$1
 runs=${2:-10000000}

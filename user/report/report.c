@@ -86,7 +86,8 @@ static int write_report(const struct report_model *m, enum report_format f, cons
 		return err;
 	}
 	/* A report names the host's tasks: its owner's alone, as the trace is. OpenMetrics,
-	   counts with a few labels, is for node_exporter's collector, which runs as its own user. */
+	   counts with a few labels, is for node_exporter's collector, which runs as its own user.
+	 */
 	err = outfile_open(&of, path, f == REPORT_OPENMETRICS ? 0644 : 0600);
 	if (err)
 		return err;

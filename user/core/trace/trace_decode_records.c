@@ -224,7 +224,7 @@ int dec_samples(struct dec *d, struct rd *r)
 	err = get_count(d, r, "samples", SAMPLE_MIN_LEN, &n);
 	if (!err)
 		err = trace__reserve(d->out, n, 0);
-	if (err)
+	if (err || !n) /* none: the array may not exist yet, no pointer into it */
 		return err;
 	s = d->out->samples + d->out->n_samples;
 	q = *r; /* a local cursor stays in a register */
@@ -309,7 +309,7 @@ int dec_events(struct dec *d, struct rd *r)
 		err = get_count(d, r, "events", EVENT_MIN_LEN, &n);
 	if (!err)
 		err = trace__reserve(d->out, 0, n);
-	if (err)
+	if (err || !n)
 		return err;
 	e = d->out->events + d->out->n_events;
 	q = *r; /* a local cursor stays in a register */
