@@ -16,9 +16,11 @@ struct outfile {
 	char *tmp;
 };
 
-/* Creates the temporary file for path with its final mode (0600 but for OpenMetrics: they
- * name the host's tasks), never through a link, open for reading too (a check before the commit); 0
- * or a negative errno, reported. */
+/*
+ * Creates the temporary file for path with its final mode (0600 but for OpenMetrics: a
+ * report names the host's tasks), never through a link, open for reading too (a check
+ * before the commit); 0 or a negative errno, reported.
+ */
 int outfile_open(struct outfile *o, const char *path, mode_t mode);
 /* Flushes, syncs and renames it to its path; 0 or a negative errno, reported. Frees o. */
 int outfile_commit(struct outfile *o);

@@ -85,9 +85,8 @@ static int write_report(const struct report_model *m, enum report_format f, cons
 			log_err("write %s report: %s", format_names[f], strerror(-err));
 		return err;
 	}
-	/* A report names the host's tasks: its owner's alone, as the trace is. OpenMetrics,
-	   counts with a few labels, is for node_exporter's collector, which runs as its own user.
-	 */
+	/* A report names the host's tasks: its owner's alone, as the trace. OpenMetrics
+	   (counts, a few labels) is for node_exporter's collector, another user. */
 	err = outfile_open(&of, path, f == REPORT_OPENMETRICS ? 0644 : 0600);
 	if (err)
 		return err;
