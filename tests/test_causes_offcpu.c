@@ -13,36 +13,7 @@
 
 #include "core/attrib/causes.h"
 #include "core/attrib/describe.h"
-
-#define PROBE_TID 100
-#define SELF_TID  900
-
-static struct tc_trace *new_trace(void)
-{
-	struct tc_trace *t = trace__new();
-
-	assert_non_null(t);
-	assert_int_equal(trace__add_thread(t, PROBE_TID, TC_THREAD_PROBE, 2), 0);
-	assert_int_equal(trace__add_thread(t, SELF_TID, TC_THREAD_SELF, UINT32_MAX), 0);
-	assert_int_equal(trace__add_irq_name(t, 30, "eth0"), 0);
-	assert_int_equal(trace__add_irq_name(t, 77, "mlx5_comp3@pci:0000:81:00.0"), 0);
-	return t;
-}
-
-static struct tc_event offcpu(uint16_t flags, uint32_t other_pid, const char *comm)
-{
-	struct tc_event e = {.start_ns = 1000,
-			     .dur_ns = 500,
-			     .cpu = 2,
-			     .tid = PROBE_TID,
-			     .kind = TC_EV_OFFCPU,
-			     .flags = flags,
-			     .other_pid = other_pid};
-
-	/* The kernel's comm: up to 16 bytes, NUL-terminated only when shorter. */
-	memcpy(e.other_comm, comm, strnlen(comm, sizeof(e.other_comm)));
-	return e;
-}
+#include "causes_fixture.h"
 
 static void test_causes_name_preempted_offcpu(void **state)
 {

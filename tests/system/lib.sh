@@ -82,3 +82,33 @@ print("%d line(s) with a kernel address in %s" % (len(bad), " ".join(sys.argv[1:
 sys.exit(1 if bad else 0)
 PY
 }
+
+# two_hosts NAME NET: two hosts for a two-host test, network namespaces $NS_A (NET.1) and
+# $NS_B (NET.2, NET like 10.211.0) joined by a veth pair; they, and the server $SRV_PID if
+# one runs, are removed at exit, a timeout's SIGTERM included. Skips where they cannot be.
+SRV_PID=
+NS_A=
+NS_B=
+two_hosts_teardown() {
+	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null
+	[ -z "$NS_A" ] || ip netns del "$NS_A" 2>/dev/null || true
+	[ -z "$NS_B" ] || ip netns del "$NS_B" 2>/dev/null || true
+	cleanup
+}
+two_hosts() {
+	command -v ip >/dev/null || skip "needs iproute2 for the network namespaces"
+	trap two_hosts_teardown EXIT
+	trap 'exit 143' INT TERM
+	ip netns add "$1A$$" 2>/dev/null || skip "cannot make network namespaces here"
+	NS_A=$1A$$
+	ip netns add "$1B$$"
+	NS_B=$1B$$
+	ip link add "$1a$$" type veth peer name "$1b$$"
+	ip link set "$1a$$" netns "$NS_A"
+	ip link set "$1b$$" netns "$NS_B"
+	ip -n "$NS_A" addr add "$2.1/24" dev "$1a$$"
+	ip -n "$NS_B" addr add "$2.2/24" dev "$1b$$"
+	for ns in "$NS_A" "$NS_B"; do ip -n "$ns" link set lo up; done
+	ip -n "$NS_A" link set "$1a$$" up
+	ip -n "$NS_B" link set "$1b$$" up
+}

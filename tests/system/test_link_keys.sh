@@ -10,17 +10,6 @@
 # sudo it takes the invoking user's ids and hands them its trace.
 set -eu
 . "$(dirname "$0")/lib.sh"
-NS_A=tckeyA$$
-NS_B=tckeyB$$
-SRV_PID=
-teardown() {
-	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null
-	ip netns del "$NS_A" 2>/dev/null || true
-	ip netns del "$NS_B" 2>/dev/null || true
-	cleanup
-}
-trap teardown EXIT
-trap 'exit 143' INT TERM
 
 (umask 077 && head -c 32 /dev/urandom | base64 >"$TMP/k1" && head -c 32 /dev/urandom >"$TMP/k2")
 # Usage errors need no privileges: a key for one host, a key others may read, a short one.
@@ -39,18 +28,8 @@ expect_exit 1 "$TC" lat --probe shm --key "$TMP/k1"
 "$TC" record --help | grep -q -- '--key FILE' || fail "record --help lacks --key"
 
 need_root_bpf
-command -v ip >/dev/null || skip "needs iproute2 for the network namespaces"
 command -v ss >/dev/null || skip "needs ss (iproute2) to see the listening socket"
-ip netns add "$NS_A" 2>/dev/null || skip "cannot make network namespaces here"
-ip netns add "$NS_B"
-ip link add "ka$$" type veth peer name "kb$$"
-ip link set "ka$$" netns "$NS_A"
-ip link set "kb$$" netns "$NS_B"
-ip -n "$NS_A" addr add 10.213.0.1/24 dev "ka$$"
-ip -n "$NS_B" addr add 10.213.0.2/24 dev "kb$$"
-for ns in "$NS_A" "$NS_B"; do ip -n "$ns" link set lo up; done
-ip -n "$NS_A" link set "ka$$" up
-ip -n "$NS_B" link set "kb$$" up
+two_hosts tckey 10.213.0
 
 CPUS=$(probe_cpus)
 S=${CPUS%,*}

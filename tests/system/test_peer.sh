@@ -9,17 +9,6 @@
 # uncertainty of zero. Traces that do not belong together exit 3.
 set -eu
 . "$(dirname "$0")/lib.sh"
-NS_A=tcpeerA$$
-NS_B=tcpeerB$$
-SRV_PID=
-teardown() {
-	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null
-	ip netns del "$NS_A" 2>/dev/null || true
-	ip netns del "$NS_B" 2>/dev/null || true
-	cleanup
-}
-trap teardown EXIT
-trap 'exit 143' INT TERM # a timeout's SIGTERM still removes the namespaces
 
 # Usage errors need no privileges and no trace.
 expect_exit 1 "$TC" report x.tct --peer y.tct --samples z.csv
@@ -34,18 +23,8 @@ grep -q "the RDMA options (-d -i -x -I --clock) are for --probe verbs" "$TMP/out
 	fail "an RDMA option with --probe udp not refused"
 
 need_root_bpf
-command -v ip >/dev/null || skip "needs iproute2 for the network namespaces"
 command -v python3 >/dev/null || skip "needs python3 for the checker"
-ip netns add "$NS_A" 2>/dev/null || skip "cannot make network namespaces here"
-ip netns add "$NS_B"
-ip link add "va$$" type veth peer name "vb$$"
-ip link set "va$$" netns "$NS_A"
-ip link set "vb$$" netns "$NS_B"
-ip -n "$NS_A" addr add 10.211.0.1/24 dev "va$$"
-ip -n "$NS_B" addr add 10.211.0.2/24 dev "vb$$"
-for ns in "$NS_A" "$NS_B"; do ip -n "$ns" link set lo up; done
-ip -n "$NS_A" link set "va$$" up
-ip -n "$NS_B" link set "vb$$" up
+two_hosts tcpeer 10.211.0
 
 # Both hosts hold the same key: only then does a recording server send its trace.
 (umask 077 && head -c 32 /dev/urandom | base64 >"$TMP/key")
