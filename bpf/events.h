@@ -66,7 +66,11 @@
 	    * moved between two readings: start = the earlier reading, dur = until the later,      \
 	    * delta = by how much; arg = the counter (its name is the trace's meta                 \
 	    * counter.<arg>), flags = TC_PATH_* (what it evidences); cpu = 0 */
-#define TC_EV_KIND_MAX 24
+#define TC_EV_WAKEUP                                                                               \
+	25 /* instant: a thread of interest, tid, was woken (sched_waking): cpu = where the        \
+	    * waking ran, other_pid/other_comm = the task running there (the waker, unless         \
+	    * TC_WAKE_IRQ), arg = that task's process, flags = TC_WAKE_* */
+#define TC_EV_KIND_MAX 25
 
 /* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
 #define TC_DROP_KINDS (TC_EV_KIND_MAX + 1)
@@ -81,6 +85,16 @@
 #define TC_OFFCPU_WOKEN                                                                            \
 	0x8 /* set by the report, not BPF (core/trace/wakeups.h): the part of a blocked interval   \
 	     * after its wake-up, when the thread waited for its CPU (with PREEMPTED) */
+
+/* tc_event.flags for TC_EV_WAKEUP */
+#define TC_WAKE_IRQ                                                                                \
+	0x1 /* woken from an interrupt (a hard IRQ or a softirq, on the interrupt stack) or by     \
+	     * the idle task (queued wake-ups): other_pid is only what the CPU was running */
+#define TC_WAKE_FOLLOWED                                                                           \
+	0x2 /* the waker was not traced: it is from here on (TC_ROLE_WAKER), up to TC_MAX_WAKERS   \
+	     */
+#define TC_WAKE_UNFOLLOWED                                                                         \
+	0x4 /* the waker was not traced and TC_MAX_WAKERS were followed already: it stays so */
 
 /* tc_event.flags for TC_EV_SIGNAL */
 #define TC_SIGNAL_KERNEL                                                                           \
@@ -141,6 +155,12 @@
 /* Value in the probe_tids map: which role a traced thread plays. */
 #define TC_ROLE_PROBE  1 /* a latency-probe thread: its off-CPU time is traced */
 #define TC_ROLE_TARGET 2 /* a thread of `record -- CMD`; its children are followed */
+#define TC_ROLE_WAKER                                                                              \
+	3 /* a task that woke a thread of interest, traced from then on (sched.bpf.c); not         \
+	   * its children */
+
+/* The most wakers a recording starts to trace (TC_ROLE_WAKER). */
+#define TC_MAX_WAKERS 64
 
 #define TC_COMM_LEN 16
 

@@ -409,11 +409,104 @@ static __always_inline int on_exit(__u32 tid)
 	__u32 *role = bpf_map_lookup_elem(&probe_tids, &tid);
 
 	/* Only followed threads leave the filter; probe threads are removed by user space. */
-	if (!role || *role != TC_ROLE_TARGET)
+	if (!role || (*role != TC_ROLE_TARGET && *role != TC_ROLE_WAKER))
 		return 0;
 	bpf_map_delete_elem(&probe_tids, &tid);
 	bpf_map_delete_elem(&offcpu_start, &tid);
 	return 1;
+}
+
+/*
+ * ---- who woke a thread of interest ----------------------------------------------------
+ *
+ * sched_waking runs in the waker's context, on every wake-up in the system: the filter
+ * (is the woken task of interest?) comes first, a task-storage or hash lookup. A waking
+ * made on an interrupt's stack (hard IRQs and softirqs run on the per-CPU interrupt stack
+ * on x86-64) or by the idle task (queued wake-ups it runs) is the interrupt's: `current`
+ * is only what the CPU was running. A task that woke one and is not traced is traced from
+ * then on (TC_ROLE_WAKER: its off-CPU intervals, and the CPUs it runs on), up to
+ * TC_MAX_WAKERS in a recording, so that what delayed it can explain a wait on it.
+ */
+
+/* The size of a task's kernel stack (THREAD_SIZE), set by user space; 0: not known, and
+ * only the idle task's wakings are told apart as an interrupt's. */
+const volatile __u64 cfg_thread_size = 0;
+
+/* The recorder's process, set by user space: it wakes the command it runs, and is not
+ * followed for that. */
+const volatile __u32 cfg_self_tgid = 0;
+
+/* Wakers followed so far in this recording (entry 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} wakers_followed SEC(".maps");
+
+/* Whether this program runs outside the kernel stack whose base is stack: on an interrupt's. */
+static __always_inline int off_task_stack(__u64 stack)
+{
+	volatile __u64 here = 0;
+	__u64 at = (__u64)(long)&here;
+
+	return cfg_thread_size && stack && (at < stack || at >= stack + cfg_thread_size);
+}
+
+/*
+ * Starts tracing the waker, tid (on this CPU), as TC_ROLE_WAKER where the bound allows:
+ * TC_WAKE_FOLLOWED, or TC_WAKE_UNFOLLOWED when it does not. Its task storage, where
+ * there is one (tp_btf), learns the role now: its next switch-out opens an interval.
+ */
+static __always_inline __u16 follow_waker(__u32 tid, struct task_state *ts)
+{
+	__u32 zero = 0, role = TC_ROLE_WAKER, *gen,
+	      *n = bpf_map_lookup_elem(&wakers_followed, &zero);
+
+	/* read, then added: CPUs racing here may pass the bound by a few (an atomic's
+	 * return value needs BPF atomics that 5.10 kernels lack) */
+	if (!n || *n >= TC_MAX_WAKERS)
+		return TC_WAKE_UNFOLLOWED;
+	__sync_fetch_and_add(n, 1);
+	if (bpf_map_update_elem(&probe_tids, &tid, &role, BPF_NOEXIST))
+		return TC_WAKE_UNFOLLOWED;
+	if (ts) {
+		gen = bpf_map_lookup_elem(&probe_tids_gen, &zero);
+		ts->gen = gen ? *gen : 0;
+		ts->role = TC_ROLE_WAKER;
+	}
+	probe_cpu_mark(bpf_get_smp_processor_id());
+	return TC_WAKE_FOLLOWED;
+}
+
+/* The waking of thread tid by the current context: irq, that of an interrupt; traced, whether
+ * the current task is; ts, its task storage (tp_btf) or NULL. */
+static __always_inline void emit_waking(__u32 tid, int irq, int traced, struct task_state *ts)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 waker = (__u32)pid_tgid;
+	struct tc_event *e;
+	__u16 flags = 0;
+
+	if (irq || !waker)
+		flags = TC_WAKE_IRQ;
+	else if (!traced && waker != tid && (__u32)(pid_tgid >> 32) != cfg_self_tgid)
+		flags = follow_waker(waker, ts);
+	e = event_reserve(TC_EV_WAKEUP);
+	if (!e)
+		return;
+	e->start_ns = bpf_ktime_get_ns();
+	e->dur_ns = 0;
+	e->aux = 0;
+	e->cpu = bpf_get_smp_processor_id();
+	e->tid = tid;
+	e->arg = (__u32)(pid_tgid >> 32);
+	e->other_pid = waker;
+	e->kind = TC_EV_WAKEUP;
+	e->flags = flags;
+	e->pad = 0;
+	bpf_get_current_comm(e->other_comm, sizeof(e->other_comm));
+	event_submit(e);
 }
 
 /* The CPU a task is on: thread_info.cpu on x86 (THREAD_INFO_IN_TASK), else task->cpu. */
@@ -444,6 +537,21 @@ int BPF_PROG(tc_sched_wakeup_btf, struct task_struct *p)
 	/* No storage: p never switched while traced, so it has no open slot. */
 	if (ts)
 		stamp_woken(&ts->slot);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(tc_sched_waking_btf, struct task_struct *p)
+{
+	struct task_struct *cur;
+	struct task_state *ts;
+
+	if (!state_of_interest(p))
+		return 0;
+	cur = bpf_get_current_task_btf();
+	ts = state_of_interest(cur);
+	emit_waking(p->pid, off_task_stack((__u64)(long)cur->stack), ts != NULL,
+		    ts ? NULL : bpf_task_storage_get(&task_state, cur, NULL, 0));
 	return 0;
 }
 
@@ -536,6 +644,21 @@ int tc_sched_wakeup_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 	__u32 tid = ctx->pid;
 
 	stamp_woken(bpf_map_lookup_elem(&offcpu_start, &tid));
+	return 0;
+}
+
+SEC("tp/sched/sched_waking")
+int tc_sched_waking_tp(struct trace_event_raw_sched_wakeup_template *ctx)
+{
+	struct task_struct *cur;
+	__u32 waker;
+
+	if (!tid_of_interest(ctx->pid))
+		return 0;
+	cur = (struct task_struct *)bpf_get_current_task();
+	waker = (__u32)bpf_get_current_pid_tgid();
+	emit_waking(ctx->pid, off_task_stack((__u64)(long)BPF_CORE_READ(cur, stack)),
+		    tid_of_interest(waker), NULL);
 	return 0;
 }
 

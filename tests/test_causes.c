@@ -206,6 +206,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 		{TC_EV_LOST, "lost events (evidence only)"},
 		{TC_EV_MARK, "iteration mark (evidence only)"},
 		{TC_EV_COUNTER, "path counter (evidence only)"},
+		{TC_EV_WAKEUP, "wake-up (evidence only)"},
 	};
 	int n_evidence = 0;
 	char buf[64];
@@ -221,7 +222,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 	}
 	for (uint16_t k = 1; k <= TC_EV_KIND_MAX; k++)
 		n_evidence += causes_evidence_only(k);
-	assert_int_equal(n_evidence, 7);
+	assert_int_equal(n_evidence, 8);
 }
 
 /* Signals by name, real-time ones by their offset, unknown numbers as numbers. */

@@ -84,6 +84,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (r->end_ns && ((const struct tc_event *)data)->start_ns >= r->end_ns)
 		return 0;
 	recorder_keep_event(r, data);
+	if (((const struct tc_event *)data)->kind == TC_EV_WAKEUP)
+		recorder_note_waker(r, data);
 	/* --iter-first K: K iterations are K + 1 marks; then the markers' cost stops */
 	if (((const struct tc_event *)data)->kind == TC_EV_MARK &&
 	    ++r->marks_seen == r->o->iter_first + 1 && r->o->iter_first)

@@ -25,6 +25,17 @@ static int follow_command(struct recorder *r)
 	return err;
 }
 
+void recorder_note_waker(struct recorder *r, const struct tc_event *e)
+{
+	int err;
+
+	if (!(e->flags & TC_WAKE_FOLLOWED) || trace__thread_role(r->trace, e->other_pid))
+		return;
+	err = trace__add_thread(r->trace, e->other_pid, TC_THREAD_WAKER, UINT32_MAX);
+	if (err && !r->write_err)
+		r->write_err = err;
+}
+
 /*
  * The SMT siblings of the probe CPUs that are not probe CPUs themselves: what runs there
  * shares a core with the probe. Stored as run.smt_siblings ("2:6" = CPU 6 beside probe CPU

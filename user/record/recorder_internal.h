@@ -99,6 +99,9 @@ void recorder_emit(void *ctx, const struct tc_event *e);
 /* recorder_follow.c */
 /* The probe's threads and CPUs, or the command's first thread, and ours; 0 or -errno. */
 int recorder_follow_workload(struct recorder *r);
+/* A waking the kernel started to follow the waker at (TC_WAKE_FOLLOWED): names it in the
+ * trace's threads as TC_THREAD_WAKER (a failure is the recording's: write_err). */
+void recorder_note_waker(struct recorder *r, const struct tc_event *e);
 
 /* recorder_duration.c */
 /*

@@ -88,3 +88,25 @@ void report_hw_noise_sentence(const struct report_model *m, const struct tc_spik
 		 : hv ? "; on this VM, the hypervisor, not accounting it as steal"
 		      : "");
 }
+
+int report_chain_next(const struct report_model *m, const struct tc_spike *sp, size_t *pos,
+		      uint32_t *depth, char *buf, size_t len)
+{
+	const struct tc_analysis *a = m->a;
+
+	for (; *pos < sp->n_contrib; (*pos)++) {
+		const struct tc_contrib *k = &a->contribs[sp->first_contrib + *pos];
+		const struct tc_event *e = &m->t->events[k->event];
+		char comm[TC_COMM_TEXT_LEN];
+
+		if (e->kind != TC_EV_WAKEUP || !k->chain)
+			continue;
+		*depth = k->chain;
+		snprintf(buf, len, "%s (pid %u, tid %u) woke tid %u from cpu %u",
+			 e->other_comm[0] ? causes_comm(e, comm, sizeof(comm)) : "?", e->arg,
+			 e->other_pid, e->tid, e->cpu);
+		(*pos)++;
+		return 1;
+	}
+	return 0;
+}

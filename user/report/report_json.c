@@ -250,6 +250,33 @@ static void write_causes(struct json *j, const struct report_model *m)
 	json_end(j);
 }
 
+/* Whom the timing thread waited on, and whom they waited on: the wakings the chain followed. */
+static void write_chain(struct json *j, const struct tc_trace *t, const struct tc_analysis *a,
+			const struct tc_spike *sp)
+{
+	json_arr(j, "chain");
+	for (size_t i = 0; i < sp->n_contrib; i++) {
+		const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
+		const struct tc_event *e = &t->events[k->event];
+		char comm[TC_COMM_TEXT_LEN];
+
+		if (e->kind != TC_EV_WAKEUP || !k->chain)
+			continue;
+		json_obj_compact(j, NULL);
+		json_u64(j, "depth", k->chain);
+		json_u64(j, "tid", e->other_pid);
+		json_u64(j, "pid", e->arg);
+		json_str(j, "comm", e->other_comm[0] ? causes_comm(e, comm, sizeof(comm)) : NULL);
+		json_u64(j, "cpu", e->cpu);
+		json_u64(j, "woke", e->tid);
+		json_num(j, "at_us",
+			 (double)((int64_t)(e->start_ns - t->samples[sp->sample].t_start)) / 1000.0,
+			 3);
+		json_end(j);
+	}
+	json_end(j);
+}
+
 static void write_timeline(struct json *j, const struct tc_trace *t, const struct tc_analysis *a,
 			   const struct tc_spike *sp)
 {
@@ -274,6 +301,7 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 		json_num(j, "hidden_us", NS_US(k->hidden_ns), 3);
 		json_bool(j, "nested", k->nested);
 		json_bool(j, "woke_preemptor", k->joined);
+		json_u64(j, "chain_depth", k->chain);
 		json_str(j, "kind", describe_kind(e->kind));
 		json_str(j, "cause", a->causes[k->cause].name);
 		json_u64(j, "cpu", e->cpu);
@@ -349,6 +377,7 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 	write_direction(j, t, s);
 	json_num(j, "hidden_us", rm_lat_us(m, sp->hidden_ns), 3);
 	json_str(j, "unexplained", unexplained_names[sp->unexplained]);
+	write_chain(j, t, a, sp);
 	write_timeline(j, t, a, sp);
 	json_end(j);
 }

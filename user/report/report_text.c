@@ -312,6 +312,17 @@ static void print_direction(FILE *out, const struct report_model *m, const struc
 		slow[peer_slow_leg(m->t, to, back)]);
 }
 
+/* Whom the timing thread waited on, and whom they waited on (wait_chain.h). */
+static void print_chain(FILE *out, const struct report_model *m, const struct tc_spike *sp)
+{
+	char line[160];
+	uint32_t depth;
+	size_t pos = 0;
+
+	while (report_chain_next(m, sp, &pos, &depth, line, sizeof(line)))
+		fprintf(out, "      %s %s\n", depth == 1 ? "waited on" : "  which waited on", line);
+}
+
 static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 			const struct tc_spike *sp)
 {
@@ -349,6 +360,7 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 				? "neither host's intervals explain it"
 				: "no interval explains it, and a path counter moved in it");
 	print_direction(out, m, s);
+	print_chain(out, m, sp);
 	if (!sp->n_contrib)
 		return;
 	n = plot_timeline_pick(t, a, sp, TIMELINE_MAX, pick);
@@ -365,11 +377,15 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 		if (a->calibrated)
 			fprintf(out, "%12.3f  ", US(k->hidden_ns));
 		print_event(out, t, e);
-		fprintf(out, "%s\n",
+		fprintf(out, "%s%s\n",
 			k->nested ? "  [nested: counted in its parent]"
 			: k->joined
 				? "  [woke the preempting task: counted as its cause, until it ran]"
-				: "");
+				: "",
+			!k->chain		  ? ""
+			: e->kind == TC_EV_WAKEUP ? "  [the waking the wait chain follows]"
+			: k->chain == 1 ? "  [the waker's, while the timing thread waited on it]"
+					: "  [a waker's waker's, while the chain waited on it]");
 	}
 	if (n < sp->n_contrib)
 		fprintf(out, "      (%zu more events with less credit not listed)\n",

@@ -119,7 +119,8 @@ static int advance(struct ctx *c, size_t *next, uint64_t ws, uint64_t we)
 			      (e->kind == TC_EV_SIBLING && analyze_beside_probe(c, e->arg)) ||
 			      e->kind == TC_EV_COUNTER; /* the path is every round trip's */
 		x.mm = x.end > x.start && is_mm(e);
-		if (!x.mm && !analyze_maybe_relevant(c, e, x.probe_rel))
+		if (!x.mm && !analyze_maybe_relevant(c, e, x.probe_rel) &&
+		    !wait_chain_maybe(&c->chain, e))
 			continue;
 		if (active_set_push(&c->act, &x)) {
 			*next = i;
@@ -176,6 +177,7 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 		k->cause = it->cause;
 		k->nested = it->nested;
 		k->joined = it->joined;
+		k->chain = it->chain;
 		k->overlap_ns = e - s;
 		k->attributed_ns = it->att;
 		k->hidden_ns = hidden_part(&c->act.items[it->slot], it, it->att, ws, we);
@@ -283,6 +285,7 @@ static void ctx_free(struct ctx *c)
 	free(c->cpu_map);
 	idle_latency__free(&c->lat);
 	active_set_free(&c->act);
+	wait_chain_free(&c->chain);
 	spike_window__free(&c->win);
 	context__free(&c->sc);
 	context_parents_free(&c->parents);
@@ -323,6 +326,7 @@ int analysis__run(const struct tc_trace *t, const struct tc_analysis_opts *o,
 	for (size_t i = 0; !err && o && i < o->n_seed_causes; i++)
 		err = cause_table_index(&c.causes, o->seed_causes[i].name, o->seed_causes[i].cls,
 					&seeded);
+	err = err ?: wait_chain_setup(&c.chain, t);
 	err = err ?: analysis_after_setup(&c);
 	err = err ?: sweep(&c);
 	err = err ?: analysis_after_run(&c);

@@ -89,11 +89,14 @@ struct tc_cause {
 
 /* One interval's part in one spike. */
 struct tc_contrib {
-	size_t event;		/* index into tc_trace.events */
-	uint32_t cause;		/* index into tc_analysis.causes */
-	uint16_t nested;	/* 1: inside a cause-bearing parent, counted there */
-	uint16_t joined;	/* 1: a wake-up interrupt credited to the preemption it led to
-				 * (spike_window_join_wakeups()) */
+	size_t event;	/* index into tc_trace.events */
+	uint32_t cause; /* index into tc_analysis.causes */
+	uint8_t nested; /* 1: inside a cause-bearing parent, counted there */
+	uint8_t joined; /* 1: a wake-up interrupt credited to the preemption it led to
+			 * (spike_window_join_wakeups()) */
+	uint8_t chain;	/* 0: the timing thread's or its CPU's; n: of the task that woke it
+			 * (1), that task's waker (2)... (wait_chain.h) */
+	uint8_t pad;
 	uint64_t overlap_ns;	/* overlap of its weighed span with the window (0: instant) */
 	uint64_t attributed_ns; /* part of the excess credited to it */
 	uint64_t hidden_ns;	/* of which its calibrated hidden cost (widening) */

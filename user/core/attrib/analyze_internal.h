@@ -13,6 +13,7 @@
 #include "cause_table.h"
 #include "spike_context.h"
 #include "spike_window.h"
+#include "wait_chain.h"
 
 /* CPUs beyond this (a corrupt trace) are looked up the slow way. */
 #define CPU_MAP_MAX (1u << 16)
@@ -48,6 +49,7 @@ struct ctx {
 	uint64_t max_pre, max_post;
 
 	struct active_set act;		    /* the intervals that may still overlap a window */
+	struct wait_chain chain;	    /* who woke whom: the current spike's wait chain */
 	struct spike_window win;	    /* the current spike's intervals */
 	struct spike_context sc;	    /* and what the context rules consult */
 	struct context_parents parents;	    /* where a callback's parent ends */

@@ -37,6 +37,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
 	it->wakes = context_ipi_wakes(e);
 	it->woke = 0; /* analyze_preemptors_woke(), where a window needs it */
+	it->chain = 0;
 	it->wake_from = context_wake_from(e);
 	it->wake_to = sat_add(e->start_ns, e->dur_ns);
 	return it;
@@ -62,6 +63,35 @@ static void bound_unended(const struct tc_trace *t, struct spike_item *it, const
 
 	if (unended && bound && it->start >= s->t_start && it->start < s->t_end)
 		it->end = s->t_end;
+}
+
+/* An interval of a waker counts only while the thread it woke waited on it. */
+static void clip_to_link(struct spike_item *it, const struct wait_link *l)
+{
+	it->chain = (uint8_t)l->depth;
+	if (it->start < l->from)
+		it->start = l->from;
+	if (it->end > l->to)
+		it->end = l->to;
+	if (it->end < it->start)
+		it->end = it->start;
+}
+
+/*
+ * An item taken in for the timing thread's CPU or as a probe thread's that is also a
+ * waker's (its own interval, or the waking that ends a link) is marked as the chain's,
+ * its span kept as the rules above made it.
+ */
+static void mark_link(const struct ctx *c, struct spike_item *it, const struct tc_sample *s)
+{
+	const struct tc_event *e = &c->t->events[it->ev];
+	const struct wait_link *l;
+
+	if (!c->chain.n_links || (e->kind != TC_EV_WAKEUP && (!e->tid || e->tid == s->tid)))
+		return;
+	l = wait_chain_link_of(&c->chain, c->t, e, it->start, it->end);
+	if (l && (e->kind == TC_EV_WAKEUP || e->tid == l->tid))
+		it->chain = (uint8_t)l->depth;
 }
 
 static int add_ref(struct ctx *c, size_t slot, size_t item)
@@ -107,9 +137,11 @@ static size_t beyond_reach(const struct ctx *c, uint64_t we)
 int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 {
 	size_t reach = beyond_reach(c, we); /* events are in start order: by index */
+	const struct wait_link *link;
 
 	c->win.n_items = 0;
 	context__reset(&c->sc);
+	wait_chain_follow(&c->chain, c->t, s->tid, s->t_start, we);
 	for (size_t h = 0; h < c->act.n; h++) {
 		const struct active *x = &c->act.items[h];
 		int outside = x->start >= we ||
@@ -140,10 +172,17 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 			if (!(it = add_item(c, h)))
 				return -ENOMEM;
 			bound_unended(c->t, it, &c->t->events[x->ev], s);
+			mark_link(c, it, s);
 			/* a path counter is evidence: an instant in the window, no share of it */
 			if (c->t->events[x->ev].kind == TC_EV_COUNTER)
 				it->start = it->end =
 					it->start > s->t_start ? it->start : s->t_start;
+		} else if (c->chain.n_links &&
+			   (link = wait_chain_link_of(&c->chain, c->t, &c->t->events[x->ev],
+						      x->start, x->end))) {
+			if (!(it = add_item(c, h)))
+				return -ENOMEM;
+			clip_to_link(it, link);
 		} else if (x->mm && add_ref(c, h, CONTEXT_NO_ITEM)) {
 			return -ENOMEM;
 		}

@@ -36,6 +36,7 @@ static const char *const kind_names[] = {
 	[TC_EV_SIBLING] = "sibling",
 	[TC_EV_MARK] = "mark",
 	[TC_EV_COUNTER] = "counter",
+	[TC_EV_WAKEUP] = "wakeup",
 };
 
 const char *describe_kind(uint16_t kind)
@@ -132,6 +133,28 @@ static void signal_detail(const struct tc_event *e, char *buf, size_t len)
 				: "; no handler return seen");
 }
 
+/* "tid 812 woken on cpu 0 by sockpp (pid 810, tid 812)", or by an interrupt there. */
+static void wakeup_detail(const struct tc_event *e, char *buf, size_t len)
+{
+	char comm[TC_COMM_TEXT_LEN];
+	int n;
+
+	if (e->flags & TC_WAKE_IRQ) {
+		n = snprintf(buf, len,
+			     "tid %u woken on cpu %u by an interrupt (%s, pid %u, was "
+			     "running there)",
+			     e->tid, e->cpu, comm_or_q(e, comm, sizeof(comm)), e->other_pid);
+		return;
+	}
+	n = snprintf(buf, len, "tid %u woken on cpu %u by %s (pid %u, tid %u)", e->tid, e->cpu,
+		     comm_or_q(e, comm, sizeof(comm)), e->arg, e->other_pid);
+	if (n > 0 && (size_t)n < len && (e->flags & (TC_WAKE_FOLLOWED | TC_WAKE_UNFOLLOWED)))
+		snprintf(buf + n, len - (size_t)n, "%s",
+			 e->flags & TC_WAKE_FOLLOWED ? "; traced from here on"
+						     : "; not traced: the bound of followed "
+						       "wakers was reached");
+}
+
 /* The kinds added for what a guest cannot see by itself: steal, signals, callbacks. */
 static int describe_more(const struct tc_trace *t, const struct tc_event *e, char *buf, size_t len)
 {
@@ -185,6 +208,9 @@ static int describe_more(const struct tc_trace *t, const struct tc_event *e, cha
 				 causes_path_name(e->flags));
 		return 1;
 	}
+	case TC_EV_WAKEUP:
+		wakeup_detail(e, buf, len);
+		return 1;
 	default:
 		return 0;
 	}

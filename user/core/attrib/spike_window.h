@@ -41,6 +41,7 @@ struct spike_item {
 	uint8_t wakes;		/* 1: an interrupt whose work is a wake-up (a reschedule IPI,
 				 * a timer that woke a sleeper) */
 	uint8_t joined;		/* out: it took the cause of the preemption it led to */
+	uint8_t chain;		/* the depth of its wait-chain link, 0: none (wait_chain.h) */
 	uint64_t woke;		/* takes_off: when the task that took the CPU was woken
 				 * (context_preemptor_woke(): 0 not known) */
 	uint64_t wake_from;	/* wakes: the wake-ups it can have made, [from, to] */

@@ -45,8 +45,6 @@ static int collect_threads(struct noise_acc *acc)
 			if (t->events[i].kind != TC_EV_OFFCPU)
 				continue;
 			tid = t->events[i].tid;
-			if (trace__thread_role(t, tid) == TC_THREAD_SELF)
-				continue;
 		} else if (t->threads[i - t->n_events].role == TC_THREAD_TARGET) {
 			tid = t->threads[i - t->n_events].tid;
 		} else {
@@ -59,12 +57,19 @@ static int collect_threads(struct noise_acc *acc)
 		acc->tids[n++] = tid;
 	}
 	if (n) {
-		size_t m = 1;
+		size_t m = 0;
 
 		qsort(acc->tids, n, sizeof(*acc->tids), cmp_u32);
-		for (size_t i = 1; i < n; i++)
-			if (acc->tids[i] != acc->tids[m - 1])
-				acc->tids[m++] = acc->tids[i];
+		for (size_t i = 0; i < n; i++) {
+			uint32_t role = trace__thread_role(t, acc->tids[i]);
+
+			/* the recorder's, and the wakers followed for the wait chain: not the
+			 * command's threads */
+			if ((m && acc->tids[i] == acc->tids[m - 1]) || role == TC_THREAD_SELF ||
+			    role == TC_THREAD_WAKER)
+				continue;
+			acc->tids[m++] = acc->tids[i];
+		}
 		n = m;
 	}
 	acc->n_tids = n;

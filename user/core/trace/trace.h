@@ -49,6 +49,9 @@ struct tc_kv {
 #define TC_THREAD_PROBE	 1 /* a latency-probe thread */
 #define TC_THREAD_SELF	 2 /* one of the recorder's own threads: preemption by it is `self` */
 #define TC_THREAD_TARGET 3 /* the first thread of a traced command (record -- CMD) */
+#define TC_THREAD_WAKER                                                                            \
+	4 /* a task that woke a traced thread, traced from its first such waking on                \
+	   * (TC_EV_WAKEUP with TC_WAKE_FOLLOWED) */
 
 struct tc_thread {
 	uint32_t tid;

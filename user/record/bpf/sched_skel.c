@@ -2,6 +2,7 @@
 /* sched_skel.c - the shell around bpf/sched.bpf.c: the only file that sees its skeleton. */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <unistd.h>
 
 #include "bpf/sched.skel.h"
 #include "skel_ops.h"
@@ -15,6 +16,21 @@ static int kernel_keeps_sched_info(const struct btf *btf)
 }
 
 /*
+ * A task's kernel stack size (THREAD_SIZE), for telling a waking on an interrupt's stack
+ * from the waker's own: 16 KiB on x86-64, twice that with KASAN (whose task_struct has
+ * kasan_depth); 0 elsewhere, where only the idle task's wakings are told apart.
+ */
+static __u64 thread_size(const struct btf *btf)
+{
+#if defined(__x86_64__)
+	return btf && tracer_btf_has_member(btf, "task_struct", "kasan_depth") ? 32768 : 16384;
+#else
+	(void)btf;
+	return 0;
+#endif
+}
+
+/*
  * On the tp_btf path, where the kernel keeps sched_info, the switch reads when a
  * thread became runnable from the kernel's accounting: the wake-up program, which
  * runs on every wake-up in the system, is left out.
@@ -23,6 +39,8 @@ static void sched_knobs(struct sched_bpf *s, const struct tracer_cfg *cfg, const
 {
 	s->rodata->cfg_follow_children = cfg->follow_children;
 	s->rodata->cfg_steal = tracer_steal_readable(btf);
+	s->rodata->cfg_thread_size = thread_size(btf);
+	s->rodata->cfg_self_tgid = (__u32)getpid();
 	if (bpf_program__autoload(s->progs.tc_sched_switch_btf) &&
 	    bpf_program__autoload(s->progs.tc_sched_wakeup_btf) && kernel_keeps_sched_info(btf)) {
 		s->rodata->cfg_sched_info = 1;
