@@ -278,7 +278,7 @@ system-test: $(BIN)
 
 # Small programs that cause host events on purpose for the system tests.
 TEST_TOOLS := $(O)/tests/tc-spin $(O)/tests/tc-ipi $(O)/tests/tc-bench $(O)/tests/tc-faults \
-	$(O)/tests/tc-storm $(O)/tests/tc-sigprobe $(O)/tests/tc-timers
+	$(O)/tests/tc-storm $(O)/tests/tc-sigprobe $(O)/tests/tc-timers $(O)/tests/tc-waitpair
 $(O)/tests/tc-%: tests/system/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * waitpair.c - a two-process request/answer benchmark, for the wait-chain tests:
+ *   tc-waitpair pair SECONDS SERVER_CPU CLIENT_CPU
+ *   tc-waitpair serve PATH SECONDS CPU
+ *   tc-waitpair client PATH SECONDS CPU
+ * The client (comm tcclient) sends one byte with sendto() and blocks in recvfrom() for the
+ * answer; the server (comm tcserver) reads it with read(), works ~10 us and answers with
+ * write(), so that `record --iter syscall:sendto:recvfrom` marks the client's round trips
+ * only. `pair` forks the server itself (a child of the traced command); `serve` and
+ * `client` meet on a Unix socket at PATH (the server a process of its own, not traced
+ * until it wakes the client). Each pins itself to its CPU.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void become(const char *comm, int cpu)
+{
+	cpu_set_t set;
+
+	prctl(PR_SET_NAME, comm, 0, 0, 0);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(1);
+	}
+}
+
+/* Answers each byte on fd until the client goes away. */
+static void serve(int fd)
+{
+	char b;
+
+	while (read(fd, &b, 1) == 1) {
+		uint64_t until = now_ns() + 10000;
+
+		while (now_ns() < until)
+			;
+		if (write(fd, &b, 1) != 1)
+			break;
+	}
+}
+
+static void client(int fd, double seconds)
+{
+	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	char b = 0;
+
+	while (now_ns() < end) {
+		if (sendto(fd, &b, 1, 0, NULL, 0) != 1 || recvfrom(fd, &b, 1, 0, NULL, NULL) != 1) {
+			perror("tc-waitpair client");
+			exit(1);
+		}
+	}
+}
+
+static int unix_socket(const char *path, struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (fd < 0 || strlen(path) >= sizeof(sa->sun_path)) {
+		fprintf(stderr, "tc-waitpair: no socket at %s\n", path);
+		exit(1);
+	}
+	strcpy(sa->sun_path, path);
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un sa;
+	int sv[2], fd;
+	pid_t pid;
+
+	if (argc == 5 && !strcmp(argv[1], "pair")) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv))
+			return perror("socketpair"), 1;
+		pid = fork();
+		if (pid < 0)
+			return perror("fork"), 1;
+		if (!pid) {
+			close(sv[0]);
+			become("tcserver", atoi(argv[3]));
+			serve(sv[1]);
+			_exit(0);
+		}
+		close(sv[1]);
+		become("tcclient", atoi(argv[4]));
+		client(sv[0], atof(argv[2]));
+		close(sv[0]);
+		waitpid(pid, NULL, 0);
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "serve")) {
+		int lfd = unix_socket(argv[2], &sa);
+
+		become("tcserver", atoi(argv[4]));
+		unlink(argv[2]);
+		if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+			return perror("tc-waitpair serve"), 1;
+		alarm((unsigned int)atof(argv[3]) + 30);
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0)
+			return perror("accept"), 1;
+		serve(fd);
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "client")) {
+		fd = unix_socket(argv[2], &sa);
+		become("tcclient", atoi(argv[4]));
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			return perror("tc-waitpair connect"), 1;
+		client(fd, atof(argv[3]));
+		return 0;
+	}
+	fprintf(stderr, "usage: tc-waitpair pair SECONDS SERVER_CPU CLIENT_CPU\n"
+			"       tc-waitpair serve PATH SECONDS CPU\n"
+			"       tc-waitpair client PATH SECONDS CPU\n");
+	return 2;
+}
