@@ -317,7 +317,7 @@ $(O)/bench/lab/tc-lab-inject: $(LAB_INJECT_SRCS) bench/lab/inject.h tests/system
 	$(Q)$(CC) $(CFLAGS) -Itests/system $(LAB_INJECT_SRCS) -o $@
 
 lab: deps
-	$(Q)$(MAKE) all $(O)/bench/lab/tc-lab-inject
+	$(Q)$(MAKE) all $(O)/bench/lab/tc-lab-inject $(O)/tests/tc-waitpair
 	$(Q)python3 bench/lab/lab.py $(O) $(LAB_ARGS)
 
 PARITY_ARGS ?=

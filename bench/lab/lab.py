@@ -194,6 +194,12 @@ def scenarios(a, b, disk):
         ("1t:page-fault", [(None, fault)], None),
         ("1t:signal", [sig, (None, sig[1])], None),
         ("1t:hrtimer", [hrtimer], None),
+        # A two-process benchmark (tc-waitpair pair: the client on A times sendto..recvfrom
+        # round trips to its server on B, record --iter): the client's CPU idles while it
+        # waits, so what delays the server is found only through the wait chain.
+        ("2p:clean", [], None),
+        ("2p:hog-server", [hog], None),
+        ("2p:ipi-server", [ipi], None),
     ]
 
 
@@ -278,7 +284,7 @@ def one_round(args, name, injectors, tmp, r, probe_cpu, gt_files, rounds):
     trace = os.path.join(tmp, "%s.%d.tct" % (name, r))
     rep = trace + ".json"
     untraced = None
-    if not injectors:  # clean: an untraced run first, for the overhead
+    if not injectors and not name.startswith("2p:"):  # clean: an untraced run first
         untraced = untraced_stats(args, name, inj, probe_cpu, tmp)
     if name.startswith("1t:"):
         csv = trace + ".csv"
@@ -294,6 +300,13 @@ def one_round(args, name, injectors, tmp, r, probe_cpu, gt_files, rounds):
                 dst.write(src.read())
         os.unlink(csv)
         os.unlink(pgt)
+    elif name.startswith("2p:"):
+        pair = os.path.join(args.build, "tests", "tc-waitpair")
+        sh([tc, "record", "-o", trace, "-f", "--no-progress", "--iter",
+            "syscall:sendto:recvfrom", "--", pair, "pair", str(args.pair_seconds), args.b,
+            args.a], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        sh([tc, "report", trace, "--format", "json", "--top", "10000", "-o", rep],
+           timeout=60)
     else:
         sh([tc, "record", "-o", trace, "-f", "--cpu", "%s,%s" % (args.a, args.b),
             "-n", args.n, "--no-progress"], stdout=subprocess.DEVNULL,
@@ -386,6 +399,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("-n", default="1M", help="round trips per round of the shm probe")
     ap.add_argument("--n1", default="1000000", help="iterations per round of the 1t probe")
+    ap.add_argument("--pair-seconds", type=float, default=2,
+                    help="seconds per round of the two-process benchmark (2p:)")
     ap.add_argument("--max-seconds", type=float, default=38,
                     help="bound of one scenario (18 scenarios: under 12 min)")
     ap.add_argument("--only", default=None)
@@ -435,7 +450,7 @@ def main():
                 results.append({"scenario": name, "skipped": setup[1]})
                 write()
                 continue
-            family = "1t" if name.startswith("1t:") else "shm"
+            family = name[:2] if name[:3] in ("1t:", "2p:") else "shm"
             if family not in floors and injectors:
                 print("lab: no clean run of the %s probe before %s: noise floor 0" % (
                     family, name), file=sys.stderr)
