@@ -13,10 +13,10 @@
 
 #include "analyze_fixture.h"
 
-#define W1 301 /* the task the probe thread waits on, and the ones it waits on */
-#define W2 302
-#define W3 303
-#define W4 304
+#define W1     301 /* the task the probe thread waits on, and the ones it waits on */
+#define W2     302
+#define W3     303
+#define W4     304
 #define W1_CPU 5
 #define W2_CPU 6
 #define W3_CPU 4

@@ -207,6 +207,29 @@ int analyze_gather(struct ctx *c, const struct tc_sample *s, uint64_t we)
 }
 
 /*
+ * Whether IPI e was sent to its CPU while that CPU idled (a C-state interval there holds
+ * the send) and ran later than a whole IPI costs a running CPU on this host (the
+ * calibration's median: the exit, the injection, the handler): the CPU was not run
+ * until then. Without a calibration the rule is off.
+ */
+static int halted_late(const struct ctx *c, const struct tc_event *e)
+{
+	const struct tc_calib_kind *k = calibrate_kind(&c->cal, TC_EV_IPI);
+
+	if (!k || !k->gap_ns || !e->sent_ns || e->sent_ns >= e->start_ns ||
+	    e->start_ns - e->sent_ns <= k->gap_ns || trace__is_peer(c->t, e))
+		return 0;
+	for (size_t h = 0; h < c->act.n; h++) {
+		const struct tc_event *f = &c->t->events[c->act.items[h].ev];
+
+		if (f->kind == TC_EV_IDLE && f->cpu == e->cpu && f->start_ns <= e->sent_ns &&
+		    sat_add(f->start_ns, f->dur_ns) > e->sent_ns)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Names local timer interrupts and timer softirqs by their callbacks, finds the
  * context of each preempted off-CPU item, and adds the compaction
  * and reclaim intervals of the task that ran instead as nested items.
@@ -226,6 +249,10 @@ int analyze_apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 		if (context_is_timer_parent(e)) {
 			it->ctx.func = context_callback(&c->sc, e, TC_EV_TIMER_FN, lo, hi);
 			it->wakes = causes_is_wakeup_fn(c->t, it->ctx.func);
+			continue;
+		}
+		if (e->kind == TC_EV_IPI) {
+			it->ctx.halted_late = halted_late(c, e);
 			continue;
 		}
 		if (e->kind != TC_EV_OFFCPU || !(e->flags & TC_OFFCPU_PREEMPTED))
@@ -253,7 +280,8 @@ int analyze_apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 
 static int has_context(const struct tc_name_ctx *x)
 {
-	return x->task_was != TC_CAUSE_UNATTRIBUTED || x->softirq_vec != TC_NO_VECTOR || x->func;
+	return x->task_was != TC_CAUSE_UNATTRIBUTED || x->softirq_vec != TC_NO_VECTOR || x->func ||
+	       x->halted_late;
 }
 
 /*

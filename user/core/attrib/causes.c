@@ -97,6 +97,13 @@ static const struct tc_cause_info catalogue[TC_CAUSE_CLASS_COUNT] = {
 		"between them, or what neither host traces (a hypervisor, firmware)",
 		"read the NIC and switch counters for the spike's time (retransmissions, PFC "
 		"pauses, ECN marks); check the path's MTU, cabling and congestion control" },
+	[TC_CAUSE_VCPU_HALT] = { TC_CAUSE_VCPU_HALT, "vcpu-halt",
+		"an interrupt sent to this vCPU while it idled (halted) ran later than a whole "
+		"interrupt costs a running vCPU here: the hypervisor did not run the halted vCPU "
+		"until then",
+		"in the guest, let idle vCPUs poll before they halt (the cpuidle-haltpoll "
+		"governor, or idle=poll on the kernel command line); on the host, dedicated, "
+		"pinned vCPUs" },
 };
 
 /* Linux's signal numbers (x86, arm64, and most others: asm-generic/signal.h). */
@@ -390,6 +397,16 @@ static enum tc_cause_class name_simple(const struct tc_event *e, char *buf, size
 	}
 }
 
+/* An interrupt that found its CPU halted and ran late: the hypervisor's on a VM, the C-state
+ * exit's on bare metal (host.hypervisor "none"); a trace that does not say is taken for a
+ * VM only where it names a hypervisor. */
+static enum tc_cause_class halted_class(const struct tc_trace *t)
+{
+	const char *hv = t ? trace__meta(t, "host.hypervisor") : NULL;
+
+	return hv && strcmp(hv, "none") ? TC_CAUSE_VCPU_HALT : TC_CAUSE_IDLE_EXIT;
+}
+
 static enum tc_cause_class name_event(const struct tc_trace *t, const struct tc_event *e,
 				      const struct tc_name_ctx *ctx, const char *nic_pattern,
 				      char *buf, size_t len)
@@ -419,6 +436,10 @@ static enum tc_cause_class name_event(const struct tc_trace *t, const struct tc_
 		snprintf(buf, len, "signal:%s", sig);
 		return TC_CAUSE_SIGNAL;
 	}
+	case TC_EV_IPI:
+		if (ctx && ctx->halted_late)
+			return named(halted_class(t), buf, len);
+		return name_simple(e, buf, len);
 	case TC_EV_SIBLING: {
 		char comm[TC_COMM_TEXT_LEN];
 

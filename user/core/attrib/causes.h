@@ -37,6 +37,7 @@ enum tc_cause_class {
 	TC_CAUSE_STEAL,		   /* steal: the hypervisor ran something else on the vCPU */
 	TC_CAUSE_HW_NOISE,	   /* hw-noise: no OS event at all, with complete tracing */
 	TC_CAUSE_PATH,		   /* path: two hosts, neither host's intervals explain it */
+	TC_CAUSE_VCPU_HALT,	   /* vcpu-halt: an interrupt to an idle vCPU ran late */
 	TC_CAUSE_CLASS_COUNT,
 };
 
@@ -102,6 +103,10 @@ struct tc_name_ctx {
 	 * work function inside a kworker's preemption, a timer callback inside the local
 	 * timer interrupt or the TIMER softirq. It names them. */
 	uint64_t func;
+	/* An IPI sent to its CPU while it idled, which ran later than a whole IPI costs a
+	 * running CPU here (the calibration's): on a VM the host ran the halted vCPU late
+	 * (vcpu-halt), on bare metal the C-state exit (idle-exit). */
+	uint32_t halted_late;
 };
 
 /*

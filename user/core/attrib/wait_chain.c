@@ -151,7 +151,8 @@ int wait_chain_maybe(const struct wait_chain *w, const struct tc_event *e)
 		return task_waking(e);
 	if (thread_own(e->kind))
 		return has_u32(w->wakers, w->n_wakers, e->tid);
-	return cpu_wide(e->kind) && has_u32(w->cpus, w->n_cpus, e->cpu);
+	/* and the C-state intervals there: an IPI to a halted CPU is named by them */
+	return (cpu_wide(e->kind) || e->kind == TC_EV_IDLE) && has_u32(w->cpus, w->n_cpus, e->cpu);
 }
 
 /* The first key of keys[0..n) not before (tid, peer, start). */
