@@ -2,8 +2,9 @@
 /*
  * test_wait_chain.c - a spike whose timing thread was blocked is explained by what delayed
  * the task that woke it (wait_chain.h): a chain of two and of three, a waker never traced,
- * one that was not disturbed, the depth bound, a waking by an interrupt, the clipping to
- * the wait, and an interrupt on the waker's CPU while it could run or while it slept.
+ * one that was not disturbed (the wait on it, by its name), the depth bound, a waking by an
+ * interrupt, the clipping to the wait, and an interrupt on the waker's CPU while it could run or
+ * while it slept.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,7 +170,8 @@ static void test_wait_chain_depth_bound(void **state)
 }
 
 /* A waker never traced (the bound of followed wakers reached), or one that ran undisturbed:
- * nothing of it explains the wait, which stays blocked, with the waking as evidence. */
+ * nothing of it delayed the wait, which is the wait on it (its own work, not a host cause),
+ * with the waking as evidence. */
 static void test_wait_chain_waker_untraced_or_undisturbed(void **state)
 {
 	for (int untraced = 0; untraced < 2; untraced++) {
@@ -185,7 +187,8 @@ static void test_wait_chain_waker_untraced_or_undisturbed(void **state)
 		/* the waker's own wait for its request ended before the probe thread's began */
 		add_off(t, W1, W1_CPU, t0(t, K) - 3000, 3050, 0, "swapper/5");
 		a = run(t);
-		assert_string_equal(primary(a), "unattributed");
+		assert_string_equal(primary(a), "wait:server");
+		assert_int_equal(a->causes[a->spikes[0].primary].cls, TC_CAUSE_WAIT);
 		k = contrib_of(t, a, TC_EV_WAKEUP, PROBE_TID);
 		assert_non_null(k);
 		assert_int_equal(k->chain, 1);
@@ -193,6 +196,29 @@ static void test_wait_chain_waker_untraced_or_undisturbed(void **state)
 		analysis__free(a);
 		trace__free(t);
 	}
+}
+
+/* The waker, woken by the request, waited for its CPU while hog ran (a weak interval): that
+ * is a host cause, and takes the time from the wait on the waker's own work. */
+static void test_wait_chain_wakers_cpu_wait_beats_its_work(void **state)
+{
+	struct tc_trace *t = waiting_probe();
+	const struct tc_contrib *k;
+	struct tc_analysis *a;
+
+	(void)state;
+	add_off(t, W1, W1_CPU, t0(t, K) + 300, 2500, TC_OFFCPU_PREEMPTED | TC_OFFCPU_WOKEN, "hog");
+	a = run(t);
+	assert_string_equal(primary(a), "preemption:hog");
+	k = contrib_of(t, a, TC_EV_OFFCPU, W1);
+	assert_non_null(k);
+	assert_int_equal(k->attributed_ns, 2500);
+	k = contrib_of(t, a, TC_EV_OFFCPU, PROBE_TID);
+	assert_non_null(k);
+	assert_string_equal(cause_name(a, k->cause), "wait:server");
+	assert_int_equal(k->attributed_ns, 3900 - 2500);
+	analysis__free(a);
+	trace__free(t);
 }
 
 /* A waking by an interrupt names no waker: the task it interrupted is not followed. */
@@ -273,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_wait_chain_three),
 		cmocka_unit_test(test_wait_chain_depth_bound),
 		cmocka_unit_test(test_wait_chain_waker_untraced_or_undisturbed),
+		cmocka_unit_test(test_wait_chain_wakers_cpu_wait_beats_its_work),
 		cmocka_unit_test(test_wait_chain_irq_waking_ends_it),
 		cmocka_unit_test(test_wait_chain_clipped_to_the_wait),
 		cmocka_unit_test(test_wait_chain_irq_on_the_wakers_cpu),

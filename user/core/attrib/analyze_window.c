@@ -26,7 +26,7 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->slot = slot;
 	it->cpu = x->cpu;
 	it->cause = x->cause;
-	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0};
+	it->ctx = (struct tc_name_ctx){TC_CAUSE_UNATTRIBUTED, TC_NO_VECTOR, 0, 0, NULL};
 	it->deferred = c->t->events[x->ev].kind == TC_EV_STEAL;
 	/* what ran beside the probe, and a woken thread's wait for its CPU (wakeups.h), explain
 	 * only what nothing else does: an IRQ in that wait is the IRQ's */
@@ -78,6 +78,30 @@ static void clip_to_link(struct spike_item *it, const struct wait_link *l)
 }
 
 /*
+ * A blocked part of the timing thread's that a task's waking ended (the chain's first link
+ * begins with it): the wait on that task, named by it. Weaker than weak: it explains only
+ * what nothing else does, not even a woken thread's wait for its CPU: the task's own work,
+ * where the chain found nothing that delayed it.
+ */
+static void name_wait(const struct ctx *c, struct spike_item *it, const struct tc_event *e,
+		      const struct tc_sample *s)
+{
+	uint64_t from = e->start_ns > s->t_start ? e->start_ns : s->t_start;
+
+	if (e->flags & (TC_OFFCPU_PREEMPTED | TC_OFFCPU_WOKEN | TC_OFFCPU_UNENDED))
+		return;
+	for (size_t i = 0; i < c->chain.n_links; i++) {
+		const struct wait_link *l = &c->chain.links[i];
+
+		if (l->depth == 1 && l->woken == s->tid && l->from == from) {
+			it->ctx.waking = &c->t->events[l->ev];
+			it->weak = 2;
+			return;
+		}
+	}
+}
+
+/*
  * An item taken in for the timing thread's CPU or as a probe thread's that is also a
  * waker's (its own interval, or the waking that ends a link) is marked as the chain's,
  * its span kept as the rules above made it.
@@ -87,6 +111,10 @@ static void mark_link(const struct ctx *c, struct spike_item *it, const struct t
 	const struct tc_event *e = &c->t->events[it->ev];
 	const struct wait_link *l;
 
+	if (c->chain.n_links && e->tid == s->tid && e->kind == TC_EV_OFFCPU) {
+		name_wait(c, it, e, s);
+		return;
+	}
 	if (!c->chain.n_links || (e->kind != TC_EV_WAKEUP && (!e->tid || e->tid == s->tid)))
 		return;
 	l = wait_chain_link_of(&c->chain, c->t, e, it->start, it->end);
@@ -281,7 +309,7 @@ int analyze_apply_context(struct ctx *c, uint64_t ws, uint64_t we)
 static int has_context(const struct tc_name_ctx *x)
 {
 	return x->task_was != TC_CAUSE_UNATTRIBUTED || x->softirq_vec != TC_NO_VECTOR || x->func ||
-	       x->halted_late;
+	       x->halted_late || x->waking;
 }
 
 /*

@@ -104,6 +104,11 @@ static const struct tc_cause_info catalogue[TC_CAUSE_CLASS_COUNT] = {
 		"in the guest, let idle vCPUs poll before they halt (the cpuidle-haltpoll "
 		"governor, or idle=poll on the kernel command line); on the host, dedicated, "
 		"pinned vCPUs" },
+	[TC_CAUSE_WAIT] = { TC_CAUSE_WAIT, "wait",
+		"the thread waited on another task, which woke it once it had done its own work, "
+		"undisturbed by anything traced: that task's time, not a host cause",
+		"nothing on this host: look at the task it waited on (its work, or what it "
+		"waited for in turn)" },
 };
 
 /* Linux's signal numbers (x86, arm64, and most others: asm-generic/signal.h). */
@@ -265,6 +270,10 @@ static enum tc_cause_class name_offcpu(const struct tc_trace *t, const struct tc
 	int kworker = comm_starts(e, "kworker/");
 	char comm[TC_COMM_TEXT_LEN];
 
+	if (!(e->flags & TC_OFFCPU_PREEMPTED) && ctx && ctx->waking) {
+		snprintf(buf, len, "wait:%s", causes_comm(ctx->waking, comm, sizeof(comm)));
+		return TC_CAUSE_WAIT;
+	}
 	if (!(e->flags & TC_OFFCPU_PREEMPTED)) {
 		snprintf(buf, len, "blocked, then %s ran", causes_comm(e, comm, sizeof(comm)));
 		return TC_CAUSE_UNATTRIBUTED;

@@ -38,6 +38,7 @@ enum tc_cause_class {
 	TC_CAUSE_HW_NOISE,	   /* hw-noise: no OS event at all, with complete tracing */
 	TC_CAUSE_PATH,		   /* path: two hosts, neither host's intervals explain it */
 	TC_CAUSE_VCPU_HALT,	   /* vcpu-halt: an interrupt to an idle vCPU ran late */
+	TC_CAUSE_WAIT,		   /* wait:<comm>: blocked on a task that did its own work */
 	TC_CAUSE_CLASS_COUNT,
 };
 
@@ -107,6 +108,9 @@ struct tc_name_ctx {
 	 * running CPU here (the calibration's): on a VM the host ran the halted vCPU late
 	 * (vcpu-halt), on bare metal the C-state exit (idle-exit). */
 	uint32_t halted_late;
+	/* A blocked off-CPU interval of the timing thread ended by this waking by a task (the
+	 * wait chain's first link): the wait on it, named by it. */
+	const struct tc_event *waking;
 };
 
 /*

@@ -169,12 +169,13 @@ static void mark_nested(struct spike_window *w)
 
 /*
  * Who takes a segment: the explaining items that are not weak first (tier 0),
- * then the weak ones (1: they explain only what nothing stronger does), then the
+ * then the weak ones (1: they explain only what nothing stronger does), then the waits on
+ * another task's own work (2: what nothing on any host CPU explains), then the
  * rest (2: blocked, unattributed), which never dilute an explanation.
  */
 static int tier(const struct spike_item *it)
 {
-	return it->explains ? (it->weak ? 1 : 0) : 2;
+	return it->explains ? (int)(it->weak < 2 ? it->weak : 2) : 3;
 }
 
 /*
@@ -214,15 +215,15 @@ static size_t add_pauses(struct spike_window *w, size_t np, uint64_t ws, uint64_
 
 /* Coverage so far, by tier. */
 struct cover {
-	unsigned int n[3];
-	long double f[3]; /* F(t) of each tier, see share_window() */
+	unsigned int n[4];
+	long double f[4]; /* F(t) of each tier, see share_window() */
 };
 
 /* Spreads the segment [prev, t) over the items of the first tier covering it; its length if
  * covered. */
 static uint64_t cover_segment(struct cover *c, uint64_t prev, uint64_t t)
 {
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		if (c->n[k]) {
 			c->f[k] += (long double)(t - prev) / c->n[k];
 			return t - prev;

@@ -33,7 +33,8 @@ struct spike_item {
 	uint32_t deferred;	/* 1: credited after the sweep (steal): no share, no parent */
 	uint32_t weak;		/* 1: it explains, but only what no explaining item covers,
 				 * and nests nothing (what ran on an SMT sibling; a woken
-				 * thread's wait for its CPU) */
+				 * thread's wait for its CPU); 2: weaker still, only what no
+				 * weak item covers either (the wait on a task's own work) */
 	uint32_t tid;		/* the thread it is of, 0: CPU-wide */
 	uint8_t pauses;		/* 1: the thread's own running (a signal handler): it pauses
 				 * while its thread is taken off its CPU */
@@ -84,8 +85,9 @@ void spike_window_join_wakeups(struct spike_window *w);
  *     item is not nested in a pauses item of its own thread: that item pauses
  *     for it instead (it covers nothing while its thread is off CPU);
  *   - sharing: each elementary segment goes to the top-level explaining items
- *     covering it, in equal parts; the others, and weak items, share only what
- *     no explaining item covers;
+ *     covering it, in equal parts; weak items share only what no explaining item
+ *     covers, the weaker ones (weak 2) what no weak item covers either, the others
+ *     what none of them covers;
  *   - scaling: when the covered time exceeds excess, all shares shrink in
  *     proportion.
  * Sets nested, share and att; returns the total att (<= excess).

@@ -224,6 +224,7 @@ static void links_of(struct wait_chain *w, const struct tc_trace *t, const struc
 							    .cpu = e->cpu,
 							    .woken = cur->tid,
 							    .depth = cur->depth + 1,
+							    .ev = k->ev,
 							    .peer = cur->peer};
 	}
 }

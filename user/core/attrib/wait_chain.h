@@ -33,6 +33,7 @@ struct wait_link {
 	uint32_t cpu;	/* where it woke the one waiting on it */
 	uint32_t woken; /* the thread it woke */
 	uint32_t depth; /* 1: it woke the timing thread; 2: it woke that waker; ... */
+	size_t ev;	/* the waking (TC_EV_WAKEUP) */
 	int peer;	/* two hosts: the link is the peer's */
 };
 

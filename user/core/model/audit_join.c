@@ -58,6 +58,7 @@ static const struct join_rule {
 	{ TC_CAUSE_STEAL, NULL, { TC_AUDIT_STEAL }, 1 },
 	{ TC_CAUSE_HW_NOISE, NULL, { TC_AUDIT_STEAL }, 1 },
 	{ TC_CAUSE_VCPU_HALT, NULL, { TC_AUDIT_CSTATES, TC_AUDIT_STEAL }, 2 },
+	{ TC_CAUSE_WAIT, NULL, { 0 }, 0 },
 	{ TC_CAUSE_PATH, "path:pfc-pause", { TC_AUDIT_PFC, TC_AUDIT_ECN, TC_AUDIT_TRUST }, 3 },
 	{ TC_CAUSE_PATH, "path:ecn", { TC_AUDIT_ECN, TC_AUDIT_PFC }, 2 },
 	{ TC_CAUSE_PATH, "path:retransmit", { TC_AUDIT_PFC, TC_AUDIT_TRUST, TC_AUDIT_ECN,
