@@ -8,17 +8,21 @@
 #     slice ends or ends inside it. ts and dur are read as exact decimals, as
 #     a viewer that rounds nothing would see them;
 #   - every track with slices has a thread_name, every pid a process_name;
-#   - with --latency: a "round trips" track with at least one flagged spike.
+#   - with --latency: a "round trips" track with at least one flagged spike;
+#   - flows (ph s and f, the wait chain's arrows): each id once as a start and once as an
+#     end, the end bound to a slice of its track that holds its ts ("bp":"e"); with
+#     --min-flows N, at least N of them.
 #
-#   check_perfetto.py FILE [--latency] [--min-slices N]
+#   check_perfetto.py FILE [--latency] [--min-slices N] [--min-flows N]
 # Exit 0 when valid, 1 with the problems otherwise.
 import json
 import sys
 from decimal import Decimal
 
 
-def check(doc, latency, min_slices):
+def check(doc, latency, min_slices, min_flows=0):
     errs = []
+    flows = {}
     if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
         return ["no traceEvents list"]
     tracks, names, procs = {}, {}, set()
@@ -34,6 +38,12 @@ def check(doc, latency, min_slices):
                 names[key] = e["args"]["name"]
             elif e.get("name") == "process_name":
                 procs.add(e["pid"])
+            continue
+        if ph in ("s", "f"):
+            if not isinstance(e.get("id"), int) or not isinstance(e.get("ts"), (Decimal, int)):
+                errs.append("event %d: flow without an integer id and a ts" % n)
+                continue
+            flows.setdefault(e["id"], {})[ph] = (key, Decimal(e["ts"]), e.get("bp"))
             continue
         if ph not in ("X", "i"):
             errs.append("event %d: unexpected ph %r" % (n, ph))
@@ -70,6 +80,15 @@ def check(doc, latency, min_slices):
                             % (key, names.get(key), e["name"], start, end, stack[-1]))
                 break
             stack.append(end)
+    for fid, ends in flows.items():
+        if set(ends) != {"s", "f"}:
+            errs.append("flow %d: not one start and one end" % fid)
+            continue
+        key, at, bp = ends["f"]
+        if bp != "e" or not any(a <= at <= b for a, b, _ in tracks.get(key, [])):
+            errs.append("flow %d: its end at %s binds to no slice of track %s" % (fid, at, key))
+    if len(flows) < min_flows:
+        errs.append("only %d flows, expected at least %d" % (len(flows), min_flows))
     if slices < min_slices:
         errs.append("only %d slices, expected at least %d" % (slices, min_slices))
     if latency:
@@ -86,7 +105,8 @@ def check(doc, latency, min_slices):
 def main():
     args = sys.argv[1:]
     if not args:
-        print("usage: check_perfetto.py FILE [--latency] [--min-slices N]", file=sys.stderr)
+        print("usage: check_perfetto.py FILE [--latency] [--min-slices N] [--min-flows N]",
+              file=sys.stderr)
         return 2
     latency = "--latency" in args
     min_slices = int(args[args.index("--min-slices") + 1]) if "--min-slices" in args else 1
@@ -95,7 +115,8 @@ def main():
     except ValueError as e:
         print("%s: not JSON: %s" % (args[0], e))
         return 1
-    errs = check(doc, latency, min_slices)
+    min_flows = int(args[args.index("--min-flows") + 1]) if "--min-flows" in args else 0
+    errs = check(doc, latency, min_slices, min_flows)
     for e in errs[:50]:
         print("%s: %s" % (args[0], e))
     return 1 if errs else 0

@@ -9,8 +9,9 @@
 #      the client on (followed in the kernel: a wakeup record flagged "traced from here on").
 # Each must have at least 50 spikes (of ~200 hog bursts) whose primary is preemption:tchog,
 # each with the chain in its JSON report (depth 1: tcserver woke the client) and an interval
-# of the waker's (chain_depth 1) credited to tchog: the test fails when the waking is not
-# recorded, the waker not followed or the chain not weighed.
+# of the waker's (chain_depth 1) credited to tchog, the chain listed in the text and HTML
+# reports and drawn as flow arrows in the Perfetto export: the test fails when the waking
+# is not recorded, the waker not followed or the chain not weighed or shown.
 set -eu
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
@@ -39,6 +40,13 @@ for s in hog:
     assert mine and sum(e["credit_us"] for e in mine) > 0, s["timeline"]
 print("%s: %d spikes named preemption:tchog through the chain" % (sys.argv[1], len(hog)))
 PY
+	grep -q "waited on tcserver" "$TMP/$1.txt" || fail "$1: the text report lists no chain"
+	"$TC" report "$TMP/$1.tct" --format html -o "$TMP/$1.html" || fail "$1: HTML report failed"
+	grep -q "waited on tcserver" "$TMP/$1.html" || fail "$1: the HTML report lists no chain"
+	"$TC" report "$TMP/$1.tct" --format perfetto -o "$TMP/$1.pf.json" ||
+		fail "$1: Perfetto export failed"
+	python3 tests/system/check_perfetto.py "$TMP/$1.pf.json" --latency --min-flows 50 ||
+		fail "$1: the Perfetto export lacks the chain's flow arrows"
 }
 
 nice -n -10 taskset -c "$server" "$O/tests/tc-spin" tchog 120 1000 19000 &

@@ -172,16 +172,30 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 		k->nested   ? "; nested: counted in its parent"
 		: k->joined ? "; woke the preempting task: counted as its cause, until it ran"
 			    : "");
+	if (k->chain)
+		fputs(k->chain == 1 ? "; the waker's, while the timing thread waited on it"
+				    : "; a waker's waker's, while the chain waited on it",
+		      h->out);
 	if (k->hidden_ns)
 		fprintf(h->out, " (of which %.3f us hidden)", (double)k->hidden_ns / 1e3);
 	fputs("</title></rect>\n", h->out);
 }
 
-/* Below a spike's timeline: its hw-noise, or why it has no cause. */
+/* Below a spike's timeline: whom its thread waited on (the wait chain), its hw-noise, or why
+ * it has no cause. */
 static void spike_words(struct html *h, const struct tc_spike *sp)
 {
 	char why[320];
+	uint32_t depth;
+	size_t pos = 0;
 
+	while (report_chain_next(h->m, sp, &pos, &depth, why, sizeof(why))) {
+		fputs(depth == 1 ? "<p class=\"note\">waited on "
+				 : "<p class=\"note\">which waited on ",
+		      h->out);
+		html_esc(h->out, why);
+		fputs(".</p>\n", h->out);
+	}
 	if (sp->hw_noise_ns)
 		report_hw_noise_sentence(h->m, sp, why, sizeof(why));
 	else

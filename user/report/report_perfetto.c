@@ -11,7 +11,9 @@
  *   cpu N       hard IRQs, softirqs, timer, IPIs and NIC work; C-states apart;
  *   memory      compaction and reclaim of other tasks (kcompactd, ...);
  *   instants    page faults whose end was not seen, migrations, IRQ moves,
- *               frequency changes, NAPI.
+ *               frequency changes, NAPI, wakings;
+ *   flows       an arrow from each waking of a ranked spike's wait chain to the thread
+ *               it woke, on that thread's off-CPU track (where it waited).
  * A viewer moves aside slices that overlap without nesting, so each group of
  * intervals is dealt into lanes (plot_lanes) in which they nest properly, one
  * track per lane, with a 2 ns margin for viewers that round microseconds.
@@ -24,6 +26,7 @@
 
 #include "core/attrib/causes.h"
 #include "core/model/plot.h"
+#include "core/util/grow.h"
 #include "lib/json_out.h"
 #include "core/hosts/peer_join.h"
 #include "report.h"
@@ -44,7 +47,8 @@ struct slice {
 	uint64_t group; /* pid << 32 | track group within the pid */
 	uint64_t start;
 	uint64_t end;
-	size_t ref; /* event index, or sample index for PID_PROBE */
+	size_t ref;   /* event index, or sample index for PID_PROBE */
+	uint64_t tid; /* the track it was dealt to (emit_group()) */
 };
 
 struct pf {
@@ -331,7 +335,7 @@ static void track_name(struct pf *p, uint64_t group, uint32_t lane, char *buf, s
 }
 
 /* One group's slices s[0..n), dealt into lanes, one track each. */
-static int emit_group(struct pf *p, const struct slice *s, size_t n)
+static int emit_group(struct pf *p, struct slice *s, size_t n)
 {
 	uint64_t *start = malloc(n * sizeof(*start)), *end = malloc(n * sizeof(*end));
 	uint32_t *lane = malloc(n * sizeof(*lane)), lanes;
@@ -353,8 +357,10 @@ static int emit_group(struct pf *p, const struct slice *s, size_t n)
 		meta(p, "thread_name", (uint32_t)(s[0].group >> 32),
 		     ((s[0].group & 0xffffffffull) << 16) + l + 1, name);
 	}
-	for (size_t i = 0; i < n; i++)
-		emit_slice(p, &s[i], ((s[i].group & 0xffffffffull) << 16) + lane[i] + 1);
+	for (size_t i = 0; i < n; i++) {
+		s[i].tid = ((s[i].group & 0xffffffffull) << 16) + lane[i] + 1;
+		emit_slice(p, &s[i], s[i].tid);
+	}
 	free(start);
 	free(end);
 	free(lane);
@@ -378,6 +384,98 @@ static void emit_instant(struct pf *p, const struct tc_event *e)
 	fputs(",\"args\":{\"detail\":", p->out);
 	json_write_string(p->out, detail);
 	fputs("}}", p->out);
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The wakings of the ranked spikes' wait chains (event indices, sorted, unique) into *out. */
+static int chain_wakings(const struct report_model *m, size_t **out, size_t *n_out)
+{
+	size_t *ev = NULL, n = 0, cap = 0, u = 0;
+
+	for (size_t r = 0; m->a && r < m->n_ranked && r < MAX_SPIKES; r++) {
+		const struct tc_spike *sp = &m->a->spikes[m->ranked[r]];
+
+		for (size_t i = 0; i < sp->n_contrib; i++) {
+			const struct tc_contrib *k = &m->a->contribs[sp->first_contrib + i];
+
+			if (!k->chain || m->t->events[k->event].kind != TC_EV_WAKEUP)
+				continue;
+			if (grow(&ev, &cap, n + 1, sizeof(*ev))) {
+				free(ev);
+				return -ENOMEM;
+			}
+			ev[n++] = k->event;
+		}
+	}
+	if (n)
+		qsort(ev, n, sizeof(*ev), cmp_size);
+	for (size_t i = 0; i < n; i++)
+		if (!u || ev[i] != ev[u - 1])
+			ev[u++] = ev[i];
+	*out = ev;
+	*n_out = u;
+	return 0;
+}
+
+/* The track of the slice of group g that holds t, of s[0..n) (sorted by group, then start), or
+ * 0: none. */
+static uint64_t track_at(const struct slice *s, size_t n, uint64_t g, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first slice past (g, t) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].group < g || (s[mid].group == g && s[mid].start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && s[i].group == g;)
+		if (s[i].end >= t)
+			return s[i].tid;
+	return 0;
+}
+
+/* A flow arrow from each waking of a ranked spike's chain (its instant) to the thread it
+ * woke, bound to the off-CPU slice of that thread that holds it (where it waited). */
+static int emit_chain_flows(struct pf *p, const struct slice *s, size_t n_s)
+{
+	size_t *ev = NULL, n = 0;
+	int err = chain_wakings(p->m, &ev, &n);
+
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct tc_event *e = &p->m->t->events[ev[i]];
+		size_t th = thread_index(p, e->tid);
+		uint64_t track = th == SIZE_MAX ? 0
+						: track_at(s, n_s, (uint64_t)PID_THREADS << 32 | th,
+							   e->start_ns);
+
+		if (!track)
+			continue;
+		sep(p);
+		fprintf(p->out,
+			"{\"ph\":\"s\",\"id\":%zu,\"cat\":\"wait_chain\",\"name\":\"wakes\","
+			"\"pid\":%d,\"tid\":%u",
+			i + 1, PID_INSTANTS, (unsigned int)TC_EV_WAKEUP);
+		ts(p, "ts", e->start_ns);
+		fputs("}", p->out);
+		sep(p);
+		fprintf(p->out,
+			"{\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,\"cat\":\"wait_chain\","
+			"\"name\":\"wakes\",\"pid\":%d,\"tid\":%llu",
+			i + 1, PID_THREADS, (unsigned long long)track);
+		ts(p, "ts", e->start_ns);
+		fputs("}", p->out);
+	}
+	free(ev);
+	return err;
 }
 
 static void emit_processes(struct pf *p, const struct slice *s, size_t n)
@@ -479,6 +577,7 @@ int report_perfetto(FILE *out, const struct report_model *m)
 	for (size_t i = 0; i < m->t->n_events && !err; i++)
 		if (!group_of(&p, &m->t->events[i]))
 			emit_instant(&p, &m->t->events[i]);
+	err = err ?: emit_chain_flows(&p, s, n);
 	fputs("\n]}\n", out);
 out_free:
 	free(s);
