@@ -4,16 +4,22 @@
  *   tc-waitpair pair SECONDS SERVER_CPU CLIENT_CPU
  *   tc-waitpair serve PATH SECONDS CPU
  *   tc-waitpair client PATH SECONDS CPU
+ *   tc-waitpair lock SECONDS HOLDER_CPU TIMED_CPU
  * The client (comm tcclient) sends one byte with sendto() and blocks in recvfrom() for the
  * answer; the server (comm tcserver) reads it with read(), works ~10 us and answers with
  * write(), so that `record --iter syscall:sendto:recvfrom` marks the client's round trips
  * only. `pair` forks the server itself (a child of the traced command); `serve` and
  * `client` meet on a Unix socket at PATH (the server a process of its own, not traced
- * until it wakes the client). Each pins itself to its CPU.
+ * until it wakes the client). `lock` is a thread pool of two: a holder thread (comm
+ * tcholder) takes a mutex for 50 us of work, then works 50 us without it, again and
+ * again; the timed thread (tctimed) calls getpid() (`--iter syscall:getpid` marks each
+ * iteration), takes the mutex, works 2 us and lets it go: it blocks on the futex while the
+ * holder has it, and the holder's unlock wakes it. Each pins itself to its CPU.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +79,51 @@ static void client(int fd, double seconds)
 			exit(1);
 		}
 	}
+}
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t until = now_ns() + ns;
+
+	while (now_ns() < until)
+		;
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile int done;
+static int holder_cpu;
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	become("tcholder", holder_cpu);
+	while (!done) {
+		pthread_mutex_lock(&lock);
+		spin_ns(50000);
+		pthread_mutex_unlock(&lock);
+		spin_ns(50000);
+	}
+	return NULL;
+}
+
+static int lock_pool(double seconds, int hcpu, int tcpu)
+{
+	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	pthread_t th;
+
+	holder_cpu = hcpu;
+	if (pthread_create(&th, NULL, holder, NULL))
+		return perror("pthread_create"), 1;
+	become("tctimed", tcpu);
+	while (now_ns() < end) {
+		(void)getpid();
+		pthread_mutex_lock(&lock);
+		spin_ns(2000);
+		pthread_mutex_unlock(&lock);
+	}
+	done = 1;
+	pthread_join(th, NULL);
+	return 0;
 }
 
 static int unix_socket(const char *path, struct sockaddr_un *sa)
@@ -136,8 +187,11 @@ int main(int argc, char **argv)
 		client(fd, atof(argv[3]));
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "lock"))
+		return lock_pool(atof(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "usage: tc-waitpair pair SECONDS SERVER_CPU CLIENT_CPU\n"
 			"       tc-waitpair serve PATH SECONDS CPU\n"
-			"       tc-waitpair client PATH SECONDS CPU\n");
+			"       tc-waitpair client PATH SECONDS CPU\n"
+			"       tc-waitpair lock SECONDS HOLDER_CPU TIMED_CPU\n");
 	return 2;
 }
