@@ -201,6 +201,9 @@ def scenarios(a, b, disk):
         # windows cover too little of a spike to score the chain.)
         ("2p:clean", [], None),
         ("2p:hog-server", [hog], None),
+        # tc-waitpair lock: the timed thread on A takes a mutex that a holder thread on B
+        # keeps for 50 us at a time; the hog preempts the holder while the other waits.
+        ("2p:hog-lock-holder", [hog], None),
     ]
 
 
@@ -303,9 +306,11 @@ def one_round(args, name, injectors, tmp, r, probe_cpu, gt_files, rounds):
         os.unlink(pgt)
     elif name.startswith("2p:"):
         pair = os.path.join(args.build, "tests", "tc-waitpair")
-        sh([tc, "record", "-o", trace, "-f", "--no-progress", "--iter",
-            "syscall:sendto:recvfrom", "--", pair, "pair", str(args.pair_seconds), args.b,
-            args.a], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        mode, spec = ("lock", "syscall:getpid") if "lock" in name else \
+            ("pair", "syscall:sendto:recvfrom")
+        sh([tc, "record", "-o", trace, "-f", "--no-progress", "--iter", spec, "--", pair,
+            mode, str(args.pair_seconds), args.b, args.a], stdout=subprocess.DEVNULL,
+           stderr=subprocess.DEVNULL, timeout=60)
         sh([tc, "report", trace, "--format", "json", "--top", "10000", "-o", rep],
            timeout=60)
     else:
