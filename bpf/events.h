@@ -67,9 +67,11 @@
 	    * delta = by how much; arg = the counter (its name is the trace's meta                 \
 	    * counter.<arg>), flags = TC_PATH_* (what it evidences); cpu = 0 */
 #define TC_EV_WAKEUP                                                                               \
-	25 /* instant: a thread of interest, tid, was woken (sched_waking): cpu = where the        \
-	    * waking ran, other_pid/other_comm = the task running there (the waker, unless         \
-	    * TC_WAKE_IRQ), arg = that task's process, flags = TC_WAKE_* */
+	25 /* instant: a thread of interest, tid, was woken (sched_waking) by another waker than   \
+	    * the last one recorded for it: cpu = where the waking ran, other_pid/other_comm =     \
+	    * the waker (0, "": an interrupt, TC_WAKE_IRQ), arg = its process, flags =             \
+	    * TC_WAKE_*. Until the next such record, every waking of tid was by the same waker     \
+	    * from the same CPU: a blocked interval's waker is the last record before its end */
 #define TC_EV_KIND_MAX 25
 
 /* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
@@ -89,7 +91,7 @@
 /* tc_event.flags for TC_EV_WAKEUP */
 #define TC_WAKE_IRQ                                                                                \
 	0x1 /* woken from an interrupt (a hard IRQ or a softirq, on the interrupt stack) or by     \
-	     * the idle task (queued wake-ups): other_pid is only what the CPU was running */
+	     * the idle task (queued wake-ups): no task woke it */
 #define TC_WAKE_FOLLOWED                                                                           \
 	0x2 /* the waker was not traced: it is from here on (TC_ROLE_WAKER), up to TC_MAX_WAKERS   \
 	     */
@@ -221,7 +223,12 @@ struct tc_offcpu_slot {
 	__u32 top_pid; /* the task switched to when it left */
 	__u32 preempted;
 	char top_comm[TC_COMM_LEN];
+	__u32 waker; /* who woke it last, as its last TC_EV_WAKEUP record said (0: an interrupt) */
+	__u32 waker_at; /* and from where: its CPU + 1, | TC_WAKE_AT_IRQ (0: none recorded yet) */
 };
+
+/* tc_offcpu_slot.waker_at: the waking was an interrupt's. */
+#define TC_WAKE_AT_IRQ 0x80000000u
 
 /*
  * While a probe thread is off a probe CPU, every task that runs there is

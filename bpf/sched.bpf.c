@@ -479,18 +479,30 @@ static __always_inline __u16 follow_waker(__u32 tid, struct task_state *ts)
 	return TC_WAKE_FOLLOWED;
 }
 
-/* The waking of thread tid by the current context: irq, that of an interrupt; traced, whether
- * the current task is; ts, its task storage (tp_btf) or NULL. */
-static __always_inline void emit_waking(__u32 tid, int irq, int traced, struct task_state *ts)
+/*
+ * The waking of thread tid (its slot: a record only when its waker or the waker's CPU
+ * changed) by the current context: irq, that of an interrupt; traced, whether the current
+ * task is; ts, its task storage (tp_btf) or NULL.
+ */
+static __always_inline void emit_waking(__u32 tid, struct tc_offcpu_slot *slot, int irq, int traced,
+					struct task_state *ts)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 waker = (__u32)pid_tgid;
+	__u32 waker = (__u32)pid_tgid, cpu = bpf_get_smp_processor_id(), at;
 	struct tc_event *e;
 	__u16 flags = 0;
 
-	if (irq || !waker)
+	if (irq || !waker) {
 		flags = TC_WAKE_IRQ;
-	else if (!traced && waker != tid && (__u32)(pid_tgid >> 32) != cfg_self_tgid)
+		waker = 0;
+		pid_tgid = 0;
+	}
+	at = (cpu + 1) | (flags ? TC_WAKE_AT_IRQ : 0);
+	if (!slot || (slot->waker == waker && slot->waker_at == at))
+		return;
+	slot->waker = waker;
+	slot->waker_at = at;
+	if (!flags && !traced && waker != tid && (__u32)(pid_tgid >> 32) != cfg_self_tgid)
 		flags = follow_waker(waker, ts);
 	e = event_reserve(TC_EV_WAKEUP);
 	if (!e)
@@ -498,14 +510,17 @@ static __always_inline void emit_waking(__u32 tid, int irq, int traced, struct t
 	e->start_ns = bpf_ktime_get_ns();
 	e->dur_ns = 0;
 	e->aux = 0;
-	e->cpu = bpf_get_smp_processor_id();
+	e->cpu = cpu;
 	e->tid = tid;
 	e->arg = (__u32)(pid_tgid >> 32);
 	e->other_pid = waker;
 	e->kind = TC_EV_WAKEUP;
 	e->flags = flags;
 	e->pad = 0;
-	bpf_get_current_comm(e->other_comm, sizeof(e->other_comm));
+	if (waker)
+		bpf_get_current_comm(e->other_comm, sizeof(e->other_comm));
+	else
+		__builtin_memset(e->other_comm, 0, sizeof(e->other_comm));
 	event_submit(e);
 }
 
@@ -543,14 +558,14 @@ int BPF_PROG(tc_sched_wakeup_btf, struct task_struct *p)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tc_sched_waking_btf, struct task_struct *p)
 {
+	struct task_state *woken = state_of_interest(p), *ts;
 	struct task_struct *cur;
-	struct task_state *ts;
 
-	if (!state_of_interest(p))
+	if (!woken)
 		return 0;
 	cur = bpf_get_current_task_btf();
 	ts = state_of_interest(cur);
-	emit_waking(p->pid, off_task_stack((__u64)(long)cur->stack), ts != NULL,
+	emit_waking(p->pid, &woken->slot, off_task_stack((__u64)(long)cur->stack), ts != NULL,
 		    ts ? NULL : bpf_task_storage_get(&task_state, cur, NULL, 0));
 	return 0;
 }
@@ -657,8 +672,9 @@ int tc_sched_waking_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 		return 0;
 	cur = (struct task_struct *)bpf_get_current_task();
 	waker = (__u32)bpf_get_current_pid_tgid();
-	emit_waking(ctx->pid, off_task_stack((__u64)(long)BPF_CORE_READ(cur, stack)),
-		    tid_of_interest(waker), NULL);
+	emit_waking(ctx->pid, hash_slot(ctx->pid),
+		    off_task_stack((__u64)(long)BPF_CORE_READ(cur, stack)), tid_of_interest(waker),
+		    NULL);
 	return 0;
 }
 

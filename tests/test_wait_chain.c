@@ -221,6 +221,32 @@ static void test_wait_chain_wakers_cpu_wait_beats_its_work(void **state)
 	trace__free(t);
 }
 
+/*
+ * The recorder writes a waking only when a thread's waker changes: a record long before the
+ * spike names the waker of every wait since, until an interrupt's waking takes over.
+ */
+static void test_wait_chain_waker_recorded_once(void **state)
+{
+	for (int irq_since = 0; irq_since < 2; irq_since++) {
+		struct tc_trace *t = new_trace();
+		struct tc_analysis *a;
+
+		(void)state;
+		add_wake(t, PROBE_TID, t0(t, K - 300), W1, W1_CPU, 0);
+		if (irq_since)
+			add_wake(t, PROBE_TID, t0(t, K - 10), 0, PROBE_CPU, TC_WAKE_IRQ);
+		set_rtt(t, K, 5000);
+		add_off(t, PROBE_TID, PROBE_CPU, t0(t, K) + 100, 3900, 0, "swapper/2");
+		add_off(t, W1, W1_CPU, t0(t, K) + 500, 3000, TC_OFFCPU_PREEMPTED, "hog");
+		a = run(t);
+		assert_string_equal(primary(a), irq_since ? "unattributed" : "preemption:hog");
+		if (!irq_since)
+			assert_non_null(contrib_of(t, a, TC_EV_WAKEUP, PROBE_TID));
+		analysis__free(a);
+		trace__free(t);
+	}
+}
+
 /* A waking by an interrupt names no waker: the task it interrupted is not followed. */
 static void test_wait_chain_irq_waking_ends_it(void **state)
 {
@@ -300,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_wait_chain_depth_bound),
 		cmocka_unit_test(test_wait_chain_waker_untraced_or_undisturbed),
 		cmocka_unit_test(test_wait_chain_wakers_cpu_wait_beats_its_work),
+		cmocka_unit_test(test_wait_chain_waker_recorded_once),
 		cmocka_unit_test(test_wait_chain_irq_waking_ends_it),
 		cmocka_unit_test(test_wait_chain_clipped_to_the_wait),
 		cmocka_unit_test(test_wait_chain_irq_on_the_wakers_cpu),

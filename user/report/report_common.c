@@ -102,7 +102,7 @@ int report_chain_next(const struct report_model *m, const struct tc_spike *sp, s
 		if (e->kind != TC_EV_WAKEUP || !k->chain)
 			continue;
 		*depth = k->chain;
-		snprintf(buf, len, "%s (pid %u, tid %u) woke tid %u from cpu %u",
+		snprintf(buf, len, "%s (pid %u, tid %u), which woke tid %u from cpu %u",
 			 e->other_comm[0] ? causes_comm(e, comm, sizeof(comm)) : "?", e->arg,
 			 e->other_pid, e->tid, e->cpu);
 		(*pos)++;

@@ -31,7 +31,7 @@ void report_hw_noise_sentence(const struct report_model *m, const struct tc_spik
 
 /*
  * The wait chain of sp, one waking at a time (the contribs of kind TC_EV_WAKEUP that end a
- * link, wait_chain.h): "waitpair (pid 812, tid 815) woke tid 813 from cpu 0" into buf, its
+ * link, wait_chain.h): "waitpair (pid 812, tid 815), which woke tid 813 from cpu 0" into buf, its
  * depth (1: it woke the timing thread) into *depth. *pos starts at 0; returns 0 when none
  * is left.
  */

@@ -269,9 +269,6 @@ static void write_chain(struct json *j, const struct tc_trace *t, const struct t
 		json_str(j, "comm", e->other_comm[0] ? causes_comm(e, comm, sizeof(comm)) : NULL);
 		json_u64(j, "cpu", e->cpu);
 		json_u64(j, "woke", e->tid);
-		json_num(j, "at_us",
-			 (double)((int64_t)(e->start_ns - t->samples[sp->sample].t_start)) / 1000.0,
-			 3);
 		json_end(j);
 	}
 	json_end(j);

@@ -383,7 +383,7 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 				? "  [woke the preempting task: counted as its cause, until it ran]"
 				: "",
 			!k->chain		  ? ""
-			: e->kind == TC_EV_WAKEUP ? "  [the waking the wait chain follows]"
+			: e->kind == TC_EV_WAKEUP ? "  [names the waker the wait chain follows]"
 			: k->chain == 1 ? "  [the waker's, while the timing thread waited on it]"
 					: "  [a waker's waker's, while the chain waited on it]");
 	}

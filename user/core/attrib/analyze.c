@@ -191,6 +191,39 @@ static int store_contribs(struct ctx *c, struct tc_spike *sp, uint64_t ws, uint6
 	return 0;
 }
 
+/*
+ * The waking record of each link of the spike's wait chain that the window did not take in
+ * (the recorder writes one only when a thread's waker changes: it may be long before):
+ * evidence, with no credit, so that every report can name the waker.
+ */
+static int add_link_wakings(struct ctx *c, struct tc_spike *sp)
+{
+	struct tc_analysis *a = c->a;
+
+	for (size_t l = 0; l < c->chain.n_links; l++) {
+		const struct wait_link *link = &c->chain.links[l];
+		struct tc_contrib *k;
+		size_t i;
+
+		for (i = 0; i < sp->n_contrib; i++)
+			if (a->contribs[sp->first_contrib + i].event == link->ev)
+				break;
+		if (i < sp->n_contrib)
+			continue;
+		if (grow(&a->contribs, &c->cap_contribs, a->n_contribs + 1, sizeof(*a->contribs)))
+			return -ENOMEM;
+		k = &a->contribs[a->n_contribs++];
+		memset(k, 0, sizeof(*k));
+		k->event = link->ev;
+		k->chain = (uint8_t)link->depth;
+		if (cause_table_event(&c->causes, c->t, &c->t->events[link->ev], c->pattern,
+				      &k->cause))
+			return -ENOMEM;
+		sp->n_contrib++;
+	}
+	return 0;
+}
+
 /* A spike left without a candidate: a probe thread's page fault inside it is one. */
 static void page_fault_candidate(const struct ctx *c, struct tc_spike *sp)
 {
@@ -234,6 +267,7 @@ static int attribute_spike(struct ctx *c, struct tc_spike *sp, const struct tc_s
 	spike_window_join_wakeups(&c->win);
 	total = spike_window_split(&c->win, s->t_start, s->t_end, sp->excess_ns);
 	err = store_contribs(c, sp, s->t_start, s->t_end);
+	err = err ?: add_link_wakings(c, sp);
 	if (err)
 		return err;
 	spike_window_decide(&c->win, c->a->causes, sp);

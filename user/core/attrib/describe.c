@@ -133,21 +133,22 @@ static void signal_detail(const struct tc_event *e, char *buf, size_t len)
 				: "; no handler return seen");
 }
 
-/* "tid 812 woken on cpu 0 by sockpp (pid 810, tid 812)", or by an interrupt there. */
+/*
+ * "tid 811 woken from now on by tcserver (pid 810, tid 812) on cpu 0", or by an interrupt:
+ * the recorder writes a waking only when a thread's waker changes.
+ */
 static void wakeup_detail(const struct tc_event *e, char *buf, size_t len)
 {
 	char comm[TC_COMM_TEXT_LEN];
 	int n;
 
 	if (e->flags & TC_WAKE_IRQ) {
-		n = snprintf(buf, len,
-			     "tid %u woken on cpu %u by an interrupt (%s, pid %u, was "
-			     "running there)",
-			     e->tid, e->cpu, comm_or_q(e, comm, sizeof(comm)), e->other_pid);
+		snprintf(buf, len, "tid %u woken from now on by an interrupt on cpu %u", e->tid,
+			 e->cpu);
 		return;
 	}
-	n = snprintf(buf, len, "tid %u woken on cpu %u by %s (pid %u, tid %u)", e->tid, e->cpu,
-		     comm_or_q(e, comm, sizeof(comm)), e->arg, e->other_pid);
+	n = snprintf(buf, len, "tid %u woken from now on by %s (pid %u, tid %u) on cpu %u", e->tid,
+		     comm_or_q(e, comm, sizeof(comm)), e->arg, e->other_pid, e->cpu);
 	if (n > 0 && (size_t)n < len && (e->flags & (TC_WAKE_FOLLOWED | TC_WAKE_UNFOLLOWED)))
 		snprintf(buf + n, len - (size_t)n, "%s",
 			 e->flags & TC_WAKE_FOLLOWED ? "; traced from here on"

@@ -49,7 +49,7 @@ static int has_u32(const uint32_t *v, size_t n, uint32_t x)
 	return n && bsearch(&x, v, n, sizeof(*v), cmp_u32) != NULL;
 }
 
-/* A waking by a task (not an interrupt's, not the thread's own). */
+/* A waking record by a task (not an interrupt's, not the thread's own). */
 static int task_waking(const struct tc_event *e)
 {
 	return e->kind == TC_EV_WAKEUP && !(e->flags & TC_WAKE_IRQ) && e->other_pid &&
@@ -79,7 +79,7 @@ int wait_chain_setup(struct wait_chain *w, const struct tc_trace *t)
 
 	memset(w, 0, sizeof(*w));
 	for (size_t i = 0; i < t->n_events; i++) {
-		nw += task_waking(&t->events[i]);
+		nw += t->events[i].kind == TC_EV_WAKEUP;
 		nb += asleep_part(&t->events[i]);
 	}
 	if (!nw)
@@ -95,9 +95,11 @@ int wait_chain_setup(struct wait_chain *w, const struct tc_trace *t)
 	for (size_t i = 0; i < t->n_events; i++) {
 		const struct tc_event *e = &t->events[i];
 
-		if (task_waking(e)) {
-			w->wakers[w->n_wakes] = e->other_pid;
-			w->cpus[w->n_wakes] = e->cpu;
+		if (e->kind == TC_EV_WAKEUP) {
+			if (task_waking(e)) {
+				w->wakers[w->n_wakers] = e->other_pid;
+				w->cpus[w->n_wakers++] = e->cpu;
+			}
 			w->wakes[w->n_wakes++] = key_of(t, e, i);
 		} else if (asleep_part(e)) {
 			w->waits[w->n_waits++] = key_of(t, e, i);
@@ -105,8 +107,8 @@ int wait_chain_setup(struct wait_chain *w, const struct tc_trace *t)
 	}
 	qsort(w->wakes, w->n_wakes, sizeof(*w->wakes), cmp_key);
 	qsort(w->waits, w->n_waits, sizeof(*w->waits), cmp_key);
-	w->n_wakers = sort_unique(w->wakers, w->n_wakes);
-	w->n_cpus = sort_unique(w->cpus, w->n_wakes);
+	w->n_cpus = sort_unique(w->cpus, w->n_wakers);
+	w->n_wakers = sort_unique(w->wakers, w->n_wakers);
 	return 0;
 }
 
@@ -148,7 +150,7 @@ int wait_chain_maybe(const struct wait_chain *w, const struct tc_event *e)
 	if (!w->n_wakes)
 		return 0;
 	if (e->kind == TC_EV_WAKEUP)
-		return task_waking(e);
+		return 0; /* a link's waking is the spike's evidence whether or not it is near */
 	if (thread_own(e->kind))
 		return has_u32(w->wakers, w->n_wakers, e->tid);
 	/* and the C-state intervals there: an IPI to a halted CPU is named by them */
@@ -173,6 +175,17 @@ static size_t lower_bound(const struct wait_key *keys, size_t n, uint32_t tid, u
 	return lo;
 }
 
+/* The last key of keys[0..n) of (tid, peer) begun by at, or NULL. */
+static const struct wait_key *last_before(const struct wait_key *keys, size_t n, uint32_t tid,
+					  uint32_t peer, uint64_t at)
+{
+	size_t i = lower_bound(keys, n, tid, peer, at == UINT64_MAX ? at : at + 1);
+
+	if (!i || keys[i - 1].tid != tid || keys[i - 1].peer != peer)
+		return NULL;
+	return &keys[i - 1];
+}
+
 /* The last wait (asleep part) of (tid, peer) begun by at, or NULL. */
 static const struct wait_key *wait_before(const struct wait_chain *w, uint32_t tid, uint32_t peer,
 					  uint64_t at)
@@ -194,38 +207,57 @@ static int linked(const struct wait_chain *w, uint32_t root, uint32_t tid)
 	return 0;
 }
 
+/* The first wait of (tid, peer) that ends after t (a thread's waits do not overlap: their ends
+ * are in the order of their starts). */
+static size_t first_ending_after(const struct wait_chain *w, uint32_t tid, uint32_t peer,
+				 uint64_t t)
+{
+	size_t lo = lower_bound(w->waits, w->n_waits, tid, peer, 0),
+	       hi = lower_bound(w->waits, w->n_waits, tid, peer, t == UINT64_MAX ? t : t + 1);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->waits[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
- * The wakings of cur's thread by tasks inside (cur->from, cur->to]: each a link over
- * [the start of the wait it ended, the waking), within cur's.
+ * The waits of cur's thread that a task's waking ended inside (cur->from, cur->to]: each a
+ * link over [the start of that wait, its end], within cur's. The waker is the one the last
+ * waking record of the thread before the wait's end names (the recorder writes one only
+ * when the waker changes).
  */
 static void links_of(struct wait_chain *w, const struct tc_trace *t, const struct wait_link *cur,
 		     uint32_t root)
 {
-	size_t i = lower_bound(w->wakes, w->n_wakes, cur->tid, (uint32_t)cur->peer, cur->from + 1);
+	uint32_t peer = (uint32_t)cur->peer;
+	size_t i = first_ending_after(w, cur->tid, peer, cur->from);
 
-	for (; i < w->n_wakes && w->n_links < WAIT_CHAIN_LINKS; i++) {
-		const struct wait_key *k = &w->wakes[i];
-		const struct tc_event *e = &t->events[k->ev];
-		const struct wait_key *wait;
-		uint64_t from = cur->from;
+	for (; i < w->n_waits && w->n_links < WAIT_CHAIN_LINKS; i++) {
+		const struct wait_key *wait = &w->waits[i], *k;
+		const struct tc_event *e;
 
-		if (k->tid != cur->tid || k->peer != (uint32_t)cur->peer || k->start > cur->to)
+		if (wait->tid != cur->tid || wait->peer != peer || wait->end > cur->to)
 			break;
-		if (linked(w, root, e->other_pid))
+		k = last_before(w->wakes, w->n_wakes, cur->tid, peer, wait->end);
+		e = k ? &t->events[k->ev] : NULL;
+		if (!e || (e->flags & TC_WAKE_IRQ) || !e->other_pid || e->other_pid == cur->tid ||
+		    linked(w, root, e->other_pid))
 			continue;
-		wait = wait_before(w, cur->tid, (uint32_t)cur->peer, k->start);
-		if (wait && wait->start > from)
-			from = wait->start;
-		if (from >= k->start)
-			continue;
-		w->links[w->n_links++] = (struct wait_link){.from = from,
-							    .to = k->start,
-							    .tid = e->other_pid,
-							    .cpu = e->cpu,
-							    .woken = cur->tid,
-							    .depth = cur->depth + 1,
-							    .ev = k->ev,
-							    .peer = cur->peer};
+		w->links[w->n_links++] = (struct wait_link){
+			.from = wait->start > cur->from ? wait->start : cur->from,
+			.to = wait->end,
+			.tid = e->other_pid,
+			.cpu = e->cpu,
+			.woken = cur->tid,
+			.depth = cur->depth + 1,
+			.ev = k->ev,
+			.peer = cur->peer};
 	}
 }
 
@@ -272,9 +304,9 @@ const struct wait_link *wait_chain_link_of(const struct wait_chain *w, const str
 
 		if (l->peer != peer)
 			continue;
-		/* the waking itself: evidence of the link, at its end */
+		/* the waking record: evidence of the link */
 		if (e->kind == TC_EV_WAKEUP) {
-			if (e->tid == l->woken && e->other_pid == l->tid && e->start_ns == l->to)
+			if (e == &t->events[l->ev])
 				return l;
 			continue;
 		}

@@ -3,8 +3,9 @@
  * wait_chain.h - a spike whose thread waited is explained by what delayed the one it
  * waited for. Private to the analyzer (analyze_internal.h).
  *
- * The recorder notes who woke each traced thread (TC_EV_WAKEUP) and traces a waker from
- * its first such waking on. When the timing thread of a spike was blocked and then woken
+ * The recorder notes who wakes each traced thread (TC_EV_WAKEUP, written when the waker or
+ * its CPU changes: a blocked interval's waker is the last one recorded before its end) and
+ * traces a waker from its first such waking on. When the timing thread of a spike was blocked and then woken
  * by another task inside the spike, that task's own intervals between the start of the
  * wait and the waking are the spike's too: its preemption by a named task, the IRQs,
  * softirqs and callbacks on its CPU while it could have run, its page faults; and where
