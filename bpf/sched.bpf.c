@@ -480,29 +480,37 @@ static __always_inline __u16 follow_waker(__u32 tid, struct task_state *ts)
 }
 
 /*
- * The waking of thread tid (its slot: a record only when its waker or the waker's CPU
- * changed) by the current context: irq, that of an interrupt; traced, whether the current
- * task is; ts, its task storage (tp_btf) or NULL.
+ * Whether the waking of thread tid by the current context (pid_tgid, 0: an interrupt's) is
+ * by another waker, or from another CPU, than its slot's last record: the common case is
+ * not, and nothing more is done. Notes the new waker in the slot.
  */
-static __always_inline void emit_waking(__u32 tid, struct tc_offcpu_slot *slot, int irq, int traced,
+static __always_inline int waker_changed(struct tc_offcpu_slot *slot, __u64 pid_tgid)
+{
+	__u32 waker = (__u32)pid_tgid;
+	__u32 at = (bpf_get_smp_processor_id() + 1) | (waker ? 0 : TC_WAKE_AT_IRQ);
+
+	if (!slot || (slot->waker == waker && slot->waker_at == at))
+		return 0;
+	slot->waker = waker;
+	slot->waker_at = at;
+	return 1;
+}
+
+/*
+ * The record of a waking of thread tid whose waker changed (waker_changed()): pid_tgid the
+ * waker's, 0 where an interrupt woke it; traced, whether the waker is; ts, its task storage
+ * (tp_btf) or NULL. A waker not traced is followed from here.
+ */
+static __always_inline void emit_waking(__u32 tid, __u64 pid_tgid, int traced,
 					struct task_state *ts)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 waker = (__u32)pid_tgid, cpu = bpf_get_smp_processor_id(), at;
+	__u32 waker = (__u32)pid_tgid;
 	struct tc_event *e;
 	__u16 flags = 0;
 
-	if (irq || !waker) {
+	if (!waker)
 		flags = TC_WAKE_IRQ;
-		waker = 0;
-		pid_tgid = 0;
-	}
-	at = (cpu + 1) | (flags ? TC_WAKE_AT_IRQ : 0);
-	if (!slot || (slot->waker == waker && slot->waker_at == at))
-		return;
-	slot->waker = waker;
-	slot->waker_at = at;
-	if (!flags && !traced && waker != tid && (__u32)(pid_tgid >> 32) != cfg_self_tgid)
+	else if (!traced && waker != tid && (__u32)(pid_tgid >> 32) != cfg_self_tgid)
 		flags = follow_waker(waker, ts);
 	e = event_reserve(TC_EV_WAKEUP);
 	if (!e)
@@ -510,7 +518,7 @@ static __always_inline void emit_waking(__u32 tid, struct tc_offcpu_slot *slot, 
 	e->start_ns = bpf_ktime_get_ns();
 	e->dur_ns = 0;
 	e->aux = 0;
-	e->cpu = cpu;
+	e->cpu = bpf_get_smp_processor_id();
 	e->tid = tid;
 	e->arg = (__u32)(pid_tgid >> 32);
 	e->other_pid = waker;
@@ -560,13 +568,17 @@ int BPF_PROG(tc_sched_waking_btf, struct task_struct *p)
 {
 	struct task_state *woken = state_of_interest(p), *ts;
 	struct task_struct *cur;
+	__u64 pid_tgid;
 
 	if (!woken)
 		return 0;
 	cur = bpf_get_current_task_btf();
-	ts = state_of_interest(cur);
-	emit_waking(p->pid, &woken->slot, off_task_stack((__u64)(long)cur->stack), ts != NULL,
-		    ts ? NULL : bpf_task_storage_get(&task_state, cur, NULL, 0));
+	pid_tgid = off_task_stack((__u64)(long)cur->stack) ? 0 : bpf_get_current_pid_tgid();
+	if (!waker_changed(&woken->slot, pid_tgid))
+		return 0;
+	ts = pid_tgid ? state_of_interest(cur) : NULL;
+	emit_waking(p->pid, pid_tgid, ts != NULL,
+		    ts || !pid_tgid ? NULL : bpf_task_storage_get(&task_state, cur, NULL, 0));
 	return 0;
 }
 
@@ -666,15 +678,17 @@ SEC("tp/sched/sched_waking")
 int tc_sched_waking_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 {
 	struct task_struct *cur;
-	__u32 waker;
+	__u64 pid_tgid;
 
 	if (!tid_of_interest(ctx->pid))
 		return 0;
 	cur = (struct task_struct *)bpf_get_current_task();
-	waker = (__u32)bpf_get_current_pid_tgid();
-	emit_waking(ctx->pid, hash_slot(ctx->pid),
-		    off_task_stack((__u64)(long)BPF_CORE_READ(cur, stack)), tid_of_interest(waker),
-		    NULL);
+	pid_tgid = off_task_stack((__u64)(long)BPF_CORE_READ(cur, stack))
+			   ? 0
+			   : bpf_get_current_pid_tgid();
+	if (!waker_changed(hash_slot(ctx->pid), pid_tgid))
+		return 0;
+	emit_waking(ctx->pid, pid_tgid, pid_tgid && tid_of_interest((__u32)pid_tgid), NULL);
 	return 0;
 }
 

@@ -5,8 +5,8 @@
  *
  * The recorder notes who wakes each traced thread (TC_EV_WAKEUP, written when the waker or
  * its CPU changes: a blocked interval's waker is the last one recorded before its end) and
- * traces a waker from its first such waking on. When the timing thread of a spike was blocked and then woken
- * by another task inside the spike, that task's own intervals between the start of the
+ * traces a waker from its first such waking on. When the timing thread of a spike was blocked and
+ * then woken by another task inside the spike, that task's own intervals between the start of the
  * wait and the waking are the spike's too: its preemption by a named task, the IRQs,
  * softirqs and callbacks on its CPU while it could have run, its page faults; and where
  * it waited itself, the same for its waker, to WAIT_CHAIN_DEPTH links. Each link is

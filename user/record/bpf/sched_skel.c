@@ -41,6 +41,13 @@ static void sched_knobs(struct sched_bpf *s, const struct tracer_cfg *cfg, const
 	s->rodata->cfg_steal = tracer_steal_readable(btf);
 	s->rodata->cfg_thread_size = thread_size(btf);
 	s->rodata->cfg_self_tgid = (__u32)getpid();
+	/* who woke whom matters where a traced command waits on others; the built-in probes'
+	 * threads are woken by their own peer or an interrupt, if at all */
+	if (!cfg->follow_children) {
+		bpf_program__set_autoload(s->progs.tc_sched_waking_btf, false);
+		bpf_program__set_autoload(s->progs.tc_sched_waking_tp, false);
+		log_dbg("sched: no sched_waking program for a built-in probe");
+	}
 	if (bpf_program__autoload(s->progs.tc_sched_switch_btf) &&
 	    bpf_program__autoload(s->progs.tc_sched_wakeup_btf) && kernel_keeps_sched_info(btf)) {
 		s->rodata->cfg_sched_info = 1;
