@@ -365,11 +365,9 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 		if (a->calibrated)
 			fprintf(out, "%12.3f  ", US(k->hidden_ns));
 		print_event(out, t, e);
-		fprintf(out, "%s\n",
-			k->nested ? "  [nested: counted in its parent]"
-			: k->joined
-				? "  [woke the preempting task: counted as its cause, until it ran]"
-				: "");
+		if (describe_mark(k))
+			fprintf(out, "  [%s]", describe_mark(k));
+		fputc('\n', out);
 	}
 	if (n < sp->n_contrib)
 		fprintf(out, "      (%zu more events with less credit not listed)\n",

@@ -87,13 +87,21 @@ struct tc_cause {
 	struct tc_cpuset cpus;
 };
 
+/* How an interrupt took the cause of what it led to (tc_contrib.joined). */
+enum tc_join {
+	TC_JOIN_NONE = 0,   /* it keeps its own cause */
+	TC_JOIN_WAKEUP = 1, /* a wake-up interrupt credited to the preemption it led to
+			     * (spike_window_join_wakeups()) */
+	TC_JOIN_SIGNAL = 2, /* a reschedule IPI that carried a signal to its CPU's running
+			     * thread, credited to that signal (spike_window_join_signals()) */
+};
+
 /* One interval's part in one spike. */
 struct tc_contrib {
 	size_t event;		/* index into tc_trace.events */
 	uint32_t cause;		/* index into tc_analysis.causes */
 	uint16_t nested;	/* 1: inside a cause-bearing parent, counted there */
-	uint16_t joined;	/* 1: a wake-up interrupt credited to the preemption it led to
-				 * (spike_window_join_wakeups()) */
+	uint16_t joined;	/* enum tc_join */
 	uint64_t overlap_ns;	/* overlap of its weighed span with the window (0: instant) */
 	uint64_t attributed_ns; /* part of the excess credited to it */
 	uint64_t hidden_ns;	/* of which its calibrated hidden cost (widening) */
