@@ -168,14 +168,10 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 		cal ? "" : "</text>", x0, y, fmax(x1 - x0, 1.5), html_cause_color(h, k->cause),
 		k->nested ? " fill-opacity=\"0.35\"" : "");
 	html_esc(h->out, detail);
-	fprintf(h->out, "; credit %s%s", credit,
-		k->nested   ? "; nested: counted in its parent"
-		: k->joined ? "; woke the preempting task: counted as its cause, until it ran"
-			    : "");
-	if (k->chain)
-		fputs(k->chain == 1 ? "; the waker's, while the timing thread waited on it"
-				    : "; a waker's waker's, while the chain waited on it",
-		      h->out);
+	fprintf(h->out, "; credit %s%s%s", credit, describe_mark(k) ? "; " : "",
+		describe_mark(k) ? describe_mark(k) : "");
+	if (describe_chain_mark(h->m->t, k))
+		fprintf(h->out, "; %s", describe_chain_mark(h->m->t, k));
 	if (k->hidden_ns)
 		fprintf(h->out, " (of which %.3f us hidden)", (double)k->hidden_ns / 1e3);
 	fputs("</title></rect>\n", h->out);

@@ -297,7 +297,8 @@ static void write_timeline(struct json *j, const struct tc_trace *t, const struc
 		json_num(j, "credit_us", NS_US(k->attributed_ns), 3);
 		json_num(j, "hidden_us", NS_US(k->hidden_ns), 3);
 		json_bool(j, "nested", k->nested);
-		json_bool(j, "woke_preemptor", k->joined);
+		json_bool(j, "woke_preemptor", k->joined == TC_JOIN_WAKEUP);
+		json_bool(j, "carried_signal", k->joined == TC_JOIN_SIGNAL);
 		json_u64(j, "chain_depth", k->chain);
 		json_str(j, "kind", describe_kind(e->kind));
 		json_str(j, "cause", a->causes[k->cause].name);

@@ -377,15 +377,11 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 		if (a->calibrated)
 			fprintf(out, "%12.3f  ", US(k->hidden_ns));
 		print_event(out, t, e);
-		fprintf(out, "%s%s\n",
-			k->nested ? "  [nested: counted in its parent]"
-			: k->joined
-				? "  [woke the preempting task: counted as its cause, until it ran]"
-				: "",
-			!k->chain		  ? ""
-			: e->kind == TC_EV_WAKEUP ? "  [names the waker the wait chain follows]"
-			: k->chain == 1 ? "  [the waker's, while the timing thread waited on it]"
-					: "  [a waker's waker's, while the chain waited on it]");
+		if (describe_mark(k))
+			fprintf(out, "  [%s]", describe_mark(k));
+		if (describe_chain_mark(t, k))
+			fprintf(out, "  [%s]", describe_chain_mark(t, k));
+		fputc('\n', out);
 	}
 	if (n < sp->n_contrib)
 		fprintf(out, "      (%zu more events with less credit not listed)\n",

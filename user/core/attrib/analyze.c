@@ -265,6 +265,7 @@ static int attribute_spike(struct ctx *c, struct tc_spike *sp, const struct tc_s
 		return err;
 	analyze_preemptors_woke(c);
 	spike_window_join_wakeups(&c->win);
+	spike_window_join_signals(&c->win);
 	total = spike_window_split(&c->win, s->t_start, s->t_end, sp->excess_ns);
 	err = store_contribs(c, sp, s->t_start, s->t_end);
 	err = err ?: add_link_wakings(c, sp);

@@ -87,13 +87,21 @@ struct tc_cause {
 	struct tc_cpuset cpus;
 };
 
+/* How an interrupt took the cause of what it led to (tc_contrib.joined). */
+enum tc_join {
+	TC_JOIN_NONE = 0,   /* it keeps its own cause */
+	TC_JOIN_WAKEUP = 1, /* a wake-up interrupt credited to the preemption it led to
+			     * (spike_window_join_wakeups()) */
+	TC_JOIN_SIGNAL = 2, /* a reschedule IPI that carried a signal to its CPU's running
+			     * thread, credited to that signal (spike_window_join_signals()) */
+};
+
 /* One interval's part in one spike. */
 struct tc_contrib {
 	size_t event;	/* index into tc_trace.events */
 	uint32_t cause; /* index into tc_analysis.causes */
 	uint8_t nested; /* 1: inside a cause-bearing parent, counted there */
-	uint8_t joined; /* 1: a wake-up interrupt credited to the preemption it led to
-			 * (spike_window_join_wakeups()) */
+	uint8_t joined; /* enum tc_join */
 	uint8_t chain;	/* 0: the timing thread's or its CPU's; n: of the task that woke it
 			 * (1), that task's waker (2)... (wait_chain.h) */
 	uint8_t pad;

@@ -36,10 +36,13 @@ static struct spike_item *add_item(struct ctx *c, size_t slot)
 	it->pauses = e->kind == TC_EV_SIGNAL;
 	it->takes_off = e->kind == TC_EV_OFFCPU && (e->flags & TC_OFFCPU_PREEMPTED);
 	it->wakes = context_ipi_wakes(e);
+	it->kicks = e->kind == TC_EV_IPI && e->arg == TC_IPI_RESCHEDULE;
+	it->signal = e->kind == TC_EV_SIGNAL;
+	it->away = e->kind == TC_EV_OFFCPU;
 	it->woke = 0; /* analyze_preemptors_woke(), where a window needs it */
 	it->chain = 0;
 	it->wake_from = context_wake_from(e);
-	it->wake_to = sat_add(e->start_ns, e->dur_ns);
+	it->wake_to = sat_add(e->start_ns, e->dur_ns); /* its event's end */
 	return it;
 }
 

@@ -287,3 +287,26 @@ void describe_event(const struct tc_trace *t, const struct tc_event *e, char *bu
 	describe_own(t, &own, PEER_IRQ_BASE, line, sizeof(line));
 	snprintf(buf, len, "peer: %s", line);
 }
+
+const char *describe_chain_mark(const struct tc_trace *t, const struct tc_contrib *k)
+{
+	if (!k->chain)
+		return NULL;
+	if (t->events[k->event].kind == TC_EV_WAKEUP)
+		return "names the waker the wait chain follows";
+	return k->chain == 1 ? "the waker's, while the timing thread waited on it"
+			     : "a waker's waker's, while the chain waited on it";
+}
+
+const char *describe_mark(const struct tc_contrib *k)
+{
+	if (k->nested)
+		return "nested: counted in its parent";
+	switch (k->joined) {
+	case TC_JOIN_WAKEUP:
+		return "woke the preempting task: counted as its cause, until it ran";
+	case TC_JOIN_SIGNAL:
+		return "carried the signal: counted as its delivery, until its handler ran";
+	}
+	return NULL;
+}

@@ -291,9 +291,89 @@ void spike_window_join_wakeups(struct spike_window *w)
 			continue;
 		it->cause = off->cause;
 		it->explains = 1;
-		it->joined = 1;
+		it->joined = TC_JOIN_WAKEUP;
 		if (it->end < off->start && !other_between(w, i, off, it->cpu, it->end, off->start))
 			it->end = off->start;
+	}
+}
+
+/*
+ * The first signal's delivery on w's item i's CPU once i's event ended (its wake_to), or
+ * NULL. The kernel delivers a pending signal on the way back to user space, so the one an
+ * interrupt carried is delivered after it returned.
+ */
+static const struct spike_item *next_delivery(const struct spike_window *w, size_t i)
+{
+	const struct spike_item *it = &w->items[i], *best = NULL;
+
+	for (size_t j = 0; j < w->n_items; j++) {
+		const struct spike_item *x = &w->items[j];
+
+		if (!x->signal || x->cpu != it->cpu || x->ran < it->wake_to)
+			continue;
+		if (!best || x->ran < best->ran || (x->ran == best->ran && x->ev < best->ev))
+			best = x;
+	}
+	return best;
+}
+
+/* Whether an event of w other than i and sig began on cpu in [from, to), by its own start
+ * (a calibrated item's widening, an IPI's delivery, are not the CPU doing something else). */
+static int ran_between(const struct spike_window *w, size_t i, const struct spike_item *sig,
+		       uint32_t cpu, uint64_t from, uint64_t to)
+{
+	for (size_t j = 0; j < w->n_items; j++) {
+		const struct spike_item *x = &w->items[j];
+
+		if (j != i && x != sig && x->cpu == cpu && x->ran >= from && x->ran < to)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether sig's thread was off its CPU at t (an off-CPU interval of it covers t). */
+static int thread_away(const struct spike_window *w, const struct spike_item *sig, uint64_t t)
+{
+	for (size_t j = 0; j < w->n_items; j++) {
+		const struct spike_item *x = &w->items[j];
+
+		if (x->away && x->tid == sig->tid && x->ran <= t && t < x->end)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A signal sent to a thread running on another CPU sets its TIF_SIGPENDING and, in
+ * kick_process(), sends that CPU a reschedule IPI for no other reason than to make it
+ * return to user space through the check that delivers the signal (exit_to_user_mode):
+ * such an IPI, with its delivery and hidden cost, is the signal's, and so is the time
+ * from its end to the delivery, where nothing else ran there. Only a reschedule IPI is
+ * that kick; any other interrupt (a tick, a device's, a call-function IPI) has work of its
+ * own and runs whether or not a signal is pending, so it keeps its cause, as a tick before
+ * a preemption does. One the wake-ups joined keeps that join: on the way back to user
+ * space the kernel switches to a woken task before it delivers a signal, so an IPI that
+ * did both let the preempting task in first. Not where another event began on its CPU in
+ * between (a softirq on the interrupt's exit, a switch), nor where the signal's thread was
+ * off its CPU when the IPI came (a sleeper woken by its signal).
+ */
+void spike_window_join_signals(struct spike_window *w)
+{
+	for (size_t i = 0; i < w->n_items; i++) {
+		struct spike_item *it = &w->items[i];
+		const struct spike_item *sig;
+
+		if (!it->kicks || it->joined)
+			continue;
+		sig = next_delivery(w, i);
+		if (!sig || !sig->explains || thread_away(w, sig, it->ran) ||
+		    ran_between(w, i, sig, it->cpu, it->wake_to, sig->ran))
+			continue;
+		it->cause = sig->cause;
+		it->explains = 1;
+		it->joined = TC_JOIN_SIGNAL;
+		if (it->end < sig->start)
+			it->end = sig->start;
 	}
 }
 

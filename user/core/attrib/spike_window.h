@@ -41,7 +41,11 @@ struct spike_item {
 	uint8_t takes_off;	/* 1: its thread was taken off its CPU (a preempted off-CPU) */
 	uint8_t wakes;		/* 1: an interrupt whose work is a wake-up (a reschedule IPI,
 				 * a timer that woke a sleeper) */
-	uint8_t joined;		/* out: it took the cause of the preemption it led to */
+	uint8_t joined;		/* out: enum tc_join, how it took the cause of what it led to */
+	uint8_t kicks;		/* 1: a reschedule IPI, which kick_process() sends to make a
+				 * running thread see a pending signal */
+	uint8_t signal;		/* 1: a signal's delivery to its thread (TC_EV_SIGNAL) */
+	uint8_t away;		/* 1: its thread was off its CPU (an off-CPU interval) */
 	uint8_t chain;		/* the depth of its wait-chain link, 0: none (wait_chain.h) */
 	uint64_t woke;		/* takes_off: when the task that took the CPU was woken
 				 * (context_preemptor_woke(): 0 not known) */
@@ -76,6 +80,15 @@ void spike_window_sort(struct spike_window *w);
  * in between. With cause and explains set, before spike_window_split().
  */
 void spike_window_join_wakeups(struct spike_window *w);
+
+/*
+ * A reschedule IPI that the wake-ups left alone, followed on its CPU by a signal's
+ * delivery to a thread that was running there, with nothing else started on that CPU
+ * from the IPI's end to the delivery, carried that signal: it takes the signal's cause,
+ * is marked joined (TC_JOIN_SIGNAL), and spans until the delivery. With cause and
+ * explains set, after spike_window_join_wakeups() and before spike_window_split().
+ */
+void spike_window_join_signals(struct spike_window *w);
 
 /*
  * Splits [ws, we) among the items and leaves them in event order:
