@@ -40,16 +40,48 @@ static struct tc_trace *random_trace(size_t n)
 
 	/* a second timing thread, on the next CPU: some IRQs hit it there */
 	assert_int_equal(trace__add_thread(t, PROBE_TID + 1, TC_THREAD_PROBE, PROBE_CPU + 1), 0);
+	/* the probe thread is woken by tid 301 from CPU 5, recorded once, before all else: the
+	 * waits it ends (core/attrib/wait_chain.h) in any segment are followed through it */
+	{
+		struct tc_event wk = {.start_ns = SLOT / 2,
+				      .cpu = 5,
+				      .tid = PROBE_TID,
+				      .other_pid = 301,
+				      .kind = TC_EV_WAKEUP,
+				      .other_comm = "server"};
+
+		assert_int_equal(trace__add_events(t, &wk, 1), 0);
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s = t0(t, i);
 
 		if (rnd() % 20)
 			continue;
 		set_rtt(t, i, BASE_RTT + 2000 + rnd() % 6000);
-		switch (rnd() % 4) {
+		switch (rnd() % 5) {
 		case 0:
 			add_preempt(t, s + 100, 1500 + rnd() % 3000, comms[rnd() % 4]);
 			break;
+		case 4: { /* blocked on tid 301, which hog preempted meanwhile on CPU 5 */
+			struct tc_event off = {.start_ns = s + 100,
+					       .dur_ns = 1800 + rnd() % 2000,
+					       .cpu = PROBE_CPU,
+					       .tid = PROBE_TID,
+					       .kind = TC_EV_OFFCPU,
+					       .other_comm = "swapper/2"};
+			struct tc_event hog = {.start_ns = s + 300,
+					       .dur_ns = 1000 + rnd() % 1000,
+					       .cpu = 5,
+					       .tid = 301,
+					       .other_pid = 77,
+					       .kind = TC_EV_OFFCPU,
+					       .flags = TC_OFFCPU_PREEMPTED,
+					       .other_comm = "hog"};
+
+			assert_int_equal(trace__add_events(t, &off, 1), 0);
+			assert_int_equal(trace__add_events(t, &hog, 1), 0);
+			break;
+		}
 		case 1: {
 			uint32_t cpu = PROBE_CPU + (uint32_t)(rnd() % 2);
 
@@ -206,6 +238,7 @@ static void test_stream_matches_whole(void **state)
 
 		assert_true(w->n_spikes > 50);
 		assert_non_null(named(w, "steal"));
+		assert_true(named(w, "preemption:hog") && named(w, "preemption:hog")->spikes > 5);
 		/* the IRQs' spikes were on both timing threads' CPUs, whichever segment */
 		assert_int_equal(cpuset_count(&of_class(w, TC_CAUSE_HARDIRQ)->cpus), 2);
 		for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); i++)

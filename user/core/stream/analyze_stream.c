@@ -11,6 +11,7 @@
 
 #include "analyze_stream.h"
 #include "core/attrib/spike_context.h"
+#include "core/hosts/peer_join.h"
 #include "core/util/grow.h"
 #include "stream_internal.h"
 #include "stream_pool.h"
@@ -36,10 +37,50 @@ static uint16_t holds(const struct tc_event *e)
 	return 0;
 }
 
+static int cmp_index(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Adds to idx[0..*n) the last waking record (TC_EV_WAKEUP) of each thread among the n
+ * events ev that end before edge: the recorder writes one only when a thread's waker
+ * changes, so it names the waker of the thread's later waits however old it is
+ * (core/attrib/wait_chain.h). A thread is its tid on its host (the peer's CPUs are apart).
+ */
+static int keep_last_wakings(const struct tc_event *ev, size_t n, uint64_t edge, size_t **idx,
+			     size_t *n_idx, size_t *cap)
+{
+	size_t first = *n_idx;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_event *e = &ev[i];
+		size_t k;
+
+		if (e->kind != TC_EV_WAKEUP || end_of(e) >= edge)
+			continue;
+		for (k = first; k < *n_idx; k++)
+			if (ev[(*idx)[k]].tid == e->tid &&
+			    (ev[(*idx)[k]].cpu >= PEER_CPU_BASE) == (e->cpu >= PEER_CPU_BASE))
+				break;
+		if (k == *n_idx && grow(idx, cap, *n_idx + 1, sizeof(**idx)))
+			return -ENOMEM;
+		if (k == *n_idx)
+			(*n_idx)++;
+		(*idx)[k] = i;
+	}
+	if (*n_idx > 1)
+		qsort(*idx, *n_idx, sizeof(**idx), cmp_index);
+	return 0;
+}
+
 /*
  * Keeps in x, of the n events ev, those that may still matter from `from` on: those
- * ending after it (less STREAM_AHEAD_NS of slack), and the callbacks that ran inside a
- * kept interval of theirs on their CPU (they name it in later windows). One pass notes
+ * ending after it (less STREAM_AHEAD_NS of slack), the callbacks that ran inside a
+ * kept interval of theirs on their CPU (they name it in later windows), and each thread's
+ * last waking record. One pass notes
  * the kept events, the kept parents and the callbacks that ended (few); those are then
  * weighed against the parents, and the kept ones copied in their order. 0 or -ENOMEM.
  */
@@ -80,6 +121,8 @@ static int carry_filter(struct evvec *x, const struct tc_event *ev, size_t n, ui
 		if (keep)
 			cbs[o++] = cbs[i];
 	}
+	if (!err)
+		err = keep_last_wakings(ev, n, edge, &cbs, &o, &cap_cbs);
 	for (size_t i = 0, j = 0; !err && (i < n_kept || j < o);)
 		err = evvec_add(
 			x, &ev[j == o || (i < n_kept && kept[i] < cbs[j]) ? kept[i++] : cbs[j++]],
