@@ -12,8 +12,9 @@
  *   memory      compaction and reclaim of other tasks (kcompactd, ...);
  *   instants    page faults whose end was not seen, migrations, IRQ moves,
  *               frequency changes, NAPI, wakings;
- *   flows       an arrow from each waking of a ranked spike's wait chain to the thread
- *               it woke, on that thread's off-CPU track (where it waited).
+ *   flows       an arrow from each waker's interval a ranked spike's wait chain credited
+ *               (its preemption, its wait for its CPU) to the thread it woke, where that
+ *               one waited on it.
  * A viewer moves aside slices that overlap without nesting, so each group of
  * intervals is dealt into lanes (plot_lanes) in which they nest properly, one
  * track per lane, with a 2 ns margin for viewers that round microseconds.
@@ -26,7 +27,6 @@
 
 #include "core/attrib/causes.h"
 #include "core/model/plot.h"
-#include "core/util/grow.h"
 #include "lib/json_out.h"
 #include "core/hosts/peer_join.h"
 #include "report.h"
@@ -386,43 +386,6 @@ static void emit_instant(struct pf *p, const struct tc_event *e)
 	fputs("}}", p->out);
 }
 
-static int cmp_size(const void *x, const void *y)
-{
-	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* The wakings of the ranked spikes' wait chains (event indices, sorted, unique) into *out. */
-static int chain_wakings(const struct report_model *m, size_t **out, size_t *n_out)
-{
-	size_t *ev = NULL, n = 0, cap = 0, u = 0;
-
-	for (size_t r = 0; m->a && r < m->n_ranked && r < MAX_SPIKES; r++) {
-		const struct tc_spike *sp = &m->a->spikes[m->ranked[r]];
-
-		for (size_t i = 0; i < sp->n_contrib; i++) {
-			const struct tc_contrib *k = &m->a->contribs[sp->first_contrib + i];
-
-			if (!k->chain || m->t->events[k->event].kind != TC_EV_WAKEUP)
-				continue;
-			if (grow(&ev, &cap, n + 1, sizeof(*ev))) {
-				free(ev);
-				return -ENOMEM;
-			}
-			ev[n++] = k->event;
-		}
-	}
-	if (n)
-		qsort(ev, n, sizeof(*ev), cmp_size);
-	for (size_t i = 0; i < n; i++)
-		if (!u || ev[i] != ev[u - 1])
-			ev[u++] = ev[i];
-	*out = ev;
-	*n_out = u;
-	return 0;
-}
-
 /* The track of the slice of group g that holds t, of s[0..n) (sorted by group, then start), or
  * 0: none. */
 static uint64_t track_at(const struct slice *s, size_t n, uint64_t g, uint64_t t)
@@ -438,44 +401,78 @@ static uint64_t track_at(const struct slice *s, size_t n, uint64_t g, uint64_t t
 			hi = mid;
 	}
 	for (size_t i = lo; i-- > 0 && s[i].group == g;)
-		if (s[i].end >= t)
+		if (s[i].end > t)
 			return s[i].tid;
 	return 0;
 }
 
-/* A flow arrow from each waking of a ranked spike's chain (its instant) to the thread it
- * woke, bound to the off-CPU slice of that thread that holds it (where it waited). */
-static int emit_chain_flows(struct pf *p, const struct slice *s, size_t n_s)
+/* The thread the waker of link `depth` woke in spike sp: its waking record's, or 0. */
+static uint32_t woken_by(const struct report_model *m, const struct tc_spike *sp, uint32_t depth,
+			 uint32_t waker)
 {
-	size_t *ev = NULL, n = 0;
-	int err = chain_wakings(p->m, &ev, &n);
+	for (size_t i = 0; i < sp->n_contrib; i++) {
+		const struct tc_contrib *k = &m->a->contribs[sp->first_contrib + i];
+		const struct tc_event *e = &m->t->events[k->event];
 
-	for (size_t i = 0; i < n && !err; i++) {
-		const struct tc_event *e = &p->m->t->events[ev[i]];
-		size_t th = thread_index(p, e->tid);
-		uint64_t track = th == SIZE_MAX ? 0
-						: track_at(s, n_s, (uint64_t)PID_THREADS << 32 | th,
-							   e->start_ns);
-
-		if (!track)
-			continue;
-		sep(p);
-		fprintf(p->out,
-			"{\"ph\":\"s\",\"id\":%zu,\"cat\":\"wait_chain\",\"name\":\"wakes\","
-			"\"pid\":%d,\"tid\":%u",
-			i + 1, PID_INSTANTS, (unsigned int)TC_EV_WAKEUP);
-		ts(p, "ts", e->start_ns);
-		fputs("}", p->out);
-		sep(p);
-		fprintf(p->out,
-			"{\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,\"cat\":\"wait_chain\","
-			"\"name\":\"wakes\",\"pid\":%d,\"tid\":%llu",
-			i + 1, PID_THREADS, (unsigned long long)track);
-		ts(p, "ts", e->start_ns);
-		fputs("}", p->out);
+		if (k->chain == depth && e->kind == TC_EV_WAKEUP && e->other_pid == waker)
+			return e->tid;
 	}
-	free(ev);
-	return err;
+	return 0;
+}
+
+/* One arrow, id, from the waker's slice to the slice of the thread it woke (tracks wt, tt) at
+ * t. */
+static void flow(struct pf *p, size_t id, uint64_t wt, uint64_t tt, uint64_t t)
+{
+	sep(p);
+	fprintf(p->out,
+		"{\"ph\":\"s\",\"id\":%zu,\"cat\":\"wait_chain\",\"name\":\"held up\","
+		"\"pid\":%d,\"tid\":%llu",
+		id, PID_THREADS, (unsigned long long)wt);
+	ts(p, "ts", t);
+	fputs("}", p->out);
+	sep(p);
+	fprintf(p->out,
+		"{\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,\"cat\":\"wait_chain\","
+		"\"name\":\"held up\",\"pid\":%d,\"tid\":%llu",
+		id, PID_THREADS, (unsigned long long)tt);
+	ts(p, "ts", t);
+	fputs("}", p->out);
+}
+
+/*
+ * The wait chains of the ranked spikes, as arrows: from each off-CPU interval of a waker
+ * that the chain credited (its preemption, its wait for its CPU) to the interval of the
+ * thread it woke that waited on it meanwhile, both on their threads' tracks, at the first
+ * moment both hold inside the spike.
+ */
+static void emit_chain_flows(struct pf *p, const struct slice *s, size_t n_s)
+{
+	const struct report_model *m = p->m;
+	size_t id = 0;
+
+	for (size_t r = 0; m->a && r < m->n_ranked && r < MAX_SPIKES; r++) {
+		const struct tc_spike *sp = &m->a->spikes[m->ranked[r]];
+		const struct tc_sample *x = &m->t->samples[sp->sample];
+
+		for (size_t i = 0; i < sp->n_contrib; i++) {
+			const struct tc_contrib *k = &m->a->contribs[sp->first_contrib + i];
+			const struct tc_event *e = &m->t->events[k->event];
+			uint32_t woken = k->chain ? woken_by(m, sp, k->chain, e->tid) : 0;
+			size_t wi = woken ? thread_index(p, e->tid) : SIZE_MAX;
+			size_t ti = woken ? thread_index(p, woken) : SIZE_MAX;
+			uint64_t t, wt, tt;
+
+			if (e->kind != TC_EV_OFFCPU || !k->attributed_ns || wi == SIZE_MAX ||
+			    ti == SIZE_MAX)
+				continue;
+			t = e->start_ns > x->t_start ? e->start_ns : x->t_start;
+			wt = track_at(s, n_s, (uint64_t)PID_THREADS << 32 | wi, t);
+			tt = track_at(s, n_s, (uint64_t)PID_THREADS << 32 | ti, t);
+			if (wt && tt)
+				flow(p, ++id, wt, tt, t);
+		}
+	}
 }
 
 static void emit_processes(struct pf *p, const struct slice *s, size_t n)
@@ -577,7 +574,8 @@ int report_perfetto(FILE *out, const struct report_model *m)
 	for (size_t i = 0; i < m->t->n_events && !err; i++)
 		if (!group_of(&p, &m->t->events[i]))
 			emit_instant(&p, &m->t->events[i]);
-	err = err ?: emit_chain_flows(&p, s, n);
+	if (!err)
+		emit_chain_flows(&p, s, n);
 	fputs("\n]}\n", out);
 out_free:
 	free(s);
