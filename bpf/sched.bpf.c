@@ -23,6 +23,7 @@
 #include "sibling.bpf.h"
 #include "steal.bpf.h"
 #include "work.bpf.h"
+#include "waker.bpf.h"
 #include "compat.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -416,122 +417,6 @@ static __always_inline int on_exit(__u32 tid)
 	return 1;
 }
 
-/*
- * ---- who woke a thread of interest ----------------------------------------------------
- *
- * sched_waking runs in the waker's context, on every wake-up in the system: the filter
- * (is the woken task of interest?) comes first, a task-storage or hash lookup. A waking
- * made on an interrupt's stack (hard IRQs and softirqs run on the per-CPU interrupt stack
- * on x86-64) or by the idle task (queued wake-ups it runs) is the interrupt's: `current`
- * is only what the CPU was running. A task that woke one and is not traced is traced from
- * then on (TC_ROLE_WAKER: its off-CPU intervals, and the CPUs it runs on), up to
- * TC_MAX_WAKERS in a recording, so that what delayed it can explain a wait on it.
- */
-
-/* The size of a task's kernel stack (THREAD_SIZE), set by user space; 0: not known, and
- * only the idle task's wakings are told apart as an interrupt's. */
-const volatile __u64 cfg_thread_size = 0;
-
-/* The recorder's process, set by user space: it wakes the command it runs, and is not
- * followed for that. */
-const volatile __u32 cfg_self_tgid = 0;
-
-/* Wakers followed so far in this recording (entry 0). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} wakers_followed SEC(".maps");
-
-/* Whether this program runs outside the kernel stack whose base is stack: on an interrupt's. */
-static __always_inline int off_task_stack(__u64 stack)
-{
-	volatile __u64 here = 0;
-	__u64 at = (__u64)(long)&here;
-
-	return cfg_thread_size && stack && (at < stack || at >= stack + cfg_thread_size);
-}
-
-/*
- * Starts tracing the waker, tid (on this CPU), as TC_ROLE_WAKER where the bound allows:
- * TC_WAKE_FOLLOWED, or TC_WAKE_UNFOLLOWED when it does not. Its task storage, where
- * there is one (tp_btf), learns the role now: its next switch-out opens an interval.
- */
-static __always_inline __u16 follow_waker(__u32 tid, struct task_state *ts)
-{
-	__u32 zero = 0, role = TC_ROLE_WAKER, *gen,
-	      *n = bpf_map_lookup_elem(&wakers_followed, &zero);
-
-	/* read, then added: CPUs racing here may pass the bound by a few (an atomic's
-	 * return value needs BPF atomics that 5.10 kernels lack) */
-	if (!n || *n >= TC_MAX_WAKERS)
-		return TC_WAKE_UNFOLLOWED;
-	__sync_fetch_and_add(n, 1);
-	if (bpf_map_update_elem(&probe_tids, &tid, &role, BPF_NOEXIST))
-		return TC_WAKE_UNFOLLOWED;
-	if (ts) {
-		gen = bpf_map_lookup_elem(&probe_tids_gen, &zero);
-		ts->gen = gen ? *gen : 0;
-		ts->role = TC_ROLE_WAKER;
-	}
-	probe_cpu_mark(bpf_get_smp_processor_id());
-	return TC_WAKE_FOLLOWED;
-}
-
-/*
- * Whether the waking of thread tid by the current context (pid_tgid, 0: an interrupt's) is
- * by another waker, or from another CPU, than its slot's last record: the common case is
- * not, and nothing more is done. Notes the new waker in the slot.
- */
-static __always_inline int waker_changed(struct tc_offcpu_slot *slot, __u64 pid_tgid)
-{
-	__u32 waker = (__u32)pid_tgid;
-	__u32 at = (bpf_get_smp_processor_id() + 1) | (waker ? 0 : TC_WAKE_AT_IRQ);
-
-	if (!slot || (slot->waker == waker && slot->waker_at == at))
-		return 0;
-	slot->waker = waker;
-	slot->waker_at = at;
-	return 1;
-}
-
-/*
- * The record of a waking of thread tid whose waker changed (waker_changed()): pid_tgid the
- * waker's, 0 where an interrupt woke it; traced, whether the waker is; ts, its task storage
- * (tp_btf) or NULL. A waker not traced is followed from here.
- */
-static __always_inline void emit_waking(__u32 tid, __u64 pid_tgid, int traced,
-					struct task_state *ts)
-{
-	__u32 waker = (__u32)pid_tgid;
-	struct tc_event *e;
-	__u16 flags = 0;
-
-	if (!waker)
-		flags = TC_WAKE_IRQ;
-	else if (!traced && waker != tid && (__u32)(pid_tgid >> 32) != cfg_self_tgid)
-		flags = follow_waker(waker, ts);
-	e = event_reserve(TC_EV_WAKEUP);
-	if (!e)
-		return;
-	e->start_ns = bpf_ktime_get_ns();
-	e->dur_ns = 0;
-	e->aux = 0;
-	e->cpu = bpf_get_smp_processor_id();
-	e->tid = tid;
-	e->arg = (__u32)(pid_tgid >> 32);
-	e->other_pid = waker;
-	e->kind = TC_EV_WAKEUP;
-	e->flags = flags;
-	e->pad = 0;
-	if (waker)
-		bpf_get_current_comm(e->other_comm, sizeof(e->other_comm));
-	else
-		__builtin_memset(e->other_comm, 0, sizeof(e->other_comm));
-	event_submit(e);
-}
-
 /* The CPU a task is on: thread_info.cpu on x86 (THREAD_INFO_IN_TASK), else task->cpu. */
 static __always_inline __u32 task_cpu(struct task_struct *p)
 {
@@ -566,9 +451,10 @@ int BPF_PROG(tc_sched_wakeup_btf, struct task_struct *p)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tc_sched_waking_btf, struct task_struct *p)
 {
-	struct task_state *woken = state_of_interest(p), *ts;
+	struct task_state *woken = state_of_interest(p), *ts = NULL;
 	struct task_struct *cur;
 	__u64 pid_tgid;
+	int traced;
 
 	if (!woken)
 		return 0;
@@ -576,9 +462,10 @@ int BPF_PROG(tc_sched_waking_btf, struct task_struct *p)
 	pid_tgid = off_task_stack((__u64)(long)cur->stack) ? 0 : bpf_get_current_pid_tgid();
 	if (!waker_changed(&woken->slot, pid_tgid))
 		return 0;
-	ts = pid_tgid ? state_of_interest(cur) : NULL;
-	emit_waking(p->pid, pid_tgid, ts != NULL,
-		    ts || !pid_tgid ? NULL : bpf_task_storage_get(&task_state, cur, NULL, 0));
+	traced = pid_tgid && state_of_interest(cur);
+	if (pid_tgid && !traced) /* created by state_of_interest(): it learns the role */
+		ts = bpf_task_storage_get(&task_state, cur, NULL, 0);
+	emit_waking(p->pid, pid_tgid, traced, ts ? &ts->role : NULL, ts ? &ts->gen : NULL);
 	return 0;
 }
 
@@ -688,7 +575,7 @@ int tc_sched_waking_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 			   : bpf_get_current_pid_tgid();
 	if (!waker_changed(hash_slot(ctx->pid), pid_tgid))
 		return 0;
-	emit_waking(ctx->pid, pid_tgid, pid_tgid && tid_of_interest((__u32)pid_tgid), NULL);
+	emit_waking(ctx->pid, pid_tgid, pid_tgid && tid_of_interest((__u32)pid_tgid), NULL, NULL);
 	return 0;
 }
 

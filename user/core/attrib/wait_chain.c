@@ -186,17 +186,6 @@ static const struct wait_key *last_before(const struct wait_key *keys, size_t n,
 	return &keys[i - 1];
 }
 
-/* The last wait (asleep part) of (tid, peer) begun by at, or NULL. */
-static const struct wait_key *wait_before(const struct wait_chain *w, uint32_t tid, uint32_t peer,
-					  uint64_t at)
-{
-	size_t i = lower_bound(w->waits, w->n_waits, tid, peer, at == UINT64_MAX ? at : at + 1);
-
-	if (!i || w->waits[i - 1].tid != tid || w->waits[i - 1].peer != peer)
-		return NULL;
-	return &w->waits[i - 1];
-}
-
 static int linked(const struct wait_chain *w, uint32_t root, uint32_t tid)
 {
 	if (tid == root)
@@ -285,7 +274,8 @@ size_t wait_chain_follow(struct wait_chain *w, const struct tc_trace *t, uint32_
 static int asleep_over(const struct wait_chain *w, const struct wait_link *l, uint64_t start,
 		       uint64_t end)
 {
-	const struct wait_key *wait = wait_before(w, l->tid, (uint32_t)l->peer, start);
+	const struct wait_key *wait =
+		last_before(w->waits, w->n_waits, l->tid, (uint32_t)l->peer, start);
 
 	return wait && wait->end >= end;
 }
