@@ -110,21 +110,29 @@ static void test_wait_chain_two(void **state)
 	trace__free(t);
 }
 
-/* Without the waking, nothing says whom the probe thread waited on: blocked, unattributed. */
-static void test_wait_chain_needs_the_waking(void **state)
+/*
+ * Without a waking record, nothing says whom the probe thread waited on; with one of an
+ * interrupt's (the task it interrupted is no waker, and is not followed) neither: blocked,
+ * unattributed, whatever delayed W1.
+ */
+static void test_wait_chain_needs_a_task_waking(void **state)
 {
-	struct tc_trace *t = new_trace();
-	struct tc_analysis *a;
+	for (int irq = 0; irq < 2; irq++) {
+		struct tc_trace *t = new_trace();
+		struct tc_analysis *a;
 
-	(void)state;
-	set_rtt(t, K, 5000);
-	add_off(t, PROBE_TID, PROBE_CPU, t0(t, K) + 100, 3900, 0, "swapper/2");
-	add_off(t, W1, W1_CPU, t0(t, K) + 500, 3000, TC_OFFCPU_PREEMPTED, "hog");
-	a = run(t);
-	assert_string_equal(primary(a), "unattributed");
-	assert_null(contrib_of(t, a, TC_EV_OFFCPU, W1));
-	analysis__free(a);
-	trace__free(t);
+		(void)state;
+		set_rtt(t, K, 5000);
+		add_off(t, PROBE_TID, PROBE_CPU, t0(t, K) + 100, 3900, 0, "swapper/2");
+		if (irq)
+			add_wake(t, PROBE_TID, t0(t, K) + 4000, W1, W1_CPU, TC_WAKE_IRQ);
+		add_off(t, W1, W1_CPU, t0(t, K) + 500, 3000, TC_OFFCPU_PREEMPTED, "hog");
+		a = run(t);
+		assert_string_equal(primary(a), "unattributed");
+		assert_null(contrib_of(t, a, TC_EV_OFFCPU, W1));
+		analysis__free(a);
+		trace__free(t);
+	}
 }
 
 /* W1 itself waited on W2, which hog2 preempted: the spike is hog2's, two links down. */
@@ -247,24 +255,6 @@ static void test_wait_chain_waker_recorded_once(void **state)
 	}
 }
 
-/* A waking by an interrupt names no waker: the task it interrupted is not followed. */
-static void test_wait_chain_irq_waking_ends_it(void **state)
-{
-	struct tc_trace *t = new_trace();
-	struct tc_analysis *a;
-
-	(void)state;
-	set_rtt(t, K, 5000);
-	add_off(t, PROBE_TID, PROBE_CPU, t0(t, K) + 100, 3900, 0, "swapper/2");
-	add_wake(t, PROBE_TID, t0(t, K) + 4000, W1, W1_CPU, TC_WAKE_IRQ);
-	add_off(t, W1, W1_CPU, t0(t, K) + 500, 3000, TC_OFFCPU_PREEMPTED, "hog");
-	a = run(t);
-	assert_string_equal(primary(a), "unattributed");
-	assert_null(contrib_of(t, a, TC_EV_OFFCPU, W1));
-	analysis__free(a);
-	trace__free(t);
-}
-
 /* Only the waker's delay while the probe thread waited counts: here 500 ns of hog's 2 us. */
 static void test_wait_chain_clipped_to_the_wait(void **state)
 {
@@ -321,13 +311,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wait_chain_two),
-		cmocka_unit_test(test_wait_chain_needs_the_waking),
+		cmocka_unit_test(test_wait_chain_needs_a_task_waking),
 		cmocka_unit_test(test_wait_chain_three),
 		cmocka_unit_test(test_wait_chain_depth_bound),
 		cmocka_unit_test(test_wait_chain_waker_untraced_or_undisturbed),
 		cmocka_unit_test(test_wait_chain_wakers_cpu_wait_beats_its_work),
 		cmocka_unit_test(test_wait_chain_waker_recorded_once),
-		cmocka_unit_test(test_wait_chain_irq_waking_ends_it),
 		cmocka_unit_test(test_wait_chain_clipped_to_the_wait),
 		cmocka_unit_test(test_wait_chain_irq_on_the_wakers_cpu),
 	};

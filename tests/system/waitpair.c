@@ -16,41 +16,18 @@
  * iteration), takes the mutex, works 2 us and lets it go: it blocks on the futex while the
  * holder has it, and the holder's unlock wakes it. Each pins itself to its CPU.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#include "tools.h" /* first: it asks for _GNU_SOURCE */
+
 #include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void become(const char *comm, int cpu)
 {
-	cpu_set_t set;
-
 	prctl(PR_SET_NAME, comm, 0, 0, 0);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
-		exit(1);
-	}
+	tool_pin("tc-waitpair", cpu);
 }
 
 /* Answers each byte on fd until the client goes away. */
@@ -59,9 +36,9 @@ static void serve(int fd)
 	char b;
 
 	while (read(fd, &b, 1) == 1) {
-		uint64_t until = now_ns() + 10000;
+		uint64_t until = tool_now_ns() + 10000;
 
-		while (now_ns() < until)
+		while (tool_now_ns() < until)
 			;
 		if (write(fd, &b, 1) != 1)
 			break;
@@ -70,10 +47,10 @@ static void serve(int fd)
 
 static void client(int fd, double seconds)
 {
-	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t end = tool_now_ns() + (uint64_t)(seconds * 1e9);
 	char b = 0;
 
-	while (now_ns() < end) {
+	while (tool_now_ns() < end) {
 		if (sendto(fd, &b, 1, 0, NULL, 0) != 1 || recvfrom(fd, &b, 1, 0, NULL, NULL) != 1) {
 			perror("tc-waitpair client");
 			exit(1);
@@ -83,9 +60,9 @@ static void client(int fd, double seconds)
 
 static void spin_ns(uint64_t ns)
 {
-	uint64_t until = now_ns() + ns;
+	uint64_t until = tool_now_ns() + ns;
 
-	while (now_ns() < until)
+	while (tool_now_ns() < until)
 		;
 }
 
@@ -108,14 +85,14 @@ static void *holder(void *arg)
 
 static int lock_pool(double seconds, int hcpu, int tcpu)
 {
-	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t end = tool_now_ns() + (uint64_t)(seconds * 1e9);
 	pthread_t th;
 
 	holder_cpu = hcpu;
 	if (pthread_create(&th, NULL, holder, NULL))
 		return perror("pthread_create"), 1;
 	become("tctimed", tcpu);
-	while (now_ns() < end) {
+	while (tool_now_ns() < end) {
 		(void)getpid();
 		pthread_mutex_lock(&lock);
 		spin_ns(2000);
