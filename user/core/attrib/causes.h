@@ -37,6 +37,7 @@ enum tc_cause_class {
 	TC_CAUSE_STEAL,		   /* steal: the hypervisor ran something else on the vCPU */
 	TC_CAUSE_HW_NOISE,	   /* hw-noise: no OS event at all, with complete tracing */
 	TC_CAUSE_PATH,		   /* path: two hosts, neither host's intervals explain it */
+	TC_CAUSE_CPU_VARIANCE,	   /* cpu-variance: no OS event, and less than one exit */
 	TC_CAUSE_CLASS_COUNT,
 };
 
