@@ -78,8 +78,9 @@ void report_hw_noise_sentence(const struct report_model *m, const struct tc_spik
 	if (!sp->stall_ns || !tick) {
 		snprintf(buf, len, "no OS event on the probe CPUs; %s", causes_hw_noise_what(hv));
 		if (m->h.cal.exit_floor_ns)
-			str_appendf(buf, len, " (enough for one: the cheapest, a cpuid, costs "
-					      "%.3f usec here)",
+			str_appendf(buf, len,
+				    " (enough for one: the cheapest, a cpuid, costs "
+				    "%.3f usec here)",
 				    (double)m->h.cal.exit_floor_ns / 1000.0);
 		return;
 	}

@@ -80,9 +80,9 @@ struct tc_calibration {
 int calibrate_run(const struct tc_trace *t, const struct idle_latency *l, const struct tc_gap *gaps,
 		  size_t n, uint64_t loop_ns, struct tc_calibration *out);
 
-/* Stores c in t's meta as calib.loop_ns, calib.exit_floor_ns (where measured) and calib.<kind>.{n,gap_ns,traced_ns,traced_p90_ns,
- * pre_ns,post_ns,p10_ns,p90_ns}; kinds with fewer than TC_CALIB_MIN measurements are left out. 0 or
- * -ENOMEM. */
+/* Stores c in t's meta as calib.loop_ns, calib.exit_floor_ns (where measured) and
+ * calib.<kind>.{n,gap_ns,traced_ns,traced_p90_ns, pre_ns,post_ns,p10_ns,p90_ns}; kinds with fewer
+ * than TC_CALIB_MIN measurements are left out. 0 or -ENOMEM. */
 int calibrate_store(struct tc_trace *t, const struct tc_calibration *c);
 
 /* Reads what calibrate_store() wrote (absent kinds have n 0); 1 when t was calibrated. */
