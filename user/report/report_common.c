@@ -94,11 +94,13 @@ void report_hw_noise_sentence(const struct report_model *m, const struct tc_spik
 		      : "");
 }
 
-void report_cpu_variance_sentence(const struct report_model *m, char *buf, size_t len)
+void report_cpu_variance_sentence(const struct report_model *m, const struct tc_spike *sp,
+				  char *buf, size_t len)
 {
 	snprintf(buf, len,
-		 "no OS event on the probe CPUs, and shorter than the cheapest exit to the "
-		 "hypervisor (a cpuid, %.3f usec here): within the CPU's own variance (caches, "
-		 "memory, a cache line's trip between cores), no fix to chase",
-		 (double)m->h.cal.exit_floor_ns / 1000.0);
+		 "no OS event on the probe CPUs, and %.3f usec lost in all (not halved), less "
+		 "than the cheapest exit to the hypervisor (a cpuid, %.3f usec here): within the "
+		 "CPU's own variance (caches, memory, a cache line's trip between cores), no fix "
+		 "to chase",
+		 (double)sp->variance_ns / 1000.0, (double)m->h.cal.exit_floor_ns / 1000.0);
 }

@@ -185,7 +185,7 @@ static void spike_words(struct html *h, const struct tc_spike *sp)
 	if (sp->hw_noise_ns)
 		report_hw_noise_sentence(h->m, sp, why, sizeof(why));
 	else if (sp->variance_ns)
-		report_cpu_variance_sentence(h->m, why, sizeof(why));
+		report_cpu_variance_sentence(h->m, sp, why, sizeof(why));
 	else
 		report_unexplained_words(h->m, sp, why, sizeof(why));
 	if (sp->hw_noise_ns)

@@ -134,7 +134,7 @@ static void print_calibration(FILE *out, const struct rm_header *h)
 	if (h->cal.exit_floor_ns)
 		fprintf(out,
 			"              the cheapest exit to the hypervisor (a cpuid) costs %.3f usec: "
-			"a spike with no OS event and less excess is cpu-variance, not hw-noise\n",
+			"a spike with no OS event that lost less in all is cpu-variance, not hw-noise\n",
 			US(h->cal.exit_floor_ns));
 }
 
@@ -351,7 +351,7 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 	if (sp->variance_ns) {
 		char what[320];
 
-		report_cpu_variance_sentence(m, what, sizeof(what));
+		report_cpu_variance_sentence(m, sp, what, sizeof(what));
 		fprintf(out, "      cpu-variance  %.3f usec: %s\n", rm_lat_us(m, sp->variance_ns),
 			what);
 	}
