@@ -11,6 +11,7 @@
 #ifndef TAILCAUSE_TESTS_ANALYZE_FIXTURE_H
 #define TAILCAUSE_TESTS_ANALYZE_FIXTURE_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/attrib/analyze.h"
@@ -146,6 +147,37 @@ static inline void add_event(struct tc_trace *t, uint16_t kind, uint32_t cpu, ui
 		.start_ns = start, .dur_ns = dur, .cpu = cpu, .tid = tid, .kind = kind, .arg = arg};
 
 	assert_int_equal(trace__add_events(t, &e, 1), 0);
+}
+
+/* The tracer status of a recording where every tracer that sees OS events attached. */
+static inline void complete_coverage(struct tc_trace *t)
+{
+	static const char *const progs[] = {
+		"sched.tc_sched_switch",
+		"irq.tc_irq_entry",
+		"irq.tc_softirq_entry",
+		"ipi.tc_local_timer_entry",
+		"ipi.tc_local_timer_exit",
+		"ipi.tc_reschedule_entry",
+		"ipi.tc_reschedule_exit",
+		"ipi.tc_call_function_entry",
+		"ipi.tc_call_function_exit",
+		"ipi.tc_call_function_single_entry",
+		"ipi.tc_call_function_single_exit",
+		"ipi.tc_irq_work_entry",
+		"ipi.tc_irq_work_exit",
+		"mm.tc_page_fault",
+		"power.tc_cpu_idle",
+		"signal.tc_signal_deliver",
+		"workqueue.tc_work_start",
+		"timer.tc_hrtimer_entry",
+	};
+	char key[96];
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		snprintf(key, sizeof(key), "tracer.%s", progs[i]);
+		assert_int_equal(trace__set_meta(t, key, "attached tp_btf/x"), 0);
+	}
 }
 
 #endif /* TAILCAUSE_TESTS_ANALYZE_FIXTURE_H */

@@ -3,7 +3,8 @@
  * test_analyze_after.c - what the analyzer credits after the sweep
  * (core/attrib/analyze_after.c): the hypervisor's steal, never more than was stolen and
  * the largest unexplained spike first; hw-noise only with complete tracing and
- * nothing lost; and why the other spikes stay unattributed.
+ * nothing lost, and on a VM only where the excess can hold one exit (cpu-variance
+ * below it); and why the other spikes stay unattributed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,37 +29,6 @@ static void add_steal(struct tc_trace *t, uint32_t cpu, uint64_t start, uint64_t
 			     .arg = TC_STEAL_RQ};
 
 	assert_int_equal(trace__add_events(t, &e, 1), 0);
-}
-
-/* The tracer status of a recording where every tracer that sees OS events attached. */
-static void complete_coverage(struct tc_trace *t)
-{
-	static const char *const progs[] = {
-		"sched.tc_sched_switch",
-		"irq.tc_irq_entry",
-		"irq.tc_softirq_entry",
-		"ipi.tc_local_timer_entry",
-		"ipi.tc_local_timer_exit",
-		"ipi.tc_reschedule_entry",
-		"ipi.tc_reschedule_exit",
-		"ipi.tc_call_function_entry",
-		"ipi.tc_call_function_exit",
-		"ipi.tc_call_function_single_entry",
-		"ipi.tc_call_function_single_exit",
-		"ipi.tc_irq_work_entry",
-		"ipi.tc_irq_work_exit",
-		"mm.tc_page_fault",
-		"power.tc_cpu_idle",
-		"signal.tc_signal_deliver",
-		"workqueue.tc_work_start",
-		"timer.tc_hrtimer_entry",
-	};
-	char key[96];
-
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		snprintf(key, sizeof(key), "tracer.%s", progs[i]);
-		assert_int_equal(trace__set_meta(t, key, "attached tp_btf/x"), 0);
-	}
 }
 
 static uint64_t steal_credit(const struct tc_analysis *a, const struct tc_spike *sp)
@@ -366,6 +336,71 @@ static void test_hw_noise_not_where_tracing_was_incomplete(void **state)
 	trace__free(t);
 }
 
+/* Three spikes with no OS event: 8000, 2000 and 3400 ns of excess, complete tracing. */
+static struct tc_trace *eventless_spikes(const char *hypervisor, const char *floor_ns)
+{
+	struct tc_trace *t = new_trace();
+
+	complete_coverage(t);
+	if (hypervisor)
+		assert_int_equal(trace__set_meta(t, "host.hypervisor", hypervisor), 0);
+	if (floor_ns)
+		assert_int_equal(trace__set_meta(t, "calib.exit_floor_ns", floor_ns), 0);
+	set_rtt(t, K, BASE_RTT + 8000);
+	set_rtt(t, K + 10, BASE_RTT + 2000);
+	set_rtt(t, K + 20, BASE_RTT + 3400);
+	trace__sort(t);
+	return t;
+}
+
+/* On a VM, hw-noise only where the excess can hold the cheapest exit; less is cpu-variance. */
+static void test_hw_noise_only_above_the_exit_floor(void **state)
+{
+	struct tc_trace *t = eventless_spikes("KVM", "3400");
+	struct tc_analysis *a;
+	uint32_t var;
+
+	(void)state;
+	a = run(t);
+	assert_string_equal(cause_name(a, a->spikes[0].primary), "hw-noise");
+	assert_int_equal(a->spikes[0].hw_noise_ns, 8000);
+	assert_int_equal(a->spikes[0].variance_ns, 0);
+	assert_string_equal(cause_name(a, a->spikes[1].primary), "cpu-variance");
+	assert_int_equal(a->spikes[1].variance_ns, 2000);
+	assert_int_equal(a->spikes[1].hw_noise_ns, 0);
+	assert_int_equal(a->spikes[1].unexplained, TC_EXPLAINED);
+	assert_string_equal(cause_name(a, a->spikes[2].primary), "hw-noise"); /* one exit */
+	var = find_cause(a, "cpu-variance");
+	assert_int_equal(a->causes[var].cls, TC_CAUSE_CPU_VARIANCE);
+	assert_int_equal(a->causes[var].spikes, 1);
+	assert_int_equal(a->causes[var].excess_ns, 2000);
+	assert_int_equal(a->causes[find_cause(a, "hw-noise")].spikes, 2);
+	assert_int_equal(a->causes[find_cause(a, "hw-noise")].excess_ns, 11400);
+	assert_excess_adds_up(a);
+	analysis__free(a);
+	trace__free(t);
+}
+
+/* Bare metal (cpuid does not exit), or a trace without the floor: hw-noise as before. */
+static void test_hw_noise_whole_without_an_exit_floor(void **state)
+{
+	const char *hosts[][2] = {{"none", "3400"}, {"KVM", NULL}, {NULL, "3400"}};
+
+	(void)state;
+	for (size_t h = 0; h < sizeof(hosts) / sizeof(hosts[0]); h++) {
+		struct tc_trace *t = eventless_spikes(hosts[h][0], hosts[h][1]);
+		struct tc_analysis *a = run(t);
+
+		for (size_t i = 0; i < 3; i++) {
+			assert_string_equal(cause_name(a, a->spikes[i].primary), "hw-noise");
+			assert_int_equal(a->spikes[i].variance_ns, 0);
+		}
+		assert_int_equal(a->causes[find_cause(a, "hw-noise")].excess_ns, 13400);
+		analysis__free(a);
+		trace__free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +413,8 @@ int main(void)
 		cmocka_unit_test(test_zero_steal_changes_nothing),
 		cmocka_unit_test(test_hw_noise_needs_no_event_and_complete_tracing),
 		cmocka_unit_test(test_hw_noise_not_where_tracing_was_incomplete),
+		cmocka_unit_test(test_hw_noise_only_above_the_exit_floor),
+		cmocka_unit_test(test_hw_noise_whole_without_an_exit_floor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -173,6 +173,15 @@ static void test_calibrate_meta_round_trip(void **state)
 	assert_memory_equal(calibrate_kind(&back, TC_EV_TIMER), calibrate_kind(&c, TC_EV_TIMER),
 			    sizeof(struct tc_calib_kind));
 	assert_null(calibrate_kind(&back, TC_EV_IPI));
+	assert_null(trace__meta(t, "calib.exit_floor_ns")); /* not measured: not stored */
+	c.exit_floor_ns = 3400;
+	assert_int_equal(calibrate_store(t, &c), 0);
+	assert_string_equal(trace__meta(t, "calib.exit_floor_ns"), "3400");
+	calibrate_load(t, &back);
+	assert_int_equal(back.exit_floor_ns, 0); /* no hypervisor named: cpuid is no exit */
+	assert_int_equal(trace__set_meta(t, "host.hypervisor", "KVM"), 0);
+	calibrate_load(t, &back);
+	assert_int_equal(back.exit_floor_ns, 3400);
 	trace__free(t);
 }
 

@@ -138,6 +138,39 @@ static void test_report_model_orders(void **state)
 	trace__free(t);
 }
 
+/* cpu-variance is named, but has no fix to chase: no recommendation; hw-noise keeps its. */
+static void test_report_model_no_recommendation_for_cpu_variance(void **state)
+{
+	struct tc_trace *t = new_trace();
+	struct tc_analysis *a;
+	struct report_model m;
+	int hw = 0;
+
+	(void)state;
+	complete_coverage(t);
+	set_meta(t, "host.hypervisor", "KVM");
+	set_meta(t, "calib.exit_floor_ns", "3400");
+	set_rtt(t, 100, BASE_RTT + 8000); /* hw-noise: holds an exit */
+	set_rtt(t, 200, BASE_RTT + 2000); /* cpu-variance: shorter than any */
+	set_rtt(t, 300, BASE_RTT + 1500);
+	a = run(t);
+	assert_int_equal(a->causes[find_cause(a, "cpu-variance")].spikes, 2);
+	assert_int_equal(report_model__build(&m, t, a, NULL, NULL, &opts), 0);
+	assert_int_equal(m.h.cal.exit_floor_ns, 3400);
+	for (size_t i = 0; i < m.n_recs; i++) {
+		assert_int_not_equal(m.recs[i].info->cls, TC_CAUSE_CPU_VARIANCE);
+		if (m.recs[i].info->cls == TC_CAUSE_HW_NOISE) {
+			assert_int_equal(m.recs[i].spikes, 1);
+			hw = 1;
+		}
+	}
+	assert_true(hw);
+	assert_int_equal(strncmp(causes_info(TC_CAUSE_CPU_VARIANCE)->fix, "none:", 5), 0);
+	report_model__free(&m);
+	analysis__free(a);
+	trace__free(t);
+}
+
 /* IRQ placement: every IRQ with a count, most handled first, the NIC's marked. */
 static void test_report_model_irqs(void **state)
 {
@@ -211,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_report_model_header_from_meta),
 		cmocka_unit_test(test_report_model_tracers),
 		cmocka_unit_test(test_report_model_orders),
+		cmocka_unit_test(test_report_model_no_recommendation_for_cpu_variance),
 		cmocka_unit_test(test_report_model_irqs),
 		cmocka_unit_test(test_report_model_steal),
 	};

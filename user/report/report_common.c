@@ -3,6 +3,7 @@
  * model holds as data. */
 #include <string.h>
 
+#include "lib/str.h"
 #include "core/attrib/calibrate.h"
 #include "report_common.h"
 
@@ -75,8 +76,12 @@ void report_hw_noise_sentence(const struct report_model *m, const struct tc_spik
 	const char *hv = m->h.hypervisor;
 
 	if (!sp->stall_ns || !tick) {
-		snprintf(buf, len, "no OS event on the probe CPUs; %s",
-			 causes_hw_noise_what(m->h.hypervisor));
+		snprintf(buf, len, "no OS event on the probe CPUs; %s", causes_hw_noise_what(hv));
+		if (m->h.cal.exit_floor_ns)
+			str_appendf(buf, len,
+				    " (enough for one: the cheapest, a cpuid, costs "
+				    "%.3f usec here)",
+				    (double)m->h.cal.exit_floor_ns / 1000.0);
 		return;
 	}
 	snprintf(buf, len,
@@ -109,4 +114,15 @@ int report_chain_next(const struct report_model *m, const struct tc_spike *sp, s
 		return 1;
 	}
 	return 0;
+}
+
+void report_cpu_variance_sentence(const struct report_model *m, const struct tc_spike *sp,
+				  char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "no OS event on the probe CPUs, and %.3f usec lost in all (not halved), less "
+		 "than the cheapest exit to the hypervisor (a cpuid, %.3f usec here): within the "
+		 "CPU's own variance (caches, memory, a cache line's trip between cores), no fix "
+		 "to chase",
+		 (double)sp->variance_ns / 1000.0, (double)m->h.cal.exit_floor_ns / 1000.0);
 }

@@ -28,6 +28,10 @@ void report_unexplained_words(const struct report_model *m, const struct tc_spik
  * interrupts held up beyond a whole tick (tc_spike.stall_ns). */
 void report_hw_noise_sentence(const struct report_model *m, const struct tc_spike *sp, char *buf,
 			      size_t len);
+/* What sp's cpu-variance is, after "cpu-variance X usec: ": no OS event, and less lost in
+ * all than the calibration's exit floor. */
+void report_cpu_variance_sentence(const struct report_model *m, const struct tc_spike *sp,
+				  char *buf, size_t len);
 
 /*
  * The wait chain of sp, one waking at a time (the contribs of kind TC_EV_WAKEUP that end a

@@ -177,8 +177,8 @@ static void spike_row(struct html *h, const struct span_x *sx, const struct tc_c
 	fputs("</title></rect>\n", h->out);
 }
 
-/* Below a spike's timeline: whom its thread waited on (the wait chain), its hw-noise, or why
- * it has no cause. */
+/* Below a spike's timeline: whom its thread waited on (the wait chain), its hw-noise or
+ * cpu-variance, or why it has no cause. */
 static void spike_words(struct html *h, const struct tc_spike *sp)
 {
 	char why[320];
@@ -194,11 +194,16 @@ static void spike_words(struct html *h, const struct tc_spike *sp)
 	}
 	if (sp->hw_noise_ns)
 		report_hw_noise_sentence(h->m, sp, why, sizeof(why));
+	else if (sp->variance_ns)
+		report_cpu_variance_sentence(h->m, sp, why, sizeof(why));
 	else
 		report_unexplained_words(h->m, sp, why, sizeof(why));
 	if (sp->hw_noise_ns)
 		fprintf(h->out,
 			"<p class=\"note\">hw-noise %.3f us: ", rm_lat_us(h->m, sp->hw_noise_ns));
+	else if (sp->variance_ns)
+		fprintf(h->out, "<p class=\"note\">cpu-variance %.3f us: ",
+			rm_lat_us(h->m, sp->variance_ns));
 	else if (why[0])
 		fputs("<p class=\"note\">", h->out);
 	else

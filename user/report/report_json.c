@@ -54,6 +54,10 @@ static void write_calibration(struct json *j, const struct rm_header *h)
 {
 	json_obj(j, "calibration");
 	json_str(j, "status", h->calib_status);
+	if (h->cal.exit_floor_ns)
+		json_num(j, "exit_floor_us", NS_US(h->cal.exit_floor_ns), 3);
+	else
+		json_null(j, "exit_floor_us");
 	json_arr(j, "kinds");
 	for (int k = 0; k < TC_CALIB_KINDS && h->calibrated; k++) {
 		const struct tc_calib_kind *x = calibrate_kind(&h->cal, tc_calib_kinds[k]);
@@ -370,6 +374,7 @@ static void write_spike(struct json *j, const struct report_model *m, size_t ran
 								  : NULL);
 	json_num(j, "hw_noise_us", rm_lat_us(m, sp->hw_noise_ns), 3);
 	json_num(j, "stall_us", rm_lat_us(m, sp->stall_ns), 3);
+	json_num(j, "cpu_variance_us", rm_lat_us(m, sp->variance_ns), 3);
 	json_num(j, "path_us", rm_lat_us(m, sp->path_ns), 3);
 	json_bool(j, "cross_host", sp->cross_host);
 	write_direction(j, t, s);

@@ -131,6 +131,11 @@ static void print_calibration(FILE *out, const struct rm_header *h)
 	}
 	fprintf(out, "%s\n              (%s; the rest is credited as hidden)\n",
 		*sep ? "" : "nothing measured enough", h->calib_status);
+	if (h->cal.exit_floor_ns)
+		fprintf(out,
+			"              the cheapest exit to the hypervisor (a cpuid) costs %.3f usec: "
+			"a spike with no OS event that lost less in all is cpu-variance, not hw-noise\n",
+			US(h->cal.exit_floor_ns));
 }
 
 /* record --iter: how the command's iterations were marked, and what the markers cost. */
@@ -352,6 +357,13 @@ static void print_spike(FILE *out, const struct report_model *m, size_t rank,
 
 		report_hw_noise_sentence(m, sp, what, sizeof(what));
 		fprintf(out, "      hw-noise  %.3f usec: %s\n", rm_lat_us(m, sp->hw_noise_ns),
+			what);
+	}
+	if (sp->variance_ns) {
+		char what[320];
+
+		report_cpu_variance_sentence(m, sp, what, sizeof(what));
+		fprintf(out, "      cpu-variance  %.3f usec: %s\n", rm_lat_us(m, sp->variance_ns),
 			what);
 	}
 	if (sp->path_ns)

@@ -129,6 +129,7 @@ struct tc_spike {
 	uint64_t hw_noise_ns; /* the part credited to hw-noise (no event of its own) */
 	uint64_t stall_ns;    /* of hw_noise_ns, what timer interrupts were held up beyond
 			       * what a whole tick takes here (analyze_after.c) */
+	uint64_t variance_ns; /* no event, less than one exit: cpu-variance (analyze_after.c) */
 	uint64_t path_ns;     /* two hosts: the part neither host's intervals explain (path) */
 	int cross_host;	      /* two hosts: the peer's intervals were weighed in it */
 	uint64_t hidden_ns;   /* of the attributed excess, the calibrated hidden cost */

@@ -170,19 +170,26 @@ static int has_os_event(const struct ctx *c, const struct tc_spike *sp)
 	return 0;
 }
 
+/* The causes that have no event of their own: hw-noise, cpu-variance and the path. */
+struct eventless {
+	uint32_t hw, variance, path; /* cause indices, TC_NO_CAUSE until made */
+};
+
 /*
- * Decides sp again from its contribs (and its hw-noise, cause hw, and path, cause path)
- * after late credit: the same rule as the sweep's (spike_window_decide), and the books
- * follow.
+ * Decides sp again from its contribs (and its hw-noise, cpu-variance and path, the causes
+ * in ids) after late credit: the same rule as the sweep's (spike_window_decide), and the
+ * books follow.
  */
-static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t hw, uint32_t path)
+static int redecide(struct ctx *c, struct tc_spike *sp, const struct eventless *ids)
 {
 	struct tc_analysis *a = c->a;
 	uint32_t old = sp->primary, old_candidate = sp->candidate;
+	const uint64_t none_ns[3] = {sp->hw_noise_ns, sp->variance_ns, sp->path_ns};
+	const uint32_t none_id[3] = {ids->hw, ids->variance, ids->path};
 
 	c->win.n_items = 0;
-	for (size_t i = 0; i < sp->n_contrib + 2; i++) {
-		uint64_t eventless = i == sp->n_contrib ? sp->hw_noise_ns : sp->path_ns;
+	for (size_t i = 0; i < sp->n_contrib + 3; i++) {
+		uint64_t eventless = i >= sp->n_contrib ? none_ns[i - sp->n_contrib] : 0;
 		struct spike_item *it;
 
 		if (i >= sp->n_contrib && !eventless)
@@ -191,8 +198,8 @@ static int redecide(struct ctx *c, struct tc_spike *sp, uint32_t hw, uint32_t pa
 		if (!it)
 			return -ENOMEM;
 		if (i >= sp->n_contrib) {
-			it->ev = SIZE_MAX; /* hw-noise and path have no event */
-			it->cause = i == sp->n_contrib ? hw : path;
+			it->ev = SIZE_MAX; /* these have no event */
+			it->cause = none_id[i - sp->n_contrib];
 			it->att = eventless;
 		} else {
 			const struct tc_contrib *k = &a->contribs[sp->first_contrib + i];
@@ -332,15 +339,46 @@ static int path_cause(struct ctx *c, uint32_t *ids, uint16_t what, uint32_t *out
 }
 
 /*
- * hw-noise where it applies (one host, no path counter moved), path where the
- * path is named (a path counter moved in the spike: path:<what>; two hosts,
- * where the peer was weighed: path), the new decisions, and why the rest are
- * unattributed.
+ * What a spike with no OS event, with complete tracing, leaves unexplained (u): hw-noise
+ * where it can hold one exit to the hypervisor (the calibration's floor; every u where
+ * the trace has none), else cpu-variance: shorter than any exit, the CPU's own doing.
+ */
+static int credit_eventless(struct ctx *c, struct tc_spike *sp, uint64_t u, struct eventless *ids)
+{
+	struct tc_analysis *a = c->a;
+	int variance = c->cal.exit_floor_ns && u < c->cal.exit_floor_ns;
+	int err;
+
+	if (variance) {
+		err = ids->variance != TC_NO_CAUSE
+			      ? 0
+			      : cause_table_index(&c->causes,
+						  causes_info(TC_CAUSE_CPU_VARIANCE)->prefix,
+						  TC_CAUSE_CPU_VARIANCE, &ids->variance);
+		if (err)
+			return err;
+		sp->variance_ns = u;
+		a->causes[ids->variance].excess_ns = sat_add(a->causes[ids->variance].excess_ns, u);
+		return 0;
+	}
+	err = hw_cause(c, &ids->hw);
+	if (err)
+		return err;
+	sp->hw_noise_ns = u;
+	a->causes[ids->hw].excess_ns = sat_add(a->causes[ids->hw].excess_ns, u);
+	return 0;
+}
+
+/*
+ * hw-noise or cpu-variance where they apply (one host, no path counter moved), path where
+ * the path is named (a path counter moved in the spike: path:<what>; two hosts, where the
+ * peer was weighed: path), the new decisions, and why the rest are unattributed.
  */
 static int settle(struct ctx *c, const uint8_t *touched, uint32_t hw)
 {
 	struct tc_analysis *a = c->a;
-	uint32_t path = TC_NO_CAUSE, paths[TC_PATH_KINDS];
+	struct eventless ids = {hw, TC_NO_CAUSE, TC_NO_CAUSE};
+	uint32_t paths[TC_PATH_KINDS];
 	int joined = c->t->peer.cpu_base != 0;
 	int err = 0;
 
@@ -357,20 +395,18 @@ static int settle(struct ctx *c, const uint8_t *touched, uint32_t hw)
 			spike_credit_take_waiting(a, sp, UINT64_MAX);
 		u = spike_credit_unexplained_ns(a, sp);
 		if ((what || (joined && sp->cross_host)) && u) {
-			err = path_cause(c, paths, what, &path);
+			err = path_cause(c, paths, what, &ids.path);
 			if (err)
 				break;
 			sp->path_ns = u;
-			a->causes[path].excess_ns = sat_add(a->causes[path].excess_ns, u);
+			a->causes[ids.path].excess_ns = sat_add(a->causes[ids.path].excess_ns, u);
 		} else if (!joined && u && !os && !lost && a->coverage_complete) {
-			err = hw_cause(c, &hw);
+			err = credit_eventless(c, sp, u, &ids);
 			if (err)
 				break;
-			sp->hw_noise_ns = u;
-			a->causes[hw].excess_ns = sat_add(a->causes[hw].excess_ns, u);
 		}
-		if (sp->hw_noise_ns || sp->path_ns || touched[i])
-			err = redecide(c, sp, hw, path);
+		if (sp->hw_noise_ns || sp->variance_ns || sp->path_ns || touched[i])
+			err = redecide(c, sp, &ids);
 		sp->unexplained = sp->primary		      ? TC_EXPLAINED
 				  : joined && !sp->cross_host ? TC_UNEXPLAINED_CLOCK
 				  : os			      ? TC_UNEXPLAINED_LITTLE

@@ -277,6 +277,9 @@ int calibrate_store(struct tc_trace *t, const struct tc_calibration *c)
 {
 	int err = set_u64(t, "", "loop_ns", c->loop_ns);
 
+	if (c->exit_floor_ns)
+		err = err ?: set_u64(t, "", "exit_floor_ns", c->exit_floor_ns);
+
 	for (int k = 0; k < TC_CALIB_KINDS && !err; k++) {
 		const struct tc_calib_kind *x = &c->k[k];
 		const char *name = calib_keys[k];
@@ -316,10 +319,14 @@ static uint64_t get_u64(const struct tc_trace *t, const char *kind, const char *
 
 int calibrate_load(const struct tc_trace *t, struct tc_calibration *c)
 {
+	const char *hv;
 	int found = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->loop_ns = get_u64(t, "", "loop_ns", &found);
+	hv = trace__meta(t, "host.hypervisor");
+	if (hv && *hv && strcmp(hv, "none"))
+		c->exit_floor_ns = get_u64(t, "", "exit_floor_ns", NULL);
 	for (int k = 0; k < TC_CALIB_KINDS; k++) {
 		struct tc_calib_kind *x = &c->k[k];
 		const char *name = calib_keys[k];

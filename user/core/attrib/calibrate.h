@@ -63,6 +63,12 @@ struct tc_calib_kind {
 
 struct tc_calibration {
 	uint64_t loop_ns; /* the loop's own time between two reads (median) */
+	/* The cheapest exit to the hypervisor this host takes (calib.exit_floor_ns): a cpuid,
+	 * which always exits on a VM, timed on a probe CPU, its minimum less the clock read's.
+	 * calibrate_load() keeps it only where host.hypervisor names one: on bare metal cpuid
+	 * does not exit and what takes the CPU there (an SMI) cannot be provoked, so there, as
+	 * in an older recorder's trace, it is 0: not known. */
+	uint64_t exit_floor_ns;
 	struct tc_calib_kind k[TC_CALIB_KINDS];
 };
 
@@ -74,9 +80,9 @@ struct tc_calibration {
 int calibrate_run(const struct tc_trace *t, const struct idle_latency *l, const struct tc_gap *gaps,
 		  size_t n, uint64_t loop_ns, struct tc_calibration *out);
 
-/* Stores c in t's meta as calib.loop_ns and calib.<kind>.{n,gap_ns,traced_ns,traced_p90_ns,
- * pre_ns,post_ns,p10_ns,p90_ns}; kinds with fewer than TC_CALIB_MIN measurements are left out. 0 or
- * -ENOMEM. */
+/* Stores c in t's meta as calib.loop_ns, calib.exit_floor_ns (where measured) and
+ * calib.<kind>.{n,gap_ns,traced_ns,traced_p90_ns, pre_ns,post_ns,p10_ns,p90_ns}; kinds with fewer
+ * than TC_CALIB_MIN measurements are left out. 0 or -ENOMEM. */
 int calibrate_store(struct tc_trace *t, const struct tc_calibration *c);
 
 /* Reads what calibrate_store() wrote (absent kinds have n 0); 1 when t was calibrated. */

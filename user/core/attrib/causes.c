@@ -109,6 +109,11 @@ static const struct tc_cause_info catalogue[TC_CAUSE_CLASS_COUNT] = {
 		"undisturbed by anything traced: that task's time, not a host cause",
 		"nothing on this host: look at the task it waited on (its work, or what it "
 		"waited for in turn)" },
+	[TC_CAUSE_CPU_VARIANCE] = { TC_CAUSE_CPU_VARIANCE, "cpu-variance",
+		"within the CPU's own variance: no OS event, with every tracer attached and "
+		"nothing lost, and shorter than the cheapest exit the calibration measured on "
+		"this host (caches, memory, a cache line's trip between the probe's cores)",
+		"none: no host cause to remove; the probe's own code and data layout set it" },
 };
 
 /* Linux's signal numbers (x86, arm64, and most others: asm-generic/signal.h). */

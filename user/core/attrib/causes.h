@@ -39,6 +39,7 @@ enum tc_cause_class {
 	TC_CAUSE_PATH,		   /* path: two hosts, neither host's intervals explain it */
 	TC_CAUSE_VCPU_HALT,	   /* vcpu-halt: an interrupt to an idle vCPU ran late */
 	TC_CAUSE_WAIT,		   /* wait:<comm>: blocked on a task that did its own work */
+	TC_CAUSE_CPU_VARIANCE,	   /* cpu-variance: no OS event, and less than one exit */
 	TC_CAUSE_CLASS_COUNT,
 };
 

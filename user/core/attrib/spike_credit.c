@@ -24,10 +24,10 @@ uint64_t spike_credit_waiting_ns(const struct tc_analysis *a, const struct tc_sp
 	return n;
 }
 
-/* The part of sp's excess no interval (nor hw-noise) explains yet. */
+/* The part of sp's excess no interval (nor hw-noise, nor cpu-variance) explains yet. */
 uint64_t spike_credit_unexplained_ns(const struct tc_analysis *a, const struct tc_spike *sp)
 {
-	uint64_t done = sp->hw_noise_ns;
+	uint64_t done = sp->hw_noise_ns + sp->variance_ns;
 
 	for (size_t i = 0; i < sp->n_contrib; i++)
 		done += a->contribs[sp->first_contrib + i].attributed_ns;

@@ -271,8 +271,9 @@ static int build_latency(struct report_model *m)
 		spikes[c->cls] += c->spikes;
 	}
 	free(idx);
+	/* cpu-variance has no fix to chase: no recommendation */
 	for (int c = 0; c < TC_CAUSE_CLASS_COUNT; c++)
-		if (spikes[c])
+		if (spikes[c] && c != TC_CAUSE_CPU_VARIANCE)
 			m->recs[m->n_recs++] = (struct rm_rec){
 				causes_info((enum tc_cause_class)c),
 				c == TC_CAUSE_HW_NOISE ? causes_hw_noise_what(m->h.hypervisor)
