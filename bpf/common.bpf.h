@@ -86,6 +86,15 @@ static __always_inline int tid_of_interest(__u32 tid)
 	return bpf_map_lookup_elem(&probe_tids, &tid) != NULL;
 }
 
+/* Is tid a thread of interest whose own work is measured (a probe's, the command's), not a
+ * waker followed for the wait chain (waker.bpf.h), whose iterations are not the run's? */
+static __always_inline int tid_of_command(__u32 tid)
+{
+	__u32 *role = bpf_map_lookup_elem(&probe_tids, &tid);
+
+	return role && *role != TC_ROLE_WAKER;
+}
+
 /* A record of kind (TC_EV_*) of a thread or CPU of interest was lost on this CPU. */
 static __always_inline void drop_count(__u32 kind)
 {

@@ -61,7 +61,7 @@ static __always_inline void mark(__u32 what)
 
 	int budget;
 
-	if (!tid_of_interest(tid))
+	if (!tid_of_command(tid))
 		return;
 	budget = within_budget();
 	if (!budget)

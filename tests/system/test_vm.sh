@@ -360,7 +360,7 @@ if [ "${2:-}" = --in-guest ]; then
 	hog=$!
 	if ! pt_both && grep -q 'Correlation coefficient r^2' "$T/out" "$T/pts2.out"; then
 		echo "    (perftest could not estimate the CPU's MHz under TCG: its run made again)"
-		pt_both
+		pt_both || : # judged below, with what it left
 	fi
 	if [ -s "$T/ptc2.tct" ] && [ -s "$T/pts2.tct" ] &&
 		run_rc 0 "$TC" report "$T/ptc2.tct" --peer "$T/pts2.tct" &&

@@ -72,6 +72,9 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do [ -S "$TMP/sock" ] && break; sleep 0.1; done
 wait "$srv" || true
 "$TC" dump "$TMP/apart.tct" | grep -q "kind=wakeup .*flags=2 other=$srv:tcserver" ||
 	fail "apart: the server was not followed from its first waking of the client"
+# the server calls sendto and recvfrom too: followed for the chain, it marks no iteration
+"$TC" report "$TMP/apart.tct" 2>&1 | grep -q "iterations from [0-9]* marks of 1 thread" ||
+	fail "apart: the followed server's calls were marked as the command's iterations"
 check apart tcserver 50
 
 # (c) a lock holder preempted: the timed thread's futex wait, ended by the holder's unlock

@@ -6,15 +6,16 @@
  *   tc-waitpair client PATH SECONDS CPU
  *   tc-waitpair lock SECONDS HOLDER_CPU TIMED_CPU
  * The client (comm tcclient) sends one byte with sendto() and blocks in recvfrom() for the
- * answer; the server (comm tcserver) reads it with read(), works ~10 us and answers with
- * write(), so that `record --iter syscall:sendto:recvfrom` marks the client's round trips
- * only. `pair` forks the server itself (a child of the traced command); `serve` and
- * `client` meet on a Unix socket at PATH (the server a process of its own, not traced
- * until it wakes the client). `lock` is a thread pool of two: a holder thread (comm
- * tcholder) takes a mutex for 50 us of work, then works 50 us without it, again and
- * again; the timed thread (tctimed) calls getpid() (`--iter syscall:getpid` marks each
- * iteration), takes the mutex, works 2 us and lets it go: it blocks on the futex while the
- * holder has it, and the holder's unlock wakes it. Each pins itself to its CPU.
+ * answer; the server (comm tcserver) reads it, works ~10 us and answers: with read() and
+ * write() when it is the command's child, so that `record --iter syscall:sendto:recvfrom`
+ * marks the client's round trips only, and with recvfrom() and sendto() when it is a
+ * process of its own, which the markers must leave out. `pair` forks the server itself (a child of
+ * the traced command); `serve` and `client` meet on a Unix socket at PATH (the server a process of
+ * its own, not traced until it wakes the client). `lock` is a thread pool of two: a holder thread
+ * (comm tcholder) takes a mutex for 50 us of work, then works 50 us without it, again and again;
+ * the timed thread (tctimed) calls getpid() (`--iter syscall:getpid` marks each iteration), takes
+ * the mutex, works 2 us and lets it go: it blocks on the futex while the holder has it, and the
+ * holder's unlock wakes it. Each pins itself to its CPU.
  */
 #include "tools.h" /* first: it asks for _GNU_SOURCE */
 
@@ -30,17 +31,21 @@ static void become(const char *comm, int cpu)
 	tool_pin("tc-waitpair", cpu);
 }
 
-/* Answers each byte on fd until the client goes away. */
-static void serve(int fd)
+/*
+ * Answers each byte on fd until the client goes away: with read() and write() (sock 0),
+ * which the client's markers do not mark, or with recvfrom() and sendto() (sock 1), the
+ * calls they do mark: a process of its own is not the command, and its calls must not be.
+ */
+static void serve(int fd, int sock)
 {
 	char b;
 
-	while (read(fd, &b, 1) == 1) {
+	while ((sock ? recvfrom(fd, &b, 1, 0, NULL, NULL) : read(fd, &b, 1)) == 1) {
 		uint64_t until = tool_now_ns() + 10000;
 
 		while (tool_now_ns() < until)
 			;
-		if (write(fd, &b, 1) != 1)
+		if ((sock ? sendto(fd, &b, 1, 0, NULL, 0) : write(fd, &b, 1)) != 1)
 			break;
 	}
 }
@@ -132,7 +137,7 @@ int main(int argc, char **argv)
 		if (!pid) {
 			close(sv[0]);
 			become("tcserver", atoi(argv[3]));
-			serve(sv[1]);
+			serve(sv[1], 0);
 			_exit(0);
 		}
 		close(sv[1]);
@@ -153,7 +158,7 @@ int main(int argc, char **argv)
 		fd = accept(lfd, NULL, NULL);
 		if (fd < 0)
 			return perror("accept"), 1;
-		serve(fd);
+		serve(fd, 1);
 		return 0;
 	}
 	if (argc == 5 && !strcmp(argv[1], "client")) {
