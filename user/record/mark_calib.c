@@ -259,6 +259,26 @@ void mark_calib_attach(struct mark_calib *mc, struct tracer *t)
 		mc->link = self_probe(mc, t);
 }
 
+/*
+ * How far the marker alone moves one iteration's length: each call's delay from the
+ * clock read before it to its mark, d[i]; an iteration marked at consecutive calls
+ * is off by d[i + 1] - d[i]; the median distance of those from their median. Under
+ * an emulator the trap's own time varies by microseconds from call to call.
+ */
+static uint64_t row_jitter(const uint64_t *marks, const uint64_t *reads, uint64_t *scratch)
+{
+	int64_t d[MARK_CALIB_ROUNDS], mid;
+
+	for (size_t i = 0; i < MARK_CALIB_ROUNDS; i++)
+		d[i] = (int64_t)(marks[i] - reads[i]);
+	for (size_t i = 0; i + 1 < MARK_CALIB_ROUNDS; i++)
+		scratch[i] = (uint64_t)(d[i + 1] - d[i]) ^ (1ull << 63); /* signed order */
+	mid = (int64_t)(median(scratch, MARK_CALIB_ROUNDS - 1) ^ (1ull << 63));
+	for (size_t i = 0; i + 1 < MARK_CALIB_ROUNDS; i++)
+		scratch[i] = (uint64_t)llabs(d[i + 1] - d[i] - mid);
+	return median(scratch, MARK_CALIB_ROUNDS - 1);
+}
+
 /* The uprobe markers: calls of a function of our own, marked, against the unmarked ones. */
 static int measure_uprobe(struct mark_calib *mc, struct tracer *t, void (*drained)(void *ctx),
 			  void *ctx, uint64_t *reads[4], uint64_t *scratch)
@@ -284,12 +304,14 @@ static int measure_uprobe(struct mark_calib *mc, struct tracer *t, void (*draine
 		return 0;
 	}
 	mc->with_ns[0] = call_median(reads, 0, scratch);
-	if (mc->n_marks[0] != MARK_CALIB_ROUNDS)
+	if (mc->n_marks[0] != MARK_CALIB_ROUNDS) {
 		snprintf(mc->status, sizeof(mc->status),
 			 "not measured: %zu of its %d calls' marks seen (lost?)", mc->n_marks[0],
 			 MARK_CALIB_ROUNDS);
-	else
-		mc->measured = 1;
+		return 0;
+	}
+	mc->jitter_ns = row_jitter(mc->marks[0], reads[0], scratch);
+	mc->measured = 1;
 	return 0;
 }
 
@@ -357,6 +379,8 @@ int mark_calib_store(const struct mark_calib *mc, struct tc_trace *out)
 		snprintf(buf, sizeof(buf), "%llu",
 			 (unsigned long long)excess(mc->with_ns[0], mc->base_ns[0]));
 		err = trace__set_meta(out, "iter.cost_ns", buf);
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mc->jitter_ns);
+		err = err ?: trace__set_meta(out, "iter.jitter_ns", buf);
 		snprintf(buf, sizeof(buf),
 			 "measured: a uprobe on a function of tailcause's own, %d "
 			 "calls unmarked then marked",

@@ -44,7 +44,8 @@ struct mark_calib {
 	uint64_t base_ns[2];   /* median duration of the send / receive, unmarked */
 	uint64_t with_ns[2];   /* and marked */
 	uint64_t pre_ns, post_ns;
-	char status[512]; /* "measured ..." or why not */
+	uint64_t jitter_ns; /* uprobe: how far the marker alone moves a row (row_jitter) */
+	char status[512];   /* "measured ..." or why not */
 	int measured;
 
 	atomic_uint tid; /* while measuring: this thread's marks are the calibration's */
@@ -69,7 +70,10 @@ int mark_calib_take(struct mark_calib *mc, const struct tc_event *e);
  */
 int mark_calib_measure(struct mark_calib *mc, struct tracer *t, void (*drained)(void *ctx),
 		       void *ctx);
-/* iter.pre_ns, iter.post_ns, iter.cost_ns and iter.calib (in words) into out; 0 or -ENOMEM. */
+/*
+ * iter.pre_ns, iter.post_ns (system calls) or iter.jitter_ns (uprobes), iter.cost_ns and
+ * iter.calib (in words) into out; 0 or -ENOMEM.
+ */
 int mark_calib_store(const struct mark_calib *mc, struct tc_trace *out);
 void mark_calib__free(struct mark_calib *mc);
 

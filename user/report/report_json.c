@@ -107,6 +107,10 @@ static void write_iterations(struct json *j, const struct rm_header *h)
 		json_num(j, "cost_us", (double)h->iter_cost_ns / 1000.0, 3);
 	else
 		json_null(j, "cost_us");
+	if (h->has_iter_jitter)
+		json_num(j, "jitter_us", (double)h->iter_jitter_ns / 1000.0, 3);
+	else
+		json_null(j, "jitter_us");
 	json_end(j);
 }
 

@@ -154,6 +154,11 @@ static void print_iterations(FILE *out, const struct rm_header *h)
 	if (h->has_iter_calib)
 		fprintf(out, "              the markers add %.3f usec to each iteration (%s)\n",
 			US(h->iter_cost_ns), or_q(h->iter_calib));
+	if (h->has_iter_jitter)
+		fprintf(out,
+			"              and move one iteration's length by %.3f usec (median, from "
+			"call to call)\n",
+			US(h->iter_jitter_ns));
 	/* a system-call tracepoint slows every system call of the machine: a peer here too */
 	if (h->iter_syscalls)
 		fprintf(out, "              (while they were attached every system call on this "

@@ -92,6 +92,7 @@ static void build_header(struct report_model *m, const struct report_model_opts 
 	h->has_iter_bounds = meta_u64(t, "iter.pre_ns", &h->iter_pre_ns) &&
 			     meta_u64(t, "iter.post_ns", &h->iter_post_ns);
 	h->has_iter_calib = meta_u64(t, "iter.cost_ns", &h->iter_cost_ns);
+	h->has_iter_jitter = meta_u64(t, "iter.jitter_ns", &h->iter_jitter_ns);
 	h->iter_syscalls = is_yes(trace__meta(t, "iter.syscalls"));
 	h->has_samples_rows = meta_u64(t, "samples.rows", &h->samples_rows);
 	h->recorded_by = trace__meta(t, "tailcause.version");

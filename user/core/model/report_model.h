@@ -84,7 +84,8 @@ struct rm_header {
 	const char *iter_calib;	  /* how the markers' blind spots were measured, or why not */
 	uint64_t iter_pre_ns, iter_post_ns; /* with has_iter_bounds */
 	uint64_t iter_cost_ns;		    /* with has_iter_calib */
-	int has_iter_bounds, has_iter_calib;
+	uint64_t iter_jitter_ns; /* with has_iter_jitter: uprobe markers, how far one moves a row */
+	int has_iter_bounds, has_iter_calib, has_iter_jitter;
 	int iter_syscalls; /* some markers were system-call tracepoints (iter.syscalls) */
 	int has_samples_rows;
 	uint64_t samples_rows;
