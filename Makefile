@@ -1,14 +1,15 @@
 # tailcause - find out why a latency test has a tail.
 #
 #   make            build build/tailcause (BPF objects, skeletons, user space)
-#   make run        install deps, build, record a short run and print the report (root)
-#   make test       install deps, build, run unit tests and system tests
+#   make run        install what building and running need, build, record a short run and
+#                   print the report (root)
+#   make test       install what testing needs too, build, run unit tests and system tests
 #   make check      what needs no root and installs nothing, in seconds: the unit tests,
 #                   the golden renderer tests, the layer, docs and format checks;
 #                   T=PATTERN runs only the tests whose name has PATTERN (make check T=spike)
 #   make golden     rewrite tests/golden/ from the fixture traces (after an intended change)
 #   make lint       the layer check, the format check and cppcheck (CI runs it)
-#   make bench      install deps, build, run the benchmarks in bench/
+#   make bench      install what the benchmarks need too, build, run the benchmarks in bench/
 #   make lab        attribution accuracy lab: inject known causes, score the report (root)
 #   make test-vm    the verbs tests on soft-RoCE in a qemu VM (scripts/vmlab; root)
 #   make bench-parity  tailcause's verbs probe vs perftest's ib_write_lat, in the VM
@@ -84,14 +85,19 @@ CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
 
 .PHONY: fuzz all run test check unit-test system-test bench vmlinux install fmt check-fmt clean \
-	deps check-layers check-symbols cppcheck lint golden test-vm bench-parity lab
+	deps deps-test deps-bench check-layers check-symbols cppcheck lint golden test-vm bench-parity lab
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
 all: $(BIN)
 
+# What each kind of work installs (scripts/deps.sh): running needs no test or benchmark tool.
 deps:
-	$(Q)sh scripts/deps.sh
+	$(Q)sh scripts/deps.sh run
+deps-test:
+	$(Q)sh scripts/deps.sh test
+deps-bench:
+	$(Q)sh scripts/deps.sh bench
 
 # --- BPF: clang -> bpftool gen object -> bpftool gen skeleton -------------------
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c
@@ -115,6 +121,18 @@ $(O)/user/lib/%.o: user/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PURE_CFLAGS) -c $< -o $@
+
+# What the build is made of (tailcause --version, every trace's tailcause.version): rewritten
+# only when it changes, so only version.o follows.
+$(O)/gen/build_info.h: FORCE
+	$(Q)sh scripts/build-info.sh $@ "$(CLANG)" "$(PKG_CONFIG)" "$(CC)"
+
+$(O)/user/lib/version.o: user/lib/version.c $(O)/gen/build_info.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PURE_CFLAGS) -I$(O)/gen -c $< -o $@
+
+FORCE:
 
 $(O)/user/%.o: user/%.c | $(SKELS)
 	$(call msg,CC,$@)
@@ -290,12 +308,12 @@ $(O)/tests/tc-storm: bench/storm.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
 
-test: deps
+test: deps-test
 	$(Q)$(MAKE) all $(TESTS) $(TEST_TOOLS)
 	$(Q)sh tests/run.sh $(O)
 
 # One VM boot runs every verbs check (tests/system/test_vm.sh); make test runs it too.
-test-vm: deps
+test-vm: deps-test
 	$(Q)$(MAKE) all $(O)/tests/tc-spin
 	$(Q)sh tests/run.sh $(O) test_vm
 
@@ -304,7 +322,7 @@ run: deps
 	$(Q)$(MAKE) all
 	$(Q)$(BIN) run $(RUN_ARGS)
 
-bench: deps
+bench: deps-bench
 	$(Q)$(MAKE) all
 	$(Q)sh bench/run.sh $(O)
 
@@ -316,12 +334,12 @@ $(O)/bench/lab/tc-lab-inject: $(LAB_INJECT_SRCS) bench/lab/inject.h tests/system
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests/system $(LAB_INJECT_SRCS) -o $@
 
-lab: deps
+lab: deps-bench
 	$(Q)$(MAKE) all $(O)/bench/lab/tc-lab-inject $(O)/tests/tc-waitpair
 	$(Q)python3 bench/lab/lab.py $(O) $(LAB_ARGS)
 
 PARITY_ARGS ?=
-bench-parity: deps
+bench-parity: deps-bench
 	$(Q)$(MAKE) all
 	$(Q)sh bench/parity.sh $(O) $(PARITY_ARGS)
 

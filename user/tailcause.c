@@ -47,7 +47,7 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		"  -v, --verbose   debug messages (-vv: libbpf's too)\n"
-		"  -V, --version   print the version\n"
+		"  -V, --version   print the version, the build it came from and what it was built with\n"
 		"  -h, --help      this text; 'tailcause COMMAND --help' for a command's options\n"
 		"\n"
 		"examples:\n"
@@ -60,6 +60,16 @@ static void usage(FILE *f)
 		"3 bad input file, 4 runtime failure, 5 a check or threshold crossed\n");
 }
 
+static void print_version(void)
+{
+	const struct tc_build_facts *b = tc_build_facts();
+
+	printf("tailcause %s\n", tc_version());
+	printf("built with %s, clang %s for the BPF programs, libbpf %s\n", b->cc, b->clang,
+	       b->libbpf);
+	tracer_print_facts(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -70,7 +80,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return tc_exit_code(0);
 		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
-			printf("tailcause %s\n", TAILCAUSE_VERSION);
+			print_version();
 			return tc_exit_code(0);
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			log_level++;

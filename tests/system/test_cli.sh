@@ -14,6 +14,11 @@ for cmd in run record report lat probes audit; do
 done
 expect_exit 0 "$TC" --version
 grep -q '^tailcause [0-9]' "$TMP/out" || fail "--version"
+# which build: the sources' git describe, and the libbpf it was built against and runs with
+want=$(git -C "$(dirname "$0")/../.." describe --always --dirty --tags 2>/dev/null || echo "not from git")
+grep -qF "(git $want)" "$TMP/out" || fail "--version lacks the build's git describe ($want)"
+grep -q "libbpf $(pkg-config --modversion libbpf)" "$TMP/out" || fail "--version lacks the libbpf it was built with"
+grep -q "running with libbpf v\?[0-9]" "$TMP/out" || fail "--version lacks the libbpf it runs with"
 
 expect_exit 1 "$TC"
 expect_exit 1 "$TC" frobnicate

@@ -16,6 +16,9 @@ grep -q '200000 round trips recorded' "$TMP/out" || fail "report does not see 20
 grep -q 'traced .*sched (' "$TMP/out" || fail "report does not say sched was traced"
 "$TC" dump "$TMP/a.tct" | grep -q '^meta tracer.sched.tc_sched_switch=attached tp_btf/sched_switch' ||
 	fail "the trace does not record that sched_switch was attached via tp_btf"
+# which build wrote it: the same line as tailcause --version's first
+"$TC" dump "$TMP/a.tct" | grep -qxF "meta tailcause.version=$("$TC" --version | sed -n '1s/^tailcause //p')" ||
+	fail "the trace does not record the version and build that wrote it"
 
 # No overwrite without --force; with it, fine.
 expect_exit 1 "$TC" record -o "$TMP/a.tct" -n 1000 --cpu "$cpus" --no-progress

@@ -116,7 +116,7 @@ int recorder_store_run_facts(struct recorder *r)
 	int err;
 
 	err = hostfacts_collect(r->trace);
-	err = err ?: trace__set_metaf(r->trace, "tailcause.version", "%s", TAILCAUSE_VERSION);
+	err = err ?: trace__set_metaf(r->trace, "tailcause.version", "%s", tc_version());
 	err = err ?: trace__set_metaf(r->trace, "run.command", "%s", o->command_line);
 	err = err ?: host_audit_store(r->trace, o->command ? NULL : o->probe_opts.cpu);
 	if (o->command)

@@ -38,6 +38,17 @@ void tracer_setup_log(void)
 	libbpf_set_print(libbpf_print);
 }
 
+void tracer_print_facts(FILE *out)
+{
+	int btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+
+	fprintf(out,
+		"running with libbpf %s; the BPF programs are CO-RE: compiled once, their field\n"
+		"offsets relocated as they load against the kernel's BTF (/sys/kernel/btf/vmlinux:\n"
+		"%s here)\n",
+		libbpf_version_string(), btf ? "present" : "absent or unreadable");
+}
+
 static const struct skel_ops *const concerns[] = {
 	&sched_skel_ops,     &irq_skel_ops,   &ipi_skel_ops,	&mm_skel_ops,  &power_skel_ops,
 	&workqueue_skel_ops, &timer_skel_ops, &signal_skel_ops, &nic_skel_ops, &nic_fentry_skel_ops,

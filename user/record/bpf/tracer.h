@@ -8,6 +8,7 @@
 #define TAILCAUSE_RECORD_BPF_TRACER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 struct tracer_cfg {
@@ -31,6 +32,9 @@ struct tracer;
 
 /* Routes libbpf's own messages through tailcause's: warnings at -v, debug at -vv. */
 void tracer_setup_log(void);
+
+/* For --version: the libbpf this process runs with, and whether this kernel has BTF. */
+void tracer_print_facts(FILE *out);
 
 /*
  * Opens, loads and attaches every concern. Programs that cannot attach are
