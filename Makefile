@@ -302,6 +302,23 @@ $(O)/tests/tc-%: tests/system/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
 
+# --- MPI: the collective records' library, preloaded into the ranks (record --iter mpi) ----
+# Built with the MPI compiler wrapper where one is installed (make test installs Open MPI's).
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_LIB := $(O)/mpi/libtailcause-mpi.so
+$(MPI_LIB): mpi/tcmpi.c mpi/coll.h
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) -O2 -g -fPIC -shared $(WARN) -std=gnu11 -D_GNU_SOURCE -Impi $< -o $@
+$(O)/tests/tc-mpiloop: tests/system/mpiloop.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) -O2 $(WARN) -std=gnu11 $< -o $@
+ifneq ($(MPICC),)
+all: $(MPI_LIB)
+TEST_TOOLS += $(O)/tests/tc-mpiloop
+endif
+
 # The per-event benchmark's context-switch storm, also a test's: the off-CPU records' overrun.
 $(O)/tests/tc-storm: bench/storm.c
 	$(call msg,CC,$@)

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* coll_files.c - the ranks' collective records, read from their files (coll_files.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coll_files.h"
+#include "core/iter/coll_event.h"
+#include "lib/log.h"
+
+struct coll_rank_file {
+	char name[32]; /* coll.<pid> */
+	const struct tc_coll_hdr *hdr;
+	const struct tc_coll_rec *recs;
+	size_t map_len;
+	uint64_t capacity; /* bounded by the file's size */
+	uint64_t next;	   /* records taken */
+	uint64_t bad;	   /* records with an operation this reader does not know */
+	int32_t world_rank;
+};
+
+int coll_files_open(struct coll_files *c, const char *lib)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *both;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->dir, sizeof(c->dir), "/dev/shm/tailcause-coll.XXXXXX");
+	if (!mkdtemp(c->dir)) {
+		err = -errno;
+		log_err("--iter mpi: make a directory for the ranks' records (%s): %s", c->dir,
+			strerror(-err));
+		c->dir[0] = '\0';
+		return err;
+	}
+	if (asprintf(&both, "%s%s%s", lib, pre && *pre ? " " : "", pre && *pre ? pre : "") < 0)
+		return -ENOMEM;
+	err = setenv(TC_COLL_ENV_DIR, c->dir, 1) || setenv("LD_PRELOAD", both, 1) ? -errno : 0;
+	free(both);
+	if (err)
+		log_err("--iter mpi: set the command's environment: %s", strerror(-err));
+	return err;
+}
+
+/* "coll.<digits>", the name the library gives its file. */
+static int is_rank_file(const char *name)
+{
+	if (strncmp(name, "coll.", 5) || !name[5] || strlen(name) >= 32)
+		return 0;
+	for (const char *p = name + 5; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+static int known(const struct coll_files *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_ranks; i++)
+		if (!strcmp(c->ranks[i]->name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Maps one rank's file once its header is whole: 1 mapped, 0 not yet (a rank between
+ * creating its file and writing its header), -1 never (not a file of this format).
+ */
+static int map_rank(struct coll_files *c, int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct coll_rank_file *f;
+	struct tc_coll_hdr h;
+	struct stat st;
+	void *m;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(h) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		close(fd);
+		return S_ISREG(st.st_mode) ? 0 : -1;
+	}
+	if (memcmp(h.magic, TC_COLL_MAGIC, sizeof(h.magic))) {
+		close(fd);
+		return h.magic[0] ? -1 : 0; /* all zero: the header is being written */
+	}
+	if (h.version != TC_COLL_VERSION || h.rec_size != sizeof(struct tc_coll_rec) ||
+	    h.capacity > ((uint64_t)st.st_size - sizeof(h)) / sizeof(struct tc_coll_rec)) {
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		munmap(m, (size_t)st.st_size);
+		return -1;
+	}
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->hdr = m;
+	f->recs = (const struct tc_coll_rec *)(f->hdr + 1);
+	f->map_len = (size_t)st.st_size;
+	f->capacity = h.capacity;
+	f->world_rank = h.world_rank;
+	c->ranks[c->n_ranks++] = f;
+	return 1;
+}
+
+/* Files that appeared since the last look. */
+static void scan(struct coll_files *c, int final)
+{
+	DIR *d = opendir(c->dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int r;
+
+		if (de->d_name[0] == '.' || known(c, de->d_name))
+			continue;
+		if (!is_rank_file(de->d_name)) {
+			c->refused += final;
+			continue;
+		}
+		if (c->n_ranks == COLL_MAX_RANKS) {
+			c->too_many += final;
+			continue;
+		}
+		r = map_rank(c, dirfd(d), de->d_name);
+		if (r < 0 || (r == 0 && final))
+			c->refused += final;
+	}
+	closedir(d);
+}
+
+static void take_rank(struct coll_rank_file *f,
+		      void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
+{
+	uint64_t count = __atomic_load_n(&f->hdr->count, __ATOMIC_ACQUIRE);
+	uint64_t avail = count < f->capacity ? count : f->capacity;
+	struct tc_event e;
+
+	for (; f->next < avail; f->next++) {
+		const struct tc_coll_rec *src = &f->recs[f->next];
+		uint16_t op = __atomic_load_n(&src->op, __ATOMIC_ACQUIRE);
+		struct tc_coll_rec r;
+
+		if (!op)
+			break; /* still being written: the next look takes it */
+		memcpy(&r, src, sizeof(r));
+		if (op >= TC_COLL_OP_MAX) {
+			f->bad++;
+			continue;
+		}
+		r.op = op;
+		tc_coll_event_pack(&e, &r, f->world_rank);
+		emit(ctx, &e);
+	}
+}
+
+void coll_files_take(struct coll_files *c, void (*emit)(void *ctx, const struct tc_event *e),
+		     void *ctx)
+{
+	if (!c->dir[0])
+		return;
+	scan(c, 0);
+	for (size_t i = 0; i < c->n_ranks; i++)
+		take_rank(c->ranks[i], emit, ctx);
+}
+
+/* The ranks that did not reach MPI_Finalize, "3 (pid 1234), 5 (pid 1240)", into buf. */
+static void unfinished(const struct coll_files *c, char *buf, size_t len, size_t *n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	*n = 0;
+	for (size_t i = 0; i < c->n_ranks; i++) {
+		const struct tc_coll_hdr *h = c->ranks[i]->hdr;
+
+		if (__atomic_load_n(&h->finalized, __ATOMIC_ACQUIRE))
+			continue;
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%d (pid %u)",
+						(*n)++ ? ", " : "", h->world_rank, h->pid);
+	}
+}
+
+int coll_files_finish(struct coll_files *c, struct tc_trace *t,
+		      void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
+{
+	uint64_t records = 0, lost = 0, torn = 0, bad = 0;
+	char lib[sizeof(c->ranks[0]->hdr->library) + 1] = "", list[512];
+	size_t n_unfinished;
+	int err;
+
+	if (!c->dir[0])
+		return 0;
+	scan(c, 1);
+	for (size_t i = 0; i < c->n_ranks; i++) {
+		struct coll_rank_file *f = c->ranks[i];
+		uint64_t count;
+
+		take_rank(f, emit, ctx);
+		count = __atomic_load_n(&f->hdr->count, __ATOMIC_ACQUIRE);
+		records += f->next - f->bad;
+		bad += f->bad;
+		lost += count > f->capacity ? count - f->capacity : 0;
+		torn += (count < f->capacity ? count : f->capacity) - f->next;
+		if (!lib[0])
+			memcpy(lib, f->hdr->library, sizeof(lib) - 1);
+	}
+	unfinished(c, list, sizeof(list), &n_unfinished);
+	err = trace__set_metaf(t, "coll.ranks", "%zu", c->n_ranks);
+	err = err ?: trace__set_metaf(t, "coll.records", "%llu", (unsigned long long)records);
+	err = err ?: trace__set_metaf(t, "coll.lost", "%llu", (unsigned long long)lost);
+	err = err ?: trace__set_metaf(t, "coll.torn", "%llu", (unsigned long long)(torn + bad));
+	err = err ?: trace__set_metaf(t, "coll.refused", "%zu", c->refused + c->too_many);
+	err = err ?: trace__set_meta(t, "coll.unfinished", n_unfinished ? list : "none");
+	if (lib[0])
+		err = err ?: trace__set_meta(t, "coll.library", lib);
+	return err;
+}
+
+void coll_files_close(struct coll_files *c)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < c->n_ranks; i++) {
+		munmap((void *)c->ranks[i]->hdr, c->ranks[i]->map_len);
+		free(c->ranks[i]);
+	}
+	c->n_ranks = 0;
+	if (!c->dir[0])
+		return;
+	DIR *d = opendir(c->dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' &&
+		    snprintf(path, sizeof(path), "%s/%s", c->dir, de->d_name) < (int)sizeof(path))
+			unlink(path);
+	if (d)
+		closedir(d);
+	rmdir(c->dir);
+	c->dir[0] = '\0';
+}
+
+const char *coll_files_find_lib(char *buf, size_t len, char *why, size_t why_len)
+{
+	static const char *const beside[] = {"mpi/libtailcause-mpi.so",
+					     "../lib/tailcause/libtailcause-mpi.so"};
+	const char *env = getenv("TAILCAUSE_MPI_LIB");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		if (access(env, R_OK) == 0 && snprintf(buf, len, "%s", env) < (int)len)
+			return buf;
+		snprintf(why, why_len, "TAILCAUSE_MPI_LIB=%s: %s", env, strerror(errno));
+		return NULL;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		snprintf(why, why_len, "/proc/self/exe: %s", strerror(errno));
+		return NULL;
+	}
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		slash[1] = '\0';
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++)
+		if (snprintf(buf, len, "%s%s", exe, beside[i]) < (int)len && access(buf, R_OK) == 0)
+			return buf;
+	snprintf(why, why_len,
+		 "libtailcause-mpi.so is not beside %s (in mpi/ or ../lib/tailcause/), and "
+		 "TAILCAUSE_MPI_LIB is not set",
+		 exe);
+	return NULL;
+}
