@@ -130,7 +130,7 @@ $(O)/gen/build_info.h: FORCE
 $(O)/user/lib/version.o: user/lib/version.c $(O)/gen/build_info.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PURE_CFLAGS) -I$(O)/gen -c $< -o $@
+	$(Q)$(CC) $(PURE_CFLAGS) -include $(O)/gen/build_info.h -c $< -o $@
 
 FORCE:
 
