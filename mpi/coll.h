@@ -16,10 +16,10 @@
 
 #include <stdint.h>
 
-#define TC_COLL_MAGIC	"TCCOLL1" /* 8 bytes with its NUL */
-#define TC_COLL_VERSION 1
-#define TC_COLL_ENV_DIR "TAILCAUSE_COLL_DIR" /* where the files go; unset: record nothing */
-#define TC_COLL_ENV_MAX "TAILCAUSE_COLL_MAX" /* records per rank (default below) */
+#define TC_COLL_MAGIC	    "TCCOLL1" /* 8 bytes with its NUL */
+#define TC_COLL_VERSION	    1
+#define TC_COLL_ENV_DIR	    "TAILCAUSE_COLL_DIR" /* where the files go; unset: record nothing */
+#define TC_COLL_ENV_MAX	    "TAILCAUSE_COLL_MAX" /* records per rank (default below) */
 #define TC_COLL_DEFAULT_MAX (256u * 1024)
 #define TC_COLL_MAX_MAX	    (16u * 1024 * 1024)
 
@@ -43,13 +43,13 @@ struct tc_coll_hdr {
 	uint64_t capacity; /* records the file has room for */
 	uint64_t count;	   /* calls recorded (> capacity: the rest were lost); atomic */
 	uint32_t pid;
-	uint32_t tid;	      /* the thread that initialized MPI */
-	int32_t world_rank;   /* in MPI_COMM_WORLD */
+	uint32_t tid;	    /* the thread that initialized MPI */
+	int32_t world_rank; /* in MPI_COMM_WORLD */
 	int32_t world_size;
-	uint32_t finalized;   /* 1 once MPI_Finalize ran: a file without it lost its rank */
+	uint32_t finalized; /* 1 once MPI_Finalize ran: a file without it lost its rank */
 	uint32_t pad;
-	char library[64];     /* MPI_Get_library_version's first line */
-	char host[64];	      /* the node (MPI_Get_processor_name) */
+	char library[64]; /* MPI_Get_library_version's first line */
+	char host[64];	  /* the node (MPI_Get_processor_name) */
 };
 
 /* One call of a collective by one rank, on the rank's CLOCK_MONOTONIC. */

@@ -39,7 +39,7 @@ struct comm_state {
 	int rank, size;
 };
 
-static struct tc_coll_hdr *hdr;	     /* NULL: not recording */
+static struct tc_coll_hdr *hdr; /* NULL: not recording */
 static struct tc_coll_rec *recs;
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t first_use = PTHREAD_MUTEX_INITIALIZER;
@@ -163,8 +163,7 @@ static struct comm_state *state_of(MPI_Comm comm)
 	return st;
 }
 
-static void record(enum tc_coll_op op, MPI_Comm comm, uint64_t bytes, uint64_t t_in,
-		   uint32_t cpu)
+static void record(enum tc_coll_op op, MPI_Comm comm, uint64_t bytes, uint64_t t_in, uint32_t cpu)
 {
 	uint64_t t_out = now_ns(), slot;
 	struct comm_state *st;
@@ -218,9 +217,9 @@ static void open_file(void)
 	if (fd < 0)
 		return;
 	bytes = sizeof(*hdr) + cap * sizeof(struct tc_coll_rec);
-	m = ftruncate(fd, (off_t)bytes) ? MAP_FAILED
-					 : mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-						MAP_SHARED | MAP_POPULATE, fd, 0);
+	m = ftruncate(fd, (off_t)bytes)
+		    ? MAP_FAILED
+		    : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
 		unlink(path);
@@ -357,8 +356,8 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 	return err;
 }
 
-int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
-			     MPI_Op op, MPI_Comm comm)
+int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op,
+			     MPI_Comm comm)
 {
 	uint32_t cpu = (uint32_t)sched_getcpu();
 	uint64_t t = now_ns();

@@ -144,9 +144,24 @@ static void scan(struct coll_files *c, int final)
 	closedir(d);
 }
 
-static void take_rank(struct coll_rank_file *f,
+/* Keeps comm's size for the meta (the last one kept is the likeliest asked again). */
+static void note_comm(struct coll_files *c, uint64_t comm, int32_t size)
+{
+	for (size_t i = c->n_comms; i-- > 0;)
+		if (c->comms[i].key == comm)
+			return;
+	if (c->n_comms == COLL_MAX_COMMS) {
+		c->unsized++;
+		return;
+	}
+	c->comms[c->n_comms].key = comm;
+	c->comms[c->n_comms++].size = size;
+}
+
+static void take_rank(struct coll_files *c, struct coll_rank_file *f,
 		      void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
 {
+	uint64_t last_comm = 0;
 	uint64_t count = __atomic_load_n(&f->hdr->count, __ATOMIC_ACQUIRE);
 	uint64_t avail = count < f->capacity ? count : f->capacity;
 	struct tc_event e;
@@ -164,6 +179,9 @@ static void take_rank(struct coll_rank_file *f,
 			continue;
 		}
 		r.op = op;
+		if (r.comm != last_comm || !f->next)
+			note_comm(c, r.comm, r.comm_size);
+		last_comm = r.comm;
 		tc_coll_event_pack(&e, &r, f->world_rank);
 		emit(ctx, &e);
 	}
@@ -176,7 +194,7 @@ void coll_files_take(struct coll_files *c, void (*emit)(void *ctx, const struct 
 		return;
 	scan(c, 0);
 	for (size_t i = 0; i < c->n_ranks; i++)
-		take_rank(c->ranks[i], emit, ctx);
+		take_rank(c, c->ranks[i], emit, ctx);
 }
 
 /* The ranks that did not reach MPI_Finalize, "3 (pid 1234), 5 (pid 1240)", into buf. */
@@ -212,7 +230,7 @@ int coll_files_finish(struct coll_files *c, struct tc_trace *t,
 		struct coll_rank_file *f = c->ranks[i];
 		uint64_t count;
 
-		take_rank(f, emit, ctx);
+		take_rank(c, f, emit, ctx);
 		count = __atomic_load_n(&f->hdr->count, __ATOMIC_ACQUIRE);
 		records += f->next - f->bad;
 		bad += f->bad;
@@ -230,6 +248,14 @@ int coll_files_finish(struct coll_files *c, struct tc_trace *t,
 	err = err ?: trace__set_meta(t, "coll.unfinished", n_unfinished ? list : "none");
 	if (lib[0])
 		err = err ?: trace__set_meta(t, "coll.library", lib);
+	for (size_t i = 0; i < c->n_comms && !err; i++) {
+		char key[COLL_SIZE_KEY_LEN];
+
+		tc_coll_size_key(key, c->comms[i].key);
+		err = trace__set_metaf(t, key, "%d", c->comms[i].size);
+	}
+	if (c->unsized)
+		err = err ?: trace__set_metaf(t, "coll.unsized", "%zu", c->unsized);
 	return err;
 }
 

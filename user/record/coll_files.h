@@ -19,6 +19,7 @@
 #include "core/trace/trace.h"
 
 #define COLL_MAX_RANKS 1024 /* rank files read on one host */
+#define COLL_MAX_COMMS 4096 /* communicators whose size is kept */
 
 struct coll_rank_file;
 
@@ -28,6 +29,12 @@ struct coll_files {
 	size_t n_ranks;
 	size_t refused;	 /* files that were not rank files of this format */
 	size_t too_many; /* rank files past COLL_MAX_RANKS */
+	struct {
+		uint64_t key;
+		int32_t size;
+	} comms[COLL_MAX_COMMS]; /* each communicator's size, for the trace's meta */
+	size_t n_comms;
+	size_t unsized; /* communicators past COLL_MAX_COMMS */
 };
 
 /*

@@ -1,30 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * coll_event.h - one MPI rank's call of a collective as a trace record (TC_EV_COLL):
- * the fields that do not fit tc_event's own go into its other_comm bytes.
+ * coll_event.h - one MPI rank's call of a collective as a trace record (TC_EV_COLL),
+ * and where the rest of what the rank wrote goes: the bytes as other_comm's text
+ * (the trace keeps that field as a name), each communicator's size in the trace's
+ * meta as coll.size.<key in hex> (the same for every call on it).
  */
 #ifndef TAILCAUSE_CORE_ITER_COLL_EVENT_H
 #define TAILCAUSE_CORE_ITER_COLL_EVENT_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpf/events.h"
 #include "mpi/coll.h"
 
-/* What other_comm carries, little-endian as every record of the trace. */
-struct tc_coll_extra {
-	uint64_t bytes;
-	int32_t comm_rank;
-	int32_t comm_size;
-};
-_Static_assert(sizeof(struct tc_coll_extra) <= TC_COMM_LEN, "tc_coll_extra");
+#define COLL_SIZE_KEY_LEN 32 /* "coll.size." and 16 hex digits */
 
 static inline void tc_coll_event_pack(struct tc_event *e, const struct tc_coll_rec *r,
 				      int32_t world_rank)
 {
-	struct tc_coll_extra x = {r->bytes, r->comm_rank, r->comm_size};
-
 	memset(e, 0, sizeof(*e));
 	e->kind = TC_EV_COLL;
 	e->start_ns = r->t_in;
@@ -35,15 +31,26 @@ static inline void tc_coll_event_pack(struct tc_event *e, const struct tc_coll_r
 	e->arg = (uint32_t)r->seq;
 	e->other_pid = (uint32_t)world_rank;
 	e->flags = r->op;
-	memcpy(e->other_comm, &x, sizeof(x));
+	/* up to 15 digits: a petabyte less one */
+	snprintf(e->other_comm, sizeof(e->other_comm), "%llu",
+		 (unsigned long long)(r->bytes < 999999999999999ull ? r->bytes
+								    : 999999999999999ull));
 }
 
-static inline struct tc_coll_extra tc_coll_event_extra(const struct tc_event *e)
+/* The bytes a call's record carries (0 where its text is not a number). */
+static inline uint64_t tc_coll_event_bytes(const struct tc_event *e)
 {
-	struct tc_coll_extra x;
+	char buf[TC_COMM_LEN + 1];
 
-	memcpy(&x, e->other_comm, sizeof(x));
-	return x;
+	memcpy(buf, e->other_comm, TC_COMM_LEN);
+	buf[TC_COMM_LEN] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* The meta key of communicator comm's size. */
+static inline void tc_coll_size_key(char key[COLL_SIZE_KEY_LEN], uint64_t comm)
+{
+	snprintf(key, COLL_SIZE_KEY_LEN, "coll.size.%016llx", (unsigned long long)comm);
 }
 
 #endif /* TAILCAUSE_CORE_ITER_COLL_EVENT_H */
