@@ -135,7 +135,7 @@ int iter_spec_parse(const char *text, struct iter_spec *s)
 		return parse_syscall(s, text + 8);
 	if (!strncmp(text, "uprobe:", 7))
 		return parse_uprobe(s, text + 7);
-	log_err("--iter: '%s' is not perftest, sockperf, syscall:NAME[:END] or uprobe:FILE:FUNC",
+	log_err("--iter: '%s' is not perftest, sockperf, mpi, syscall:NAME[:END] or uprobe:FILE:FUNC",
 		text);
 	return -EINVAL;
 }

@@ -5,6 +5,7 @@
  * slowest instances. Formatting only (core/model/coll_report.h has the rules).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "core/model/coll_report.h"
 #include "report.h"
@@ -68,6 +69,32 @@ static void print_slowest(FILE *out, const struct report_model *m, const struct 
 	}
 }
 
+/* What the recorder could not take: a rank that died, calls past a full file, ... */
+static void print_losses(FILE *out, const struct tc_trace *t)
+{
+	const char *unfinished = trace__meta(t, "coll.unfinished");
+	const char *lost = trace__meta(t, "coll.lost"), *torn = trace__meta(t, "coll.torn");
+	const char *refused = trace__meta(t, "coll.refused");
+
+	if (unfinished && strcmp(unfinished, "none"))
+		fprintf(out,
+			" rank %s did not reach MPI_Finalize (killed, or it failed): its calls until "
+			"then are kept\n",
+			unfinished);
+	if (lost && strcmp(lost, "0"))
+		fprintf(out,
+			" %s calls were not recorded: a rank's file was full (TAILCAUSE_COLL_MAX "
+			"records)\n",
+			lost);
+	if (torn && strcmp(torn, "0"))
+		fprintf(out, " %s records were left half written or unreadable, and skipped\n",
+			torn);
+	if (refused && strcmp(refused, "0"))
+		fprintf(out,
+			" %s files in the records' directory were not rank files, and skipped\n",
+			refused);
+}
+
 void report_text_coll(FILE *out, const struct report_model *m)
 {
 	const struct coll_report *r = m->coll;
@@ -78,6 +105,7 @@ void report_text_coll(FILE *out, const struct report_model *m)
 		"\ncollectives: %zu calls, %zu instances (%zu with a rank missing); the "
 		"iterations above\nare each rank's steps between its calls\n",
 		r->m.n_calls, r->m.n_inst, r->m.incomplete);
+	print_losses(out, m->t);
 	print_ops(out, r);
 	print_stragglers(out, m, r);
 	print_slowest(out, m, r);
