@@ -366,6 +366,8 @@ vmlinux:
 install: $(BIN)
 	$(call msg,INST,$(DESTDIR)$(PREFIX)/bin/tailcause)
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tailcause
+	$(Q)if [ -f $(MPI_LIB) ]; then install -D -m 0644 $(MPI_LIB) \
+		$(DESTDIR)$(PREFIX)/lib/tailcause/libtailcause-mpi.so; fi
 
 clean:
 	$(call msg,CLEAN,$(O))
