@@ -4,11 +4,16 @@
  * shared by the wrapper library preloaded into the ranks (mpi/tcmpi.c) and the
  * recorder that reads them, as bpf/events.h is shared with the BPF programs.
  *
- * Each rank process writes one file, TAILCAUSE_COLL_DIR/coll.<pid>, mapped shared:
- * a header, then up to `capacity` records. A record is written whole before `count`
- * moves past it (a release store), so a reader that loads `count` (acquire) reads
- * only whole records, even of a rank that was killed mid-run: the file's pages
- * outlive the process. Calls past the capacity are counted in `count` and lost.
+ * Each rank process writes one file, TAILCAUSE_COLL_DIR/coll.<pid>, mapped shared: a
+ * header, a commit byte per block, then up to `capacity` records in blocks of
+ * TC_COLL_BLOCK. A thread gathers its records in a block of its own memory (stores that
+ * stay in the cache) and copies the block into the file when it is full, older than
+ * TC_COLL_FLUSH_NS, or at MPI_Finalize: it reserves the block's place (`count`, in
+ * records), copies it with stores that bypass the cache, fences, and only then sets the
+ * block's commit byte (a release store). A reader takes the records of committed blocks
+ * (acquire) whose op is set (a block copied early has unused slots, left zero). The
+ * file's pages outlive a killed rank: what it committed is kept; the block it was
+ * gathering is lost with it. Calls that found the file full are counted in `lost`.
  * Every field is the writer's word: the reader bounds all of them by the file's size.
  */
 #ifndef TAILCAUSE_MPI_COLL_H
@@ -17,11 +22,13 @@
 #include <stdint.h>
 
 #define TC_COLL_MAGIC	    "TCCOLL1" /* 8 bytes with its NUL */
-#define TC_COLL_VERSION	    1
+#define TC_COLL_VERSION	    2
 #define TC_COLL_ENV_DIR	    "TAILCAUSE_COLL_DIR" /* where the files go; unset: record nothing */
 #define TC_COLL_ENV_MAX	    "TAILCAUSE_COLL_MAX" /* records per rank (default below) */
-#define TC_COLL_DEFAULT_MAX (256u * 1024)
+#define TC_COLL_DEFAULT_MAX (256u * 1024)	 /* a multiple of TC_COLL_BLOCK */
 #define TC_COLL_MAX_MAX	    (16u * 1024 * 1024)
+#define TC_COLL_BLOCK	    64		       /* records a block: copied and committed at once */
+#define TC_COLL_FLUSH_NS    (100ull * 1000000) /* a block older than this is copied */
 
 /* The collectives recorded: the blocking ones of MPI-3's collective chapter most used. */
 enum tc_coll_op {
@@ -37,11 +44,14 @@ enum tc_coll_op {
 };
 
 struct tc_coll_hdr {
-	char magic[8];	   /* TC_COLL_MAGIC */
-	uint32_t version;  /* TC_COLL_VERSION */
-	uint32_t rec_size; /* sizeof(struct tc_coll_rec) */
-	uint64_t capacity; /* records the file has room for */
-	uint64_t count;	   /* calls recorded (> capacity: the rest were lost); atomic */
+	char magic[8];	     /* TC_COLL_MAGIC */
+	uint32_t version;    /* TC_COLL_VERSION */
+	uint32_t rec_size;   /* sizeof(struct tc_coll_rec) */
+	uint64_t capacity;   /* records the file has room for: whole blocks */
+	uint64_t count;	     /* records reserved, whole blocks at a time (atomic) */
+	uint64_t lost;	     /* calls that found the file full (atomic) */
+	uint64_t commit_off; /* where the commit bytes begin, one a block */
+	uint64_t recs_off;   /* where the records begin */
 	uint32_t pid;
 	uint32_t tid;	    /* the thread that initialized MPI */
 	int32_t world_rank; /* in MPI_COMM_WORLD */
@@ -70,6 +80,6 @@ struct tc_coll_rec {
 
 /* One cache line a record; the layout is the file format. */
 _Static_assert(sizeof(struct tc_coll_rec) == 64, "tc_coll_rec");
-_Static_assert(sizeof(struct tc_coll_hdr) == 184, "tc_coll_hdr");
+_Static_assert(sizeof(struct tc_coll_hdr) == 208, "tc_coll_hdr");
 
 #endif /* TAILCAUSE_MPI_COLL_H */

@@ -18,11 +18,14 @@
 struct coll_rank_file {
 	char name[32]; /* coll.<pid> */
 	const struct tc_coll_hdr *hdr;
+	const uint8_t *commit;
 	const struct tc_coll_rec *recs;
 	size_t map_len;
-	uint64_t capacity; /* bounded by the file's size */
-	uint64_t next;	   /* records taken */
-	uint64_t bad;	   /* records with an operation this reader does not know */
+	uint64_t blocks; /* the file's room, in blocks: bounded by its size */
+	uint64_t next;	 /* blocks taken */
+	uint64_t taken;	 /* records taken */
+	uint64_t bad;	 /* records with an operation this reader does not know */
+	uint64_t torn;	 /* blocks reserved and never committed (at the end) */
 	int32_t world_rank;
 };
 
@@ -69,6 +72,19 @@ static int known(const struct coll_files *c, const char *name)
 	return 0;
 }
 
+/* Whether h's layout fits a file of size bytes: commit bytes, then the records. */
+static int layout_ok(const struct tc_coll_hdr *h, uint64_t size)
+{
+	uint64_t blocks = h->capacity / TC_COLL_BLOCK;
+
+	return h->version == TC_COLL_VERSION && h->rec_size == sizeof(struct tc_coll_rec) &&
+	       h->capacity % TC_COLL_BLOCK == 0 && h->capacity <= TC_COLL_MAX_MAX &&
+	       h->commit_off >= sizeof(*h) && h->commit_off <= size &&
+	       blocks <= size - h->commit_off && h->recs_off >= h->commit_off + blocks &&
+	       h->recs_off <= size &&
+	       h->capacity <= (size - h->recs_off) / sizeof(struct tc_coll_rec);
+}
+
 /*
  * Maps one rank's file once its header is whole: 1 mapped, 0 not yet (a rank between
  * creating its file and writing its header), -1 never (not a file of this format).
@@ -92,8 +108,7 @@ static int map_rank(struct coll_files *c, int dfd, const char *name)
 		close(fd);
 		return h.magic[0] ? -1 : 0; /* all zero: the header is being written */
 	}
-	if (h.version != TC_COLL_VERSION || h.rec_size != sizeof(struct tc_coll_rec) ||
-	    h.capacity > ((uint64_t)st.st_size - sizeof(h)) / sizeof(struct tc_coll_rec)) {
+	if (!layout_ok(&h, (uint64_t)st.st_size)) {
 		close(fd);
 		return -1;
 	}
@@ -108,9 +123,10 @@ static int map_rank(struct coll_files *c, int dfd, const char *name)
 	}
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	f->hdr = m;
-	f->recs = (const struct tc_coll_rec *)(f->hdr + 1);
+	f->commit = (const uint8_t *)m + h.commit_off;
+	f->recs = (const struct tc_coll_rec *)((const char *)m + h.recs_off);
 	f->map_len = (size_t)st.st_size;
-	f->capacity = h.capacity;
+	f->blocks = h.capacity / TC_COLL_BLOCK;
 	f->world_rank = h.world_rank;
 	c->ranks[c->n_ranks++] = f;
 	return 1;
@@ -158,32 +174,51 @@ static void note_comm(struct coll_files *c, uint64_t comm, int32_t size)
 	c->comms[c->n_comms++].size = size;
 }
 
-static void take_rank(struct coll_files *c, struct coll_rank_file *f,
-		      void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
+/* One committed block's records, those whose op is set (the rest: unused slots). */
+static void take_block(struct coll_files *c, struct coll_rank_file *f, uint64_t blk,
+		       void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
 {
 	uint64_t last_comm = 0;
-	uint64_t count = __atomic_load_n(&f->hdr->count, __ATOMIC_ACQUIRE);
-	uint64_t avail = count < f->capacity ? count : f->capacity;
 	struct tc_event e;
 
-	for (; f->next < avail; f->next++) {
-		const struct tc_coll_rec *src = &f->recs[f->next];
-		uint16_t op = __atomic_load_n(&src->op, __ATOMIC_ACQUIRE);
+	for (uint64_t i = blk * TC_COLL_BLOCK; i < (blk + 1) * TC_COLL_BLOCK; i++) {
 		struct tc_coll_rec r;
 
-		if (!op)
-			break; /* still being written: the next look takes it */
-		memcpy(&r, src, sizeof(r));
-		if (op >= TC_COLL_OP_MAX) {
+		memcpy(&r, &f->recs[i], sizeof(r));
+		if (!r.op)
+			continue;
+		if (r.op >= TC_COLL_OP_MAX) {
 			f->bad++;
 			continue;
 		}
-		r.op = op;
-		if (r.comm != last_comm || !f->next)
+		if (r.comm != last_comm || !f->taken)
 			note_comm(c, r.comm, r.comm_size);
 		last_comm = r.comm;
+		f->taken++;
 		tc_coll_event_pack(&e, &r, f->world_rank);
 		emit(ctx, &e);
+	}
+}
+
+/*
+ * The blocks committed since the last look, in order; a reserved block not committed
+ * yet stops the look (its thread is copying it). final: the ranks are gone, and such a
+ * block is torn (a rank killed while copying it): counted, and passed over.
+ */
+static void take_rank(struct coll_files *c, struct coll_rank_file *f, int final,
+		      void (*emit)(void *ctx, const struct tc_event *e), void *ctx)
+{
+	uint64_t count = __atomic_load_n(&f->hdr->count, __ATOMIC_ACQUIRE) / TC_COLL_BLOCK;
+	uint64_t reserved = count < f->blocks ? count : f->blocks;
+
+	for (; f->next < reserved; f->next++) {
+		if (!__atomic_load_n(&f->commit[f->next], __ATOMIC_ACQUIRE)) {
+			if (!final)
+				break;
+			f->torn++;
+			continue;
+		}
+		take_block(c, f, f->next, emit, ctx);
 	}
 }
 
@@ -194,7 +229,7 @@ void coll_files_take(struct coll_files *c, void (*emit)(void *ctx, const struct 
 		return;
 	scan(c, 0);
 	for (size_t i = 0; i < c->n_ranks; i++)
-		take_rank(c, c->ranks[i], emit, ctx);
+		take_rank(c, c->ranks[i], 0, emit, ctx);
 }
 
 /* The ranks that did not reach MPI_Finalize, "3 (pid 1234), 5 (pid 1240)", into buf. */
@@ -228,14 +263,12 @@ int coll_files_finish(struct coll_files *c, struct tc_trace *t,
 	scan(c, 1);
 	for (size_t i = 0; i < c->n_ranks; i++) {
 		struct coll_rank_file *f = c->ranks[i];
-		uint64_t count;
 
-		take_rank(c, f, emit, ctx);
-		count = __atomic_load_n(&f->hdr->count, __ATOMIC_ACQUIRE);
-		records += f->next - f->bad;
+		take_rank(c, f, 1, emit, ctx);
+		records += f->taken;
 		bad += f->bad;
-		lost += count > f->capacity ? count - f->capacity : 0;
-		torn += (count < f->capacity ? count : f->capacity) - f->next;
+		lost += __atomic_load_n(&f->hdr->lost, __ATOMIC_ACQUIRE);
+		torn += f->torn;
 		if (!lib[0])
 			memcpy(lib, f->hdr->library, sizeof(lib) - 1);
 	}
@@ -243,7 +276,8 @@ int coll_files_finish(struct coll_files *c, struct tc_trace *t,
 	err = trace__set_metaf(t, "coll.ranks", "%zu", c->n_ranks);
 	err = err ?: trace__set_metaf(t, "coll.records", "%llu", (unsigned long long)records);
 	err = err ?: trace__set_metaf(t, "coll.lost", "%llu", (unsigned long long)lost);
-	err = err ?: trace__set_metaf(t, "coll.torn", "%llu", (unsigned long long)(torn + bad));
+	err = err ?: trace__set_metaf(t, "coll.torn", "%llu", (unsigned long long)torn);
+	err = err ?: trace__set_metaf(t, "coll.bad", "%llu", (unsigned long long)bad);
 	err = err ?: trace__set_metaf(t, "coll.refused", "%zu", c->refused + c->too_many);
 	err = err ?: trace__set_meta(t, "coll.unfinished", n_unfinished ? list : "none");
 	if (lib[0])

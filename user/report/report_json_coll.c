@@ -52,8 +52,7 @@ static void write_stragglers(struct json *j, const struct report_model *m,
 	json_end(j);
 }
 
-static void write_slowest(struct json *j, const struct report_model *m,
-			  const struct coll_report *r)
+static void write_slowest(struct json *j, const struct report_model *m, const struct coll_report *r)
 {
 	json_arr(j, "slowest");
 	for (size_t i = 0; i < r->n_slowest; i++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/model/coll_report.h"
+#include "mpi/coll.h"
 #include "report.h"
 #include "report_common.h"
 
@@ -74,7 +75,7 @@ static void print_losses(FILE *out, const struct tc_trace *t)
 {
 	const char *unfinished = trace__meta(t, "coll.unfinished");
 	const char *lost = trace__meta(t, "coll.lost"), *torn = trace__meta(t, "coll.torn");
-	const char *refused = trace__meta(t, "coll.refused");
+	const char *refused = trace__meta(t, "coll.refused"), *bad = trace__meta(t, "coll.bad");
 
 	if (unfinished && strcmp(unfinished, "none"))
 		fprintf(out,
@@ -87,8 +88,13 @@ static void print_losses(FILE *out, const struct tc_trace *t)
 			"records)\n",
 			lost);
 	if (torn && strcmp(torn, "0"))
-		fprintf(out, " %s records were left half written or unreadable, and skipped\n",
-			torn);
+		fprintf(out,
+			" %s blocks of %d calls were reserved and never copied whole (a rank killed "
+			"while copying): skipped\n",
+			torn, TC_COLL_BLOCK);
+	if (bad && strcmp(bad, "0"))
+		fprintf(out, " %s records named an operation this version does not know: skipped\n",
+			bad);
 	if (refused && strcmp(refused, "0"))
 		fprintf(out,
 			" %s files in the records' directory were not rank files, and skipped\n",
