@@ -9,6 +9,8 @@
 #include "record/bpf/tracer.h"
 #include "run_args.h"
 
+const struct cli_opts cmd_probes_opts = {run_args_options, RA_TRACE, RUN_ARGS_HELP_WIDTH};
+
 static void probes_help(void)
 {
 	printf("usage: tailcause probes [--fallback]\n"
