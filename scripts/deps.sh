@@ -19,6 +19,8 @@ PKGS="$PKGS sockperf"
 PKGS="$PKGS iproute2 nftables"
 # The HTML report's system test renders the page in headless Chromium.
 PKGS="$PKGS chromium"
+# TEST: make man/completion and tests/test_man.sh: man renders the pages, zsh loads _tailcause.
+PKGS="$PKGS man-db groff-base zsh"
 
 missing=""
 for p in $PKGS; do
