@@ -2,9 +2,10 @@
 # The man pages and the shell completion come from the option tables the commands parse
 # with (scripts/gen-man.py reads 'tailcause help-options'): every option of every table must
 # be in the command's --help, in its man page's OPTIONS, in what bash completes after
-# "tailcause CMD -" and in what zsh lists there; man renders every page with no warning
-# (man --warnings=w: all of groff's); tailcause.8 lists every command and every exit code
-# of lib/exitcode.h. Needs python3, man (man-db, groff-base) and zsh (scripts/deps.sh).
+# "tailcause CMD -" and in what zsh lists there. man renders every page with no warning
+# (man --warnings=w: all of groff's), each with NAME, SYNOPSIS, DESCRIPTION, OPTIONS,
+# EXIT STATUS, EXAMPLES and SEE ALSO; tailcause.8 lists every command and every exit code of
+# lib/exitcode.h. Needs python3, man (man-db, groff-base) and zsh (scripts/deps.sh).
 # Usage: tests/test_man.sh BUILD_DIR
 # timeout: 300
 set -eu
@@ -78,6 +79,9 @@ for cmd in "" $commands; do
 	[ -f "$page" ] || { fail "no man page for $name"; continue; }
 	man --warnings=w -l "$page" >"$TMP/page" 2>"$TMP/warnings" || fail "man $page failed"
 	[ -s "$TMP/warnings" ] && fail "man warns on $name: $(head -3 "$TMP/warnings")"
+	for section in NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' EXAMPLES 'SEE ALSO'; do
+		grep -qx "$section" "$TMP/page" || fail "$name: the man page has no $section"
+	done
 	sed -n '/^OPTIONS$/,/^EXIT STATUS$/p' "$TMP/page" >"$TMP/options"
 	# shellcheck disable=SC2086 # no command: no argument
 	"$TC" $cmd --help >"$TMP/help"

@@ -21,6 +21,10 @@ static void probes_help(void)
 	       "CAP_PERFMON). Exit code 2 when nothing can be traced here.\n"
 	       "\n");
 	run_args_help(RA_TRACE);
+	printf("\n"
+	       "examples:\n"
+	       "  sudo tailcause probes\n"
+	       "  sudo tailcause probes --fallback         # the classic tracepoints instead\n");
 }
 
 int cmd_probes(int argc, char **argv)
