@@ -110,9 +110,11 @@ for cmd in $commands; do
 	has "$TMP/zsh.1" "$cmd" || fail "zsh does not complete the command $cmd"
 done
 sed -n '/^EXIT STATUS$/,/^[A-Z]/p' "$TMP/page" >"$TMP/exit"
-for code in $(sed -n 's/^\tTC_EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$top/user/lib/exitcode.h"); do
+sed -n 's/^\tTC_EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$top/user/lib/exitcode.h" >"$TMP/codes"
+[ "$(wc -l <"$TMP/codes")" -ge 6 ] || fail "exitcode.h: $(wc -l <"$TMP/codes") exit codes read"
+while read -r code; do
 	grep -qE "^ +$code +[a-z]" "$TMP/exit" || fail "tailcause.8 lacks exit code $code"
-done
+done <"$TMP/codes"
 zsh -n "$TMP/completion/_tailcause" || fail "_tailcause is not zsh"
 bash -n "$TMP/completion/tailcause" || fail "the bash completion is not bash"
 [ "$failed" = 0 ] || exit 1
