@@ -31,6 +31,8 @@ TEST="$TEST sockperf"
 TEST="$TEST nftables"
 # The HTML report's system test renders the page in headless Chromium.
 TEST="$TEST chromium"
+# make man/completion and tests/test_man.sh: man renders the pages, zsh loads _tailcause.
+TEST="$TEST man-db groff-base zsh"
 
 # make bench: the tracers tailcause is compared with, peak memory, profiling; the udp parity
 # benchmark's sockperf; make bench-parity's VM; the lab's scoring (python3).
