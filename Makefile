@@ -14,7 +14,10 @@
 #   make test-vm    the verbs tests on soft-RoCE in a qemu VM (scripts/vmlab; root)
 #   make bench-parity  tailcause's verbs probe vs perftest's ib_write_lat, in the VM
 #   make vmlinux    regenerate vmlinux/<arch>/vmlinux.h from this kernel's BTF
-#   make install    install the binary under $(PREFIX)/bin (PREFIX=/usr/local)
+#   make man        the man pages, $(O)/man/tailcause.8 and tailcause-COMMAND.8 (section 8)
+#   make completion the bash and zsh completion, $(O)/completion/tailcause and _tailcause
+#   make install    install the binary under $(PREFIX)/bin (PREFIX=/usr/local), the man pages
+#                   and the completion under $(PREFIX)/share
 #   make fmt        clang-format the sources (make check-fmt: fail where they are not)
 #   V=1 shows full commands; O=DIR builds elsewhere; WERROR=0 drops -Werror.
 
@@ -85,7 +88,8 @@ CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
 
 .PHONY: fuzz all run test check unit-test system-test bench vmlinux install fmt check-fmt clean \
-	deps deps-test deps-bench check-layers check-symbols cppcheck lint golden test-vm bench-parity lab
+	deps deps-test deps-bench check-layers check-symbols cppcheck lint golden test-vm bench-parity lab \
+	man completion
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
@@ -363,11 +367,35 @@ bench-parity: deps-bench
 vmlinux:
 	$(Q)sh scripts/gen-vmlinux.sh $(ARCH)
 
-install: $(BIN)
+# The man pages and the completion, from the binary's option tables and --help texts
+# (scripts/gen-man.py; tests/test_man.sh checks that they name every option).
+man: $(O)/man/tailcause.8
+completion: $(O)/completion/tailcause
+
+$(O)/man/tailcause.8: $(BIN) scripts/gen-man.py
+	$(call msg,GEN,$(@D))
+	$(Q)python3 scripts/gen-man.py man $(BIN) $(@D)
+
+$(O)/completion/tailcause: $(BIN) scripts/gen-man.py
+	$(call msg,GEN,$(@D))
+	$(Q)python3 scripts/gen-man.py completion $(BIN) $(@D)
+
+SHARE := $(DESTDIR)$(PREFIX)/share
+install: $(BIN) man completion
 	$(call msg,INST,$(DESTDIR)$(PREFIX)/bin/tailcause)
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tailcause
+<<<<<<< HEAD
 	$(Q)if [ -f $(MPI_LIB) ]; then install -D -m 0644 $(MPI_LIB) \
 		$(DESTDIR)$(PREFIX)/lib/tailcause/libtailcause-mpi.so; fi
+=======
+	$(call msg,INST,$(SHARE)/man/man8)
+	$(Q)install -d $(SHARE)/man/man8
+	$(Q)install -m 0644 $(O)/man/*.8 $(SHARE)/man/man8/
+	$(call msg,INST,$(SHARE)/bash-completion/completions/tailcause)
+	$(Q)install -D -m 0644 $(O)/completion/tailcause $(SHARE)/bash-completion/completions/tailcause
+	$(call msg,INST,$(SHARE)/zsh/vendor-completions/_tailcause)
+	$(Q)install -D -m 0644 $(O)/completion/_tailcause $(SHARE)/zsh/vendor-completions/_tailcause
+>>>>>>> main
 
 clean:
 	$(call msg,CLEAN,$(O))

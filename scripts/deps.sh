@@ -31,6 +31,8 @@ TEST="$TEST sockperf"
 TEST="$TEST nftables"
 # The HTML report's system test renders the page in headless Chromium.
 TEST="$TEST chromium"
+# make man/completion and tests/test_man.sh: man renders the pages, zsh loads _tailcause.
+TEST="$TEST man-db groff-base zsh"
 # record --iter mpi: Open MPI to build the collective records' library and run test_mpi.
 MPI="openmpi-bin libopenmpi-dev"
 TEST="$TEST $MPI"

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_opts.h"
 #include "lib/exitcode.h"
 
-struct option;
 struct tc_spike_rule;
 
 /* Each parser reports "<option>: <why>" and returns -EINVAL on bad input. */
@@ -61,5 +61,9 @@ int cmd_audit(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_rank(int argc, char **argv);
+
+/* Each command's options: what it parses, its --help lists, 'tailcause help-options CMD' prints. */
+extern const struct cli_opts cmd_lat_opts, cmd_record_opts, cmd_run_opts, cmd_report_opts,
+	cmd_top_opts, cmd_probes_opts, cmd_audit_opts, cmd_dump_opts, cmd_diff_opts, cmd_rank_opts;
 
 #endif /* TAILCAUSE_CMD_CLI_H */

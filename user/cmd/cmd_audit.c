@@ -13,6 +13,39 @@
 
 enum { OPT_NIC = 0x100, OPT_NIC_IRQ, OPT_JSON, OPT_ROOT };
 
+static const struct cli_opt audit_options[] = {
+	{{"cpu", required_argument, NULL, 'c'},
+	 0,
+	 "LIST",
+	 "the probe CPUs, a cpulist such as 2,3 or 2-5 (default: the\n"
+	 "last two online, where 'tailcause run' puts the probe)"},
+	{{"nic", required_argument, NULL, OPT_NIC},
+	 0,
+	 "IFACE",
+	 "check this network interface or RDMA device (repeatable;\n"
+	 "default: every RDMA device in /sys/class/infiniband)"},
+	{{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
+	 0,
+	 "PAT",
+	 "also check the IRQs whose name matches this shell pattern,\n"
+	 "e.g. 'mlx5_comp*' (names from /proc/interrupts)"},
+	{{"json", no_argument, NULL, OPT_JSON},
+	 0,
+	 NULL,
+	 "print JSON instead of text (docs/audit-schema.md)"},
+	{{"root", required_argument, NULL, OPT_ROOT},
+	 0,
+	 "DIR",
+	 "read sysfs, procfs and /etc under DIR instead of / (a copy\n"
+	 "of another host's files, or a test fixture); the ethtool\n"
+	 "and libibverbs checks are then unknown"},
+	{{"help", no_argument, NULL, 'h'}, 0, NULL, "this text"},
+	{{0}},
+};
+#define N_AUDIT_OPTIONS (sizeof(audit_options) / sizeof(audit_options[0]))
+
+const struct cli_opts cmd_audit_opts = {audit_options, 0, 23};
+
 static void audit_help(void)
 {
 	printf("usage: tailcause audit [--cpu LIST] [--nic IFACE]... [--nic-irq PATTERN] [--json]\n"
@@ -42,19 +75,9 @@ static void audit_help(void)
 	       "  rdma-port          PORT_ACTIVE, link layer, active MTU, speed (libibverbs)\n"
 	       "  memlock            RLIMIT_MEMLOCK for registering RDMA memory\n"
 	       "\n"
-	       "options:\n"
-	       "  -c, --cpu LIST       the probe CPUs, a cpulist such as 2,3 or 2-5 (default: the\n"
-	       "                       last two online, where 'tailcause run' puts the probe)\n"
-	       "      --nic IFACE      check this network interface or RDMA device (repeatable;\n"
-	       "                       default: every RDMA device in /sys/class/infiniband)\n"
-	       "      --nic-irq PAT    also check the IRQs whose name matches this shell pattern,\n"
-	       "                       e.g. 'mlx5_comp*' (names from /proc/interrupts)\n"
-	       "      --json           print JSON instead of text (docs/audit-schema.md)\n"
-	       "      --root DIR       read sysfs, procfs and /etc under DIR instead of / (a copy\n"
-	       "                       of another host's files, or a test fixture); the ethtool\n"
-	       "                       and libibverbs checks are then unknown\n"
-	       "  -h, --help           this text\n"
-	       "\n"
+	       "options:\n");
+	cli_opts_help(&cmd_audit_opts, stdout);
+	printf("\n"
 	       "examples:\n"
 	       "  tailcause audit\n"
 	       "  tailcause audit --cpu 2,3 --nic eth2 --json > audit.json\n"
@@ -64,25 +87,20 @@ static void audit_help(void)
 	       "1 usage, 4 runtime failure\n");
 }
 
-static const struct option longopts[] = {
-	{"cpu", required_argument, NULL, 'c'},
-	{"nic", required_argument, NULL, OPT_NIC},
-	{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"root", required_argument, NULL, OPT_ROOT},
-	{"help", no_argument, NULL, 'h'},
-	{0},
-};
-
 /* 0, 1 after --help, -EINVAL after reporting the problem. */
 static int parse(int argc, char **argv, struct host_audit_opts *o, int *json)
 {
+	struct option longopts[N_AUDIT_OPTIONS];
+	char shortopts[8];
 	const char *nic;
 	int c;
 
+	if (cli_opts_getopt(&cmd_audit_opts, longopts, N_AUDIT_OPTIONS, shortopts,
+			    sizeof(shortopts)))
+		return -E2BIG; /* a table too long for its arrays: a bug */
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			audit_help();

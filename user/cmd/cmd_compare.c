@@ -40,6 +40,62 @@ struct compare_args {
 
 static const char *const formats[] = {"text", "json", "html"};
 
+/* Which command takes an option; each parses the other's too, to say whose it is. */
+#define CMP_DIFF 0x1
+#define CMP_RANK 0x2
+
+static const struct cli_opt compare_options[] = {
+	{{"by", required_argument, NULL, OPT_BY},
+	 CMP_RANK,
+	 "P",
+	 "the figure: p50, p99, p99.9 (default), p99.99, p99.999,\n"
+	 "max"},
+	{{"format", required_argument, NULL, OPT_FORMAT},
+	 CMP_DIFF,
+	 "F",
+	 "text (default), json (docs/diff-schema.md) or html"},
+	{{"format", required_argument, NULL, OPT_FORMAT},
+	 CMP_RANK,
+	 "F",
+	 "text (default), json (docs/rank-schema.md) or html"},
+	{{"output", required_argument, NULL, 'o'},
+	 0,
+	 "OUT",
+	 "write there (whole or not at all) instead of stdout"},
+	{{"fail-if-worse", required_argument, NULL, OPT_FAIL},
+	 CMP_DIFF,
+	 "P",
+	 "exit 5 when P (p50, p99, p99.9, p99.99, p99.999) got\n"
+	 "significantly worse: a gate for CI"},
+	{{"strict", no_argument, NULL, OPT_STRICT},
+	 0,
+	 NULL,
+	 "exit 3 when the runs are of different probes or message\n"
+	 "sizes (else a warning)"},
+	{{"resamples", required_argument, NULL, OPT_RESAMPLES},
+	 CMP_DIFF,
+	 "N",
+	 "bootstrap resamples (default 1000)"},
+	{{"seed", required_argument, NULL, OPT_SEED},
+	 CMP_DIFF,
+	 "N",
+	 "the bootstrap's seed (the same seed, the same answer)"},
+	{{"spike", required_argument, NULL, OPT_SPIKE},
+	 0,
+	 "RULE",
+	 "how a trace's spikes are found (see tailcause report)"},
+	{{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
+	 0,
+	 "PATTERN",
+	 "IRQ names that belong to the NIC (default mlx5_*)"},
+	{{"help", no_argument, NULL, 'h'}, 0, NULL, "this text"},
+	{{0}},
+};
+#define N_COMPARE_OPTIONS (sizeof(compare_options) / sizeof(compare_options[0]))
+
+const struct cli_opts cmd_diff_opts = {compare_options, CMP_DIFF, 25};
+const struct cli_opts cmd_rank_opts = {compare_options, CMP_RANK, 25};
+
 static void diff_help(void)
 {
 	printf("usage: tailcause diff BEFORE AFTER [OPTIONS]\n"
@@ -53,19 +109,9 @@ static void diff_help(void)
 	       "spike counts, p < 0.01); and what the host audit changed between the two runs,\n"
 	       "with the causes that moved. Needs no privileges.\n"
 	       "\n"
-	       "options:\n"
-	       "      --format F         text (default), json (docs/diff-schema.md) or html\n"
-	       "  -o, --output OUT       write there (whole or not at all) instead of stdout\n"
-	       "      --fail-if-worse P  exit 5 when P (p50, p99, p99.9, p99.99, p99.999) got\n"
-	       "                         significantly worse: a gate for CI\n"
-	       "      --strict           exit 3 when the runs are of different probes or message\n"
-	       "                         sizes (else a warning)\n"
-	       "      --resamples N      bootstrap resamples (default 1000)\n"
-	       "      --seed N           the bootstrap's seed (the same seed, the same answer)\n"
-	       "      --spike RULE       how a trace's spikes are found (see tailcause report)\n"
-	       "      --nic-irq PATTERN  IRQ names that belong to the NIC (default mlx5_*)\n"
-	       "  -h, --help             this text\n"
-	       "\n"
+	       "options:\n");
+	cli_opts_help(&cmd_diff_opts, stdout);
+	printf("\n"
 	       "examples:\n"
 	       "  tailcause diff before.tct after.tct\n"
 	       "  tailcause diff before.json after.json --format html -o diff.html\n"
@@ -85,17 +131,9 @@ static void rank_help(void)
 	       "outliers, nodes whose figure is far from the fleet's median (a robust z-score\n"
 	       "beyond 3.5: the median and the median absolute deviation). Needs no privileges.\n"
 	       "\n"
-	       "options:\n"
-	       "      --by P             the figure: p50, p99, p99.9 (default), p99.99, p99.999,\n"
-	       "                         max\n"
-	       "      --format F         text (default), json (docs/rank-schema.md) or html\n"
-	       "  -o, --output OUT       write there (whole or not at all) instead of stdout\n"
-	       "      --strict           exit 3 when the runs are of different probes or message\n"
-	       "                         sizes (else a warning)\n"
-	       "      --spike RULE       how a trace's spikes are found (see tailcause report)\n"
-	       "      --nic-irq PATTERN  IRQ names that belong to the NIC (default mlx5_*)\n"
-	       "  -h, --help             this text\n"
-	       "\n"
+	       "options:\n");
+	cli_opts_help(&cmd_rank_opts, stdout);
+	printf("\n"
 	       "examples:\n"
 	       "  srun -N64 sh -c 'tailcause run -n 1M -o $(hostname).tct >/dev/null &&\n"
 	       "      tailcause report $(hostname).tct --format json -o /shared/$(hostname).json'\n"
@@ -104,20 +142,6 @@ static void rank_help(void)
 	       "\n"
 	       "exit codes: 0 ok, 1 usage, 3 bad input file\n");
 }
-
-static const struct option longopts[] = {
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"output", required_argument, NULL, 'o'},
-	{"spike", required_argument, NULL, OPT_SPIKE},
-	{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
-	{"fail-if-worse", required_argument, NULL, OPT_FAIL},
-	{"strict", no_argument, NULL, OPT_STRICT},
-	{"resamples", required_argument, NULL, OPT_RESAMPLES},
-	{"seed", required_argument, NULL, OPT_SEED},
-	{"by", required_argument, NULL, OPT_BY},
-	{"help", no_argument, NULL, 'h'},
-	{0},
-};
 
 static int parse_figure(const char *opt, const char *s, int allow_max, enum sm_figure *out)
 {
@@ -181,11 +205,17 @@ static int parse_option(int c, const char *cmd, struct compare_args *a)
 /* 0, 1 after --help, -EINVAL after reporting the problem. */
 static int parse(int argc, char **argv, const char *cmd, void (*help)(void), struct compare_args *a)
 {
+	/* both commands' options: the other's is refused by name (not_here()) */
+	struct cli_opts both = {compare_options, CMP_DIFF | CMP_RANK, 25};
+	struct option longopts[N_COMPARE_OPTIONS];
+	char shortopts[8];
 	int c;
 
+	if (cli_opts_getopt(&both, longopts, N_COMPARE_OPTIONS, shortopts, sizeof(shortopts)))
+		return -E2BIG; /* a table too long for its arrays: a bug */
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			help();
 			return 1;

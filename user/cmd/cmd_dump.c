@@ -6,6 +6,7 @@
  * is escaped here (causes_comm()).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,21 @@
 #include "lib/log.h"
 #include "tracefile/trace_file.h"
 
+enum { OPT_SAMPLES = 0x100 };
+
+static const struct cli_opt dump_options[] = {
+	{{"samples", no_argument, NULL, OPT_SAMPLES},
+	 0,
+	 NULL,
+	 "also every round trip (of a --iter trace: the iterations its\n"
+	 "marks make)"},
+	{{"help", no_argument, NULL, 'h'}, 0, NULL, "this text"},
+	{{0}},
+};
+#define N_DUMP_OPTIONS (sizeof(dump_options) / sizeof(dump_options[0]))
+
+const struct cli_opts cmd_dump_opts = {dump_options, 0, 23};
+
 static void dump_help(void)
 {
 	printf("usage: tailcause dump FILE [--samples]\n"
@@ -29,6 +45,9 @@ static void dump_help(void)
 	       "recorded with --iter: each iteration its marks make, from=marks). For scripts;\n"
 	       "'tailcause report' is the analysis. Needs no privileges.\n"
 	       "\n"
+	       "options:\n");
+	cli_opts_help(&cmd_dump_opts, stdout);
+	printf("\n"
 	       "examples:\n"
 	       "  tailcause dump run.tct | grep '^event kind=hardirq'\n"
 	       "  tailcause dump run.tct --samples | awk '$1 == \"sample\"'\n");
@@ -96,28 +115,36 @@ static int dump_marked(const struct tc_trace *t)
 
 int cmd_dump(int argc, char **argv)
 {
-	const char *path = NULL;
+	struct option longopts[N_DUMP_OPTIONS];
+	char shortopts[8];
+	const char *path;
 	struct tc_trace *t;
-	int samples = 0, err;
+	int samples = 0, err, c;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	if (cli_opts_getopt(&cmd_dump_opts, longopts, N_DUMP_OPTIONS, shortopts, sizeof(shortopts)))
+		return -E2BIG; /* a table too long for its arrays: a bug */
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'h') {
 			dump_help();
 			return 0;
-		} else if (!strcmp(argv[i], "--samples")) {
-			samples = 1;
-		} else if (argv[i][0] == '-' || path) {
-			log_err("dump: unexpected argument '%s' (see tailcause dump --help)",
-				argv[i]);
-			return -TC_ERRNO__USAGE;
-		} else {
-			path = argv[i];
 		}
+		if (c != OPT_SAMPLES) {
+			cli_option_error(argv, longopts);
+			return -TC_ERRNO__USAGE;
+		}
+		samples = 1;
 	}
-	if (!path) {
-		log_err("dump: expected one trace file (see tailcause dump --help)");
+	if (argc - optind != 1) {
+		if (argc - optind > 1)
+			log_err("dump: unexpected argument '%s' (see tailcause dump --help)",
+				argv[optind + 1]);
+		else
+			log_err("dump: expected one trace file (see tailcause dump --help)");
 		return -TC_ERRNO__USAGE;
 	}
+	path = argv[optind];
 	err = trace_file_read(path, &t);
 	if (err) /* reported: an unreadable trace is bad input */
 		return tc_input_error(err);

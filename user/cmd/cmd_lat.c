@@ -17,6 +17,9 @@
 #include "report/report.h"
 #include "run_args.h"
 
+#define LAT_OPTS (RA_PROBE | RA_VERBS | RA_DURATION)
+const struct cli_opts cmd_lat_opts = {run_args_options, LAT_OPTS, RUN_ARGS_HELP_WIDTH};
+
 static void lat_help(void)
 {
 	printf("usage: tailcause lat [OPTIONS] [HOST]\n"
@@ -33,7 +36,7 @@ static void lat_help(void)
 	       "this process (verbs: on one device; udp: on 127.0.0.1). Exit code 2 when the\n"
 	       "device, its port or the peer is missing or unusable.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_VERBS | RA_DURATION);
+	run_args_help(LAT_OPTS);
 	printf("\n"
 	       "examples:\n"
 	       "  tailcause lat --probe shm -n 1M --cpu 0,1\n"
@@ -147,8 +150,7 @@ int cmd_lat(int argc, char **argv)
 	size_t done = 0;
 	int err;
 
-	err = run_args_parse(argc, argv, RA_PROBE | RA_VERBS | RA_SERVER_DEFAULT | RA_DURATION,
-			     lat_help, &a);
+	err = run_args_parse(argc, argv, LAT_OPTS | RA_SERVER_DEFAULT, lat_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest) {

@@ -9,6 +9,8 @@
 #include "record/bpf/tracer.h"
 #include "run_args.h"
 
+const struct cli_opts cmd_probes_opts = {run_args_options, RA_TRACE, RUN_ARGS_HELP_WIDTH};
+
 static void probes_help(void)
 {
 	printf("usage: tailcause probes [--fallback]\n"
@@ -19,6 +21,10 @@ static void probes_help(void)
 	       "CAP_PERFMON). Exit code 2 when nothing can be traced here.\n"
 	       "\n");
 	run_args_help(RA_TRACE);
+	printf("\n"
+	       "examples:\n"
+	       "  sudo tailcause probes\n"
+	       "  sudo tailcause probes --fallback         # the classic tracepoints instead\n");
 }
 
 int cmd_probes(int argc, char **argv)

@@ -19,6 +19,11 @@
 #include "report/report.h"
 #include "run_args.h"
 
+#define RECORD_OPTS (RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_COMMAND | RA_DURATION)
+#define RUN_OPTS    (RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_REPORT | RA_HTML | RA_DURATION)
+const struct cli_opts cmd_record_opts = {run_args_options, RECORD_OPTS, RUN_ARGS_HELP_WIDTH};
+const struct cli_opts cmd_run_opts = {run_args_options, RUN_OPTS, RUN_ARGS_HELP_WIDTH};
+
 static void record_help(void)
 {
 	printf("usage: tailcause record -o FILE [OPTIONS] [HOST]\n"
@@ -39,7 +44,7 @@ static void record_help(void)
 	       "beside its own (FILE-peer.tct) for 'tailcause report FILE --peer FILE-peer.tct'.\n"
 	       "A peer lost mid-run leaves a complete trace of the round trips until then.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_COMMAND | RA_DURATION);
+	run_args_help(RECORD_OPTS);
 	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause record -o run.tct\n"
@@ -65,8 +70,7 @@ static void run_help(void)
 	       "run's link and the report is the two-host one: this host's causes, the peer's\n"
 	       "(peer:<cause>) and the path's.\n"
 	       "\n");
-	run_args_help(RA_PROBE | RA_VERBS | RA_OUTPUT | RA_TRACE | RA_REPORT | RA_HTML |
-		      RA_DURATION);
+	run_args_help(RUN_OPTS);
 	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause run\n"
@@ -183,10 +187,7 @@ int cmd_record(int argc, char **argv)
 	const char *peer;
 	int err;
 
-	err = run_args_parse(argc, argv,
-			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
-				     RA_COMMAND | RA_DURATION,
-			     record_help, &a);
+	err = run_args_parse(argc, argv, RECORD_OPTS | RA_AUTO_PROBE, record_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest) {
@@ -250,10 +251,7 @@ int cmd_run(int argc, char **argv)
 	const char *path, *peer;
 	int err;
 
-	err = run_args_parse(argc, argv,
-			     RA_PROBE | RA_VERBS | RA_AUTO_PROBE | RA_OUTPUT | RA_TRACE |
-				     RA_REPORT | RA_HTML | RA_DURATION,
-			     run_help, &a);
+	err = run_args_parse(argc, argv, RUN_OPTS | RA_AUTO_PROBE, run_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest) {

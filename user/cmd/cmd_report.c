@@ -8,6 +8,9 @@
 #include "report/report.h"
 #include "run_args.h"
 
+#define REPORT_OPTS (RA_REPORT | RA_FORMAT)
+const struct cli_opts cmd_report_opts = {run_args_options, REPORT_OPTS, RUN_ARGS_HELP_WIDTH};
+
 static void report_help(void)
 {
 	printf("usage: tailcause report FILE [--format F] [-o OUT] [--samples CSV] [OPTIONS]\n"
@@ -46,7 +49,7 @@ static void report_help(void)
 	       "host's intervals explain is `path`: the NICs and the fabric between them.\n"
 	       "Spikes smaller than the clock uncertainty are not attributed across hosts.\n"
 	       "\n");
-	run_args_help(RA_REPORT | RA_FORMAT);
+	run_args_help(REPORT_OPTS);
 	printf("\n"
 	       "examples:\n"
 	       "  tailcause report run.tct\n"
@@ -67,7 +70,7 @@ int cmd_report(int argc, char **argv)
 	struct run_args a;
 	int err;
 
-	err = run_args_parse(argc, argv, RA_REPORT | RA_FORMAT, report_help, &a);
+	err = run_args_parse(argc, argv, REPORT_OPTS, report_help, &a);
 	if (err)
 		return err > 0 ? 0 : -TC_ERRNO__USAGE;
 	if (a.n_rest != 1) {

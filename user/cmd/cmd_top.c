@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* cmd_top.c - `tailcause top FILE`: the live view of a recording. Needs no privileges. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -7,6 +8,39 @@
 #include "cli.h"
 #include "lib/log.h"
 #include "report/report_top.h"
+
+enum { OPT_EVERY = 256, OPT_CAUSES, OPT_SPIKE, OPT_NIC_IRQ, OPT_PLAIN };
+
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
+static const struct cli_opt top_options[] = {
+	{{"every", required_argument, NULL, OPT_EVERY},
+	 0,
+	 "TIME",
+	 "between refreshes (1s; 500ms, 2s)"},
+	{{"causes", required_argument, NULL, OPT_CAUSES},
+	 0,
+	 "N",
+	 "the last interval's causes shown (default 5, at most " STR(TOP_CAUSES_MAX) ")"},
+	{{"spike", required_argument, NULL, OPT_SPIKE},
+	 0,
+	 "RULE",
+	 "what counts as a spike, as for 'report'"},
+	{{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
+	 0,
+	 "PAT",
+	 "IRQ names that belong to the NIC (default mlx5_*)"},
+	{{"plain", no_argument, NULL, OPT_PLAIN},
+	 0,
+	 NULL,
+	 "one block per interval even on a terminal"},
+	{{"help", no_argument, NULL, 'h'}, 0, NULL, "this text"},
+	{{0}},
+};
+#define N_TOP_OPTIONS (sizeof(top_options) / sizeof(top_options[0]))
+
+const struct cli_opts cmd_top_opts = {top_options, 0, 23};
 
 static void top_help(void)
 {
@@ -25,33 +59,18 @@ static void top_help(void)
 	       "A recording of -n round trips writes them when they end: give\n"
 	       "'record' a --duration to see them as they come. Needs no privileges.\n"
 	       "\n"
-	       "options:\n"
-	       "      --every TIME     between refreshes (1s; 500ms, 2s)\n"
-	       "      --causes N       the last interval's causes shown (default 5, at most %d)\n"
-	       "      --spike RULE     what counts as a spike, as for 'report'\n"
-	       "      --nic-irq PAT    IRQ names that belong to the NIC (default mlx5_*)\n"
-	       "      --plain          one block per interval even on a terminal\n"
-	       "  -h, --help           this text\n"
-	       "\n"
+	       "options:\n");
+	cli_opts_help(&cmd_top_opts, stdout);
+	printf("\n"
 	       "examples:\n"
 	       "  sudo tailcause record -o long.tct -D 30m &  tailcause top long.tct\n"
-	       "  tailcause top long.tct --every 5s --plain >> top.log\n",
-	       TOP_CAUSES_MAX);
+	       "  tailcause top long.tct --every 5s --plain >> top.log\n");
 }
-
-enum { OPT_EVERY = 256, OPT_CAUSES, OPT_SPIKE, OPT_NIC_IRQ, OPT_PLAIN };
 
 int cmd_top(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"every", required_argument, NULL, OPT_EVERY},
-		{"causes", required_argument, NULL, OPT_CAUSES},
-		{"spike", required_argument, NULL, OPT_SPIKE},
-		{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
-		{"plain", no_argument, NULL, OPT_PLAIN},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
+	struct option opts[N_TOP_OPTIONS];
+	char shortopts[8];
 	struct tc_spike_rule rule = {TC_SPIKE_DEFAULT, 0};
 	struct top_opts o = {.interval_ns = 1000000000ull,
 			     .plain = !isatty(STDOUT_FILENO),
@@ -60,9 +79,11 @@ int cmd_top(int argc, char **argv)
 	uint64_t v;
 	int c;
 
+	if (cli_opts_getopt(&cmd_top_opts, opts, N_TOP_OPTIONS, shortopts, sizeof(shortopts)))
+		return -E2BIG; /* a table too long for its arrays: a bug */
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_EVERY:
 			if (cli_parse_duration("--every", optarg, 0, 3600, &o.interval_ns))

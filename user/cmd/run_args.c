@@ -44,202 +44,233 @@ enum {
 	OPT_NO_STREAM,
 };
 
-static const struct {
-	struct option opt;
-	unsigned int mask;
-	const char *help;
-} options[] = {
+const struct cli_opt run_args_options[] = {
 	{{"probe", required_argument, NULL, 'p'},
 	 RA_PROBE,
-	 "  -p, --probe NAME     verbs (RDMA WRITE ping-pong, ib_write_lat's method), udp (kernel\n"
-	 "                       UDP sockets, sockperf ping-pong's method) or shm (a shared\n"
-	 "                       cache line, no NIC). Default: shm for lat; for record and run\n"
-	 "                       verbs where an RDMA port is active, else shm; verbs whenever\n"
-	 "                       an RDMA option or HOST is given"},
+	 "NAME",
+	 "verbs (RDMA WRITE ping-pong, ib_write_lat's method), udp (kernel\n"
+	 "UDP sockets, sockperf ping-pong's method) or shm (a shared\n"
+	 "cache line, no NIC). Default: shm for lat; for record and run\n"
+	 "verbs where an RDMA port is active, else shm; verbs whenever\n"
+	 "an RDMA option or HOST is given"},
 	{{"cpu", required_argument, NULL, 'c'},
 	 RA_PROBE,
-	 "  -c, --cpu A,B        pin the two probe threads to CPUs A and B (default: the last two)"},
+	 "A,B",
+	 "pin the two probe threads to CPUs A and B (default: the last two)"},
 	{{"iterations", required_argument, NULL, 'n'},
 	 RA_PROBE,
-	 "  -n, --iterations N   round trips to time, k/M suffixes allowed (default 100000)"},
+	 "N",
+	 "round trips to time, k/M suffixes allowed (default 100000)"},
 	{{"duration", required_argument, NULL, 'D'},
 	 RA_DURATION,
-	 "  -D, --duration TIME  run for TIME (30, 90s, 30m, 2h) instead of -n round trips, as\n"
-	 "                       perftest's -D, with every percentile; -n is the size of each\n"
-	 "                       run of the probe. Two hosts: give -D to both sides, as\n"
-	 "                       perftest; they agree after each run whether another follows,\n"
-	 "                       and the first to reach its TIME (or a Ctrl-C) ends both. lat\n"
-	 "                       counts each round trip in a histogram (within 0.8 %), record\n"
-	 "                       writes each run's round trips to the file at once: memory\n"
-	 "                       stays flat"},
+	 "TIME",
+	 "run for TIME (30, 90s, 30m, 2h) instead of -n round trips, as\n"
+	 "perftest's -D, with every percentile; -n is the size of each\n"
+	 "run of the probe. Two hosts: give -D to both sides, as\n"
+	 "perftest; they agree after each run whether another follows,\n"
+	 "and the first to reach its TIME (or a Ctrl-C) ends both. lat\n"
+	 "counts each round trip in a histogram (within 0.8 %), record\n"
+	 "writes each run's round trips to the file at once: memory\n"
+	 "stays flat"},
 	{{"ib-dev", required_argument, NULL, 'd'},
 	 RA_VERBS,
-	 "  -d, --ib-dev DEV     verbs: RDMA device (default: the first ibv_devinfo lists)"},
+	 "DEV",
+	 "verbs: RDMA device (default: the first ibv_devinfo lists)"},
 	{{"ib-port", required_argument, NULL, 'i'},
 	 RA_VERBS,
-	 "  -i, --ib-port N      verbs: device port (default 1)"},
+	 "N",
+	 "verbs: device port (default 1)"},
 	{{"gid-index", required_argument, NULL, 'x'},
 	 RA_VERBS,
-	 "  -x, --gid-index N    verbs: GID index (default: RoCE v2 with an IPv4 address; on\n"
-	 "                       InfiniBand, none: LID routing)"},
+	 "N",
+	 "verbs: GID index (default: RoCE v2 with an IPv4 address; on\n"
+	 "InfiniBand, none: LID routing)"},
 	{{"size", required_argument, NULL, 's'},
 	 RA_VERBS,
-	 "  -s, --size BYTES     verbs, udp: message size (default 2; a udp datagram carries\n"
-	 "                       at least its 8-byte sequence number)"},
+	 "BYTES",
+	 "verbs, udp: message size (default 2; a udp datagram carries\n"
+	 "at least its 8-byte sequence number)"},
 	{{"inline-size", required_argument, NULL, 'I'},
 	 RA_VERBS,
-	 "  -I, --inline-size N  verbs: largest message sent inline (default 220; 0: never)"},
+	 "N",
+	 "verbs: largest message sent inline (default 220; 0: never)"},
 	{{"loopback", no_argument, NULL, OPT_LOOPBACK},
 	 RA_VERBS,
-	 "      --loopback       verbs, udp: two threads in one process (verbs: two queue pairs\n"
-	 "                       on one device; udp: two sockets on 127.0.0.1); the default\n"
-	 "                       of record and run"},
+	 NULL,
+	 "verbs, udp: two threads in one process (verbs: two queue pairs\n"
+	 "on one device; udp: two sockets on 127.0.0.1); the default\n"
+	 "of record and run"},
 	{{"server", no_argument, NULL, OPT_SERVER},
 	 RA_VERBS,
-	 "      --server         verbs, udp: wait for a client on --port (the default of lat without\n"
-	 "                       HOST); HOST instead connects to that server as client. Two-host\n"
-	 "                       mode runs one thread, on the first --cpu"},
+	 NULL,
+	 "verbs, udp: wait for a client on --port (the default of lat without\n"
+	 "HOST); HOST instead connects to that server as client. Two-host\n"
+	 "mode runs one thread, on the first --cpu"},
 	{{"port", required_argument, NULL, OPT_PORT},
 	 RA_VERBS,
-	 "      --port N         verbs, udp: TCP port of the two-host exchange (default 18515;\n"
-	 "                       udp's datagrams use the same UDP port on the server)"},
+	 "N",
+	 "verbs, udp: TCP port of the two-host exchange (default 18515;\n"
+	 "udp's datagrams use the same UDP port on the server)"},
 	{{"key", required_argument, NULL, OPT_KEY},
 	 RA_VERBS,
-	 "      --key FILE       two hosts: the secret both hold (mode 600; $TAILCAUSE_KEY_FILE):\n"
-	 "                       no trace crosses the link without it, and a server with it\n"
-	 "                       lets no other client in (docs/two-hosts.md)"},
+	 "FILE",
+	 "two hosts: the secret both hold (mode 600; $TAILCAUSE_KEY_FILE):\n"
+	 "no trace crosses the link without it, and a server with it\n"
+	 "lets no other client in (docs/two-hosts.md)"},
 	{{"bind", required_argument, NULL, OPT_BIND},
 	 RA_VERBS,
-	 "      --bind ADDR      server: listen on ADDR only (default: every address)"},
+	 "ADDR",
+	 "server: listen on ADDR only (default: every address)"},
 	{{"busy-poll", no_argument, NULL, OPT_BUSY_POLL},
 	 RA_VERBS,
-	 "      --busy-poll      udp: spin on non-blocking receives (sockperf's busy-poll)\n"
-	 "                       instead of sleeping in recv()"},
+	 NULL,
+	 "udp: spin on non-blocking receives (sockperf's busy-poll)\n"
+	 "instead of sleeping in recv()"},
 	{{"clock", required_argument, NULL, OPT_CLOCK},
 	 RA_VERBS,
-	 "      --clock C        verbs: auto (default: the TSC where clock_gettime is slow),\n"
-	 "                       tsc, or monotonic (clock_gettime)"},
-	{{"output", required_argument, NULL, 'o'},
-	 RA_OUTPUT,
-	 "  -o, --output FILE    trace file to write (.tct)"},
-	{{"force", no_argument, NULL, 'f'},
-	 RA_OUTPUT,
-	 "  -f, --force          overwrite an existing output file"},
+	 "C",
+	 "verbs: auto (default: the TSC where clock_gettime is slow),\n"
+	 "tsc, or monotonic (clock_gettime)"},
+	{{"output", required_argument, NULL, 'o'}, RA_OUTPUT, "FILE", "trace file to write (.tct)"},
+	{{"force", no_argument, NULL, 'f'}, RA_OUTPUT, NULL, "overwrite an existing output file"},
 	{{"ringbuf", required_argument, NULL, OPT_RINGBUF},
 	 RA_TRACE,
-	 "      --ringbuf SIZE   BPF ring buffer size, K/M suffixes (default 16M)"},
+	 "SIZE",
+	 "BPF ring buffer size, K/M suffixes (default 16M)"},
 	{{"drain-ms", required_argument, NULL, OPT_DRAIN_MS},
 	 RA_TRACE,
-	 "      --drain-ms MS    drain the ring buffer every MS ms (default 200; the drain\n"
-	 "                       thread preempts the probe when it has no spare CPU: `self`)"},
+	 "MS",
+	 "drain the ring buffer every MS ms (default 200; the drain\n"
+	 "thread preempts the probe when it has no spare CPU: `self`)"},
 	{{"fallback", no_argument, NULL, OPT_FALLBACK},
 	 RA_TRACE,
-	 "      --fallback       classic tracepoints instead of BTF ones (tp_btf)"},
+	 NULL,
+	 "classic tracepoints instead of BTF ones (tp_btf)"},
 	{{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	 RA_TRACE,
-	 "      --no-progress    no progress line on stderr"},
+	 NULL,
+	 "no progress line on stderr"},
 	{{"no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE},
 	 RA_TRACE,
-	 "      --no-calibrate   skip measuring what IPIs, ticks and page faults really cost\n"
-	 "                       the probe CPUs, or a traced command's last two CPUs (half a\n"
-	 "                       second before the run); without it the report credits only\n"
-	 "                       what the tracers saw of them"},
+	 NULL,
+	 "skip measuring what IPIs, ticks and page faults really cost\n"
+	 "the probe CPUs, or a traced command's last two CPUs (half a\n"
+	 "second before the run); without it the report credits only\n"
+	 "what the tracers saw of them"},
 	{{"signal-ends", no_argument, NULL, OPT_SIGNAL_ENDS},
 	 RA_TRACE,
-	 "      --signal-ends    time signal handlers to their end (rt_sigreturn): a system-call\n"
-	 "                       tracepoint, which slows every system call on the machine\n"
-	 "                       (~50 ns each); without it a handler is bounded by the round\n"
-	 "                       trip it falls in"},
+	 NULL,
+	 "time signal handlers to their end (rt_sigreturn): a system-call\n"
+	 "tracepoint, which slows every system call on the machine\n"
+	 "(~50 ns each); without it a handler is bounded by the round\n"
+	 "trip it falls in"},
 	{{"iter", required_argument, NULL, OPT_ITER},
 	 RA_COMMAND,
-	 "      --iter SPEC      -- CMD: make the command's own iterations the samples, marked\n"
-	 "                       where they begin (and end) on the tracers' clock, so each of\n"
-	 "                       its spikes gets its causes, with no change to the benchmark:\n"
-	 "                         perftest          each post of a send (ib_*_lat's timing)\n"
-	 "                         sockperf          sendto's entry to recvfrom's return\n"
-	 "                         mpi               each MPI rank's steps between its\n"
-	 "                                           collective calls, and the collectives\n"
-	 "                                           with their stragglers (docs/mpi.md)\n"
-	 "                         syscall:NAME[:END]  NAME's entry to the next (or to END's\n"
-	 "                                           return)\n"
-	 "                         uprobe:FILE:FUNC  each call of FUNC (or 0xOFFSET) in FILE\n"
-	 "                       (docs/iterations.md: what each costs and how it was checked)"},
+	 "SPEC",
+	 "-- CMD: make the command's own iterations the samples, marked\n"
+	 "where they begin (and end) on the tracers' clock, so each of\n"
+	 "its spikes gets its causes, with no change to the benchmark:\n"
+	 "  perftest          each post of a send (ib_*_lat's timing)\n"
+	 "  sockperf          sendto's entry to recvfrom's return\n"
+	 "  mpi               each MPI rank's steps between its\n"
+	 "                    collective calls, and the collectives\n"
+	 "                    with their stragglers (docs/mpi.md)\n"
+	 "  syscall:NAME[:END]  NAME's entry to the next (or to END's\n"
+	 "                    return)\n"
+	 "  uprobe:FILE:FUNC  each call of FUNC (or 0xOFFSET) in FILE\n"
+	 "(docs/iterations.md: what each costs and how it was checked)"},
 	{{"iter-first", required_argument, NULL, OPT_ITER_FIRST},
 	 RA_COMMAND,
-	 "      --iter-first K   mark only the first K iterations, then detach the markers:\n"
-	 "                       the rest run as fast as untraced; give the benchmark's own\n"
-	 "                       per-iteration log to 'report --iter-log' (perftest -U)"},
+	 "K",
+	 "mark only the first K iterations, then detach the markers:\n"
+	 "the rest run as fast as untraced; give the benchmark's own\n"
+	 "per-iteration log to 'report --iter-log' (perftest -U)"},
 	{{"spike", required_argument, NULL, OPT_SPIKE},
 	 RA_REPORT,
-	 "      --spike RULE     what counts as a spike: default (above p99 and above 2x\n"
-	 "                       median), p99.9 (a percentile), 20us (one-way latency), 3x\n"
-	 "                       (a multiple of the median)"},
+	 "RULE",
+	 "what counts as a spike: default (above p99 and above 2x\n"
+	 "median), p99.9 (a percentile), 20us (one-way latency), 3x\n"
+	 "(a multiple of the median)"},
 	{{"nic-irq", required_argument, NULL, OPT_NIC_IRQ},
 	 RA_REPORT,
-	 "      --nic-irq PAT    IRQ names that belong to the NIC, shell pattern (default mlx5_*)"},
+	 "PAT",
+	 "IRQ names that belong to the NIC, shell pattern (default mlx5_*)"},
 	{{"top", required_argument, NULL, OPT_TOP},
 	 RA_REPORT,
-	 "      --top N          spikes to show with their timelines (default 10)"},
+	 "N",
+	 "spikes to show with their timelines (default 10)"},
 	{{"format", required_argument, NULL, OPT_FORMAT},
 	 RA_FORMAT,
-	 "      --format F       text (default), json (docs/report-schema.md), html (one\n"
-	 "                       self-contained page), perfetto (trace-event JSON for\n"
-	 "                       ui.perfetto.dev) or openmetrics (Prometheus textfile collector)"},
+	 "F",
+	 "text (default), json (docs/report-schema.md), html (one\n"
+	 "self-contained page), perfetto (trace-event JSON for\n"
+	 "ui.perfetto.dev) or openmetrics (Prometheus textfile collector)"},
 	{{"output", required_argument, NULL, 'o'},
 	 RA_FORMAT,
-	 "  -o, --output FILE    write the report to FILE (it appears whole or not at all)\n"
-	 "                       instead of stdout"},
+	 "FILE",
+	 "write the report to FILE (it appears whole or not at all)\n"
+	 "instead of stdout"},
 	{{"iter-log", required_argument, NULL, OPT_ITER_LOG},
 	 RA_FORMAT,
-	 "      --iter-log FILE  a trace recorded with --iter perftest --iter-first K: perftest's\n"
-	 "                       own -U output (its per-iteration list), placed on the trace's\n"
-	 "                       clock by the K marked iterations; the report says its error"},
+	 "FILE",
+	 "a trace recorded with --iter perftest --iter-first K: perftest's\n"
+	 "own -U output (its per-iteration list), placed on the trace's\n"
+	 "clock by the K marked iterations; the report says its error"},
 	{{"peer", required_argument, NULL, OPT_PEER},
 	 RA_FORMAT,
-	 "      --peer FILE      the other host's trace of the same two-host run (verbs or udp\n"
-	 "                       probe, client and server each recorded): one report whose\n"
-	 "                       spikes name this host's causes, the peer's (peer:<cause>) and\n"
-	 "                       the path between, on clocks aligned by the round trips"},
+	 "FILE",
+	 "the other host's trace of the same two-host run (verbs or udp\n"
+	 "probe, client and server each recorded): one report whose\n"
+	 "spikes name this host's causes, the peer's (peer:<cause>) and\n"
+	 "the path between, on clocks aligned by the round trips"},
 	{{"samples", required_argument, NULL, OPT_SAMPLES},
 	 RA_FORMAT,
-	 "      --samples CSV    attribute your own benchmark's iterations instead of the\n"
-	 "                       trace's: lines of start_ns,end_ns[,cpu,tid] on CLOCK_MONOTONIC,\n"
-	 "                       taken while 'tailcause record -- CMD' traced it (# comments,\n"
-	 "                       optional header; docs/samples-csv.md)"},
+	 "CSV",
+	 "attribute your own benchmark's iterations instead of the\n"
+	 "trace's: lines of start_ns,end_ns[,cpu,tid] on CLOCK_MONOTONIC,\n"
+	 "taken while 'tailcause record -- CMD' traced it (# comments,\n"
+	 "optional header; docs/samples-csv.md)"},
 	{{"interval", required_argument, NULL, OPT_INTERVAL},
 	 RA_FORMAT,
-	 "      --interval MS    a trace without samples (record -- CMD) is reported as host\n"
-	 "                       noise per thread and per interval of MS ms (default 100)"},
+	 "MS",
+	 "a trace without samples (record -- CMD) is reported as host\n"
+	 "noise per thread and per interval of MS ms (default 100)"},
 	{{"from", required_argument, NULL, OPT_FROM},
 	 RA_FORMAT,
-	 "      --from TIME      report only the stretch of the run from TIME after its first\n"
-	 "                       round trip (90, 90s, 500ms, 5m) ..."},
+	 "TIME",
+	 "report only the stretch of the run from TIME after its first\n"
+	 "round trip (90, 90s, 500ms, 5m) ..."},
 	{{"to", required_argument, NULL, OPT_TO},
 	 RA_FORMAT,
-	 "      --to TIME        ... to TIME after it (default: the end); the header says which"},
+	 "TIME",
+	 "... to TIME after it (default: the end); the header says which"},
 	{{"stream", optional_argument, NULL, OPT_STREAM},
 	 RA_FORMAT,
-	 "      --stream[=N]     read the trace a segment of N round trips at a time (default\n"
-	 "                       65536), in memory that does not grow with its length; a\n"
-	 "                       trace file of 64 MiB or more is read so by itself (text, json,\n"
-	 "                       html and openmetrics of a probe's round trips; the header\n"
-	 "                       says so). Perfetto reads a --from/--to stretch's blocks alone"},
+	 "N",
+	 "read the trace a segment of N round trips at a time (default\n"
+	 "65536), in memory that does not grow with its length; a\n"
+	 "trace file of 64 MiB or more is read so by itself (text, json,\n"
+	 "html and openmetrics of a probe's round trips; the header\n"
+	 "says so). Perfetto reads a --from/--to stretch's blocks alone"},
 	{{"no-stream", no_argument, NULL, OPT_NO_STREAM},
 	 RA_FORMAT,
-	 "      --no-stream      read the whole trace into memory, whatever its size"},
+	 NULL,
+	 "read the whole trace into memory, whatever its size"},
 	{{"html", required_argument, NULL, OPT_HTML},
 	 RA_HTML,
-	 "      --html FILE      also write the report as one self-contained HTML page"},
-	{{"help", no_argument, NULL, 'h'}, 0, "  -h, --help           this text"},
+	 "FILE",
+	 "also write the report as one self-contained HTML page"},
+	{{"help", no_argument, NULL, 'h'}, 0, NULL, "this text"},
+	{{0}},
 };
-#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+#define N_OPTIONS (sizeof(run_args_options) / sizeof(run_args_options[0]))
 
 void run_args_help(unsigned int mask)
 {
+	struct cli_opts c = {run_args_options, mask, RUN_ARGS_HELP_WIDTH};
+
 	printf("options:\n");
-	for (size_t i = 0; i < N_OPTIONS; i++)
-		if (!options[i].mask || (options[i].mask & mask))
-			printf("%s\n", options[i].help);
+	cli_opts_help(&c, stdout);
 }
 
 /* The two-host and RDMA options; parse_one notes which kind it saw. */
@@ -469,9 +500,9 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 
 int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void), struct run_args *a)
 {
-	struct option longopts[N_OPTIONS + 1];
-	char shortopts[64] = "";
-	size_t n = 0;
+	struct cli_opts opts = {run_args_options, mask, RUN_ARGS_HELP_WIDTH};
+	struct option longopts[N_OPTIONS];
+	char shortopts[64];
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -480,19 +511,8 @@ int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
 	a->drain_ms = 200;
 	a->progress = isatty(STDERR_FILENO);
 	a->top = 10;
-	for (size_t i = 0; i < N_OPTIONS; i++) {
-		if (options[i].mask && !(options[i].mask & mask))
-			continue;
-		longopts[n++] = options[i].opt;
-		if (options[i].opt.val < 0x100) {
-			size_t l = strlen(shortopts);
-
-			shortopts[l] = (char)options[i].opt.val;
-			shortopts[l + 1] = options[i].opt.has_arg ? ':' : 0;
-			shortopts[l + 2] = 0;
-		}
-	}
-	memset(&longopts[n], 0, sizeof(longopts[n]));
+	if (cli_opts_getopt(&opts, longopts, N_OPTIONS, shortopts, sizeof(shortopts)))
+		return -E2BIG; /* a table too long for its arrays: a bug, caught by any test */
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "cli_opts.h"
 #include "core/attrib/analyze.h"
 #include "probe/link_auth.h"
 #include "probe/probe.h"
@@ -77,7 +78,11 @@ int run_args_parse(int argc, char **argv, unsigned int mask, void (*help)(void),
  */
 int run_args_pick_probe(unsigned int mask, struct run_args *a);
 
-/* The option lines for mask, for a command's --help. */
+/* The options, each with its group (RA_*: 0, every command's), ended by a zero entry. */
+extern const struct cli_opt run_args_options[];
+#define RUN_ARGS_HELP_WIDTH 23
+
+/* "options:" and the option lines for mask, for a command's --help. */
 void run_args_help(unsigned int mask);
 
 #endif /* TAILCAUSE_CMD_RUN_ARGS_H */
