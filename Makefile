@@ -384,10 +384,8 @@ SHARE := $(DESTDIR)$(PREFIX)/share
 install: $(BIN) man completion
 	$(call msg,INST,$(DESTDIR)$(PREFIX)/bin/tailcause)
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tailcause
-<<<<<<< HEAD
 	$(Q)if [ -f $(MPI_LIB) ]; then install -D -m 0644 $(MPI_LIB) \
 		$(DESTDIR)$(PREFIX)/lib/tailcause/libtailcause-mpi.so; fi
-=======
 	$(call msg,INST,$(SHARE)/man/man8)
 	$(Q)install -d $(SHARE)/man/man8
 	$(Q)install -m 0644 $(O)/man/*.8 $(SHARE)/man/man8/
@@ -395,7 +393,6 @@ install: $(BIN) man completion
 	$(Q)install -D -m 0644 $(O)/completion/tailcause $(SHARE)/bash-completion/completions/tailcause
 	$(call msg,INST,$(SHARE)/zsh/vendor-completions/_tailcause)
 	$(Q)install -D -m 0644 $(O)/completion/_tailcause $(SHARE)/zsh/vendor-completions/_tailcause
->>>>>>> main
 
 clean:
 	$(call msg,CLEAN,$(O))
