@@ -306,6 +306,23 @@ $(O)/tests/tc-%: tests/system/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
 
+# --- MPI: the collective records' library, preloaded into the ranks (record --iter mpi) ----
+# Built with the MPI compiler wrapper where one is installed (make test installs Open MPI's).
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_LIB := $(O)/mpi/libtailcause-mpi.so
+$(MPI_LIB): mpi/tcmpi.c mpi/coll.h
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) -O2 -g -fPIC -shared $(WARN) -std=gnu11 -D_GNU_SOURCE -Impi $< -o $@
+$(O)/tests/tc-mpiloop: tests/system/mpiloop.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) -O2 $(WARN) -std=gnu11 $< -o $@
+ifneq ($(MPICC),)
+all: $(MPI_LIB)
+TEST_TOOLS += $(O)/tests/tc-mpiloop
+endif
+
 # The per-event benchmark's context-switch storm, also a test's: the off-CPU records' overrun.
 $(O)/tests/tc-storm: bench/storm.c
 	$(call msg,CC,$@)
@@ -367,6 +384,8 @@ SHARE := $(DESTDIR)$(PREFIX)/share
 install: $(BIN) man completion
 	$(call msg,INST,$(DESTDIR)$(PREFIX)/bin/tailcause)
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tailcause
+	$(Q)if [ -f $(MPI_LIB) ]; then install -D -m 0644 $(MPI_LIB) \
+		$(DESTDIR)$(PREFIX)/lib/tailcause/libtailcause-mpi.so; fi
 	$(call msg,INST,$(SHARE)/man/man8)
 	$(Q)install -d $(SHARE)/man/man8
 	$(Q)install -m 0644 $(O)/man/*.8 $(SHARE)/man/man8/

@@ -72,7 +72,14 @@
 	    * the waker (0, "": an interrupt, TC_WAKE_IRQ), arg = its process, flags =             \
 	    * TC_WAKE_*. Until the next such record, every waking of tid was by the same waker     \
 	    * from the same CPU: a blocked interval's waker is the last record before its end */
-#define TC_EV_KIND_MAX 25
+#define TC_EV_COLL                                                                                 \
+	26 /* written by the recorder, not BPF: one MPI rank's call of a collective (record        \
+	    * --iter mpi, the records of mpi/coll.h): start = when it entered the call, dur =      \
+	    * until it returned, tid = the calling thread, cpu = where it entered, aux = the       \
+	    * communicator's key, arg = the call's number on that communicator, other_pid = the    \
+	    * rank in MPI_COMM_WORLD, flags = the operation (TC_COLL_*), other_comm = its bytes    \
+	    * as text; the communicator's size is in the meta (core/iter/coll_event.h) */
+#define TC_EV_KIND_MAX 26
 
 /* Keys of the drops map: a record kind (TC_EV_*), 0 for none known. */
 #define TC_DROP_KINDS (TC_EV_KIND_MAX + 1)

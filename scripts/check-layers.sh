@@ -7,7 +7,7 @@
 # A file may include its own directory's headers, and those of a lower layer ("core/trace/trace.h"),
 # never those of a higher or a sibling layer (probe and audit do not know each other). Beyond
 # that: lib and core include no package's headers (lib: libc; core: libc, zlib, libdeflate, zstd,
-# and the kernel ABI bpf/events.h, which lib may not); a BPF skeleton (bpf/<c>.skel.h) is
+# and the record formats bpf/events.h and mpi/coll.h, which lib may not); a BPF skeleton (bpf/<c>.skel.h) is
 # included only by its glue file, record/bpf/<c>_skel.c.
 # Prints every violation as FILE:LINE: why, and exits 1 if there is one.
 set -eu
@@ -82,9 +82,9 @@ skip || !/^[ \t]*#[ \t]*include/ { next }
 			say("core/ includes <" name ">: libc, zlib, libdeflate and zstd only")
 		next
 	}
-	if (name == "bpf/events.h") {
+	if (name == "bpf/events.h" || name == "mpi/coll.h") {
 		if (layer == "lib")
-			say("lib/ includes the kernel ABI (bpf/events.h)")
+			say("lib/ includes a record format (" name ")")
 		next
 	}
 	if (name ~ /^bpf\/.*\.skel\.h$/) {

@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The prefixes of core's exports: a file's noun, or its module's (codec_ for the trace codec).
 PREFIXES='
-active_set analysis analyze_ audit calib causes cause_table clock_sync codec_ context cpuset
+active_set analysis analyze_ audit calib causes cause_table clock_sync codec_ coll_ context cpuset
 dec_ describe diff event_span func_ids grow heap hist idle_latency iter_ jv_ moments noise peer_
 plot radix rank report_model rm_ rtt_ samples_csv spike_credit spike_rule spike_window stats
 stream_ summary tc_ trace u64map units verdict wait_chain wakeups

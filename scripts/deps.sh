@@ -33,10 +33,13 @@ TEST="$TEST nftables"
 TEST="$TEST chromium"
 # make man/completion and tests/test_man.sh: man renders the pages, zsh loads _tailcause.
 TEST="$TEST man-db groff-base zsh"
+# record --iter mpi: Open MPI to build the collective records' library and run test_mpi.
+MPI="openmpi-bin libopenmpi-dev"
+TEST="$TEST $MPI"
 
 # make bench: the tracers tailcause is compared with, peak memory, profiling; the udp parity
 # benchmark's sockperf; make bench-parity's VM; the lab's scoring (python3).
-BENCH="linux-perf bpftrace trace-cmd time valgrind sockperf python3 procps iproute2 $VM"
+BENCH="linux-perf bpftrace trace-cmd time valgrind sockperf python3 procps iproute2 $VM $MPI"
 
 case $kind in
 run) PKGS=$RUN ;;

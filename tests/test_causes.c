@@ -207,6 +207,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 		{TC_EV_MARK, "iteration mark (evidence only)"},
 		{TC_EV_COUNTER, "path counter (evidence only)"},
 		{TC_EV_WAKEUP, "wake-up (evidence only)"},
+		{TC_EV_COLL, "collective call (evidence only)"},
 	};
 	int n_evidence = 0;
 	char buf[64];
@@ -222,7 +223,7 @@ static void test_causes_name_evidence_only_kinds(void **state)
 	}
 	for (uint16_t k = 1; k <= TC_EV_KIND_MAX; k++)
 		n_evidence += causes_evidence_only(k);
-	assert_int_equal(n_evidence, 8);
+	assert_int_equal(n_evidence, 9);
 }
 
 /* Signals by name, real-time ones by their offset, unknown numbers as numbers. */

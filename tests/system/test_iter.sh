@@ -19,7 +19,7 @@ expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter sockperf
 grep -q "^tailcause: record: --iter marks a traced command's iterations" "$TMP/out" ||
 	fail "--iter without a command not refused"
 expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter bogus -- true
-grep -q "is not perftest, sockperf, syscall:NAME\[:END\] or uprobe:FILE:FUNC" "$TMP/out" ||
+grep -q "is not perftest, sockperf, mpi, syscall:NAME\[:END\] or uprobe:FILE:FUNC" "$TMP/out" ||
 	fail "a bad --iter spec not named"
 expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter 'syscall:Send To' -- true
 expect_exit 1 "$TC" record -o "$TMP/x.tct" --iter uprobe:libc -- true

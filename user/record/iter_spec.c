@@ -116,6 +116,13 @@ int iter_spec_parse(const char *text, struct iter_spec *s)
 			 "perftest: one post of a send to the next (the provider's post_send)");
 		return 0;
 	}
+	if (!strcmp(text, "mpi")) {
+		s->preset = ITER_MPI;
+		snprintf(s->what, sizeof(s->what),
+			 "mpi: each rank's collective calls, stamped in the ranks by "
+			 "libtailcause-mpi (the MPI profiling interface)");
+		return 0;
+	}
 	if (!strcmp(text, "sockperf")) {
 		s->preset = ITER_SOCKPERF;
 		s->div = 2;
@@ -128,7 +135,7 @@ int iter_spec_parse(const char *text, struct iter_spec *s)
 		return parse_syscall(s, text + 8);
 	if (!strncmp(text, "uprobe:", 7))
 		return parse_uprobe(s, text + 7);
-	log_err("--iter: '%s' is not perftest, sockperf, syscall:NAME[:END] or uprobe:FILE:FUNC",
+	log_err("--iter: '%s' is not perftest, sockperf, mpi, syscall:NAME[:END] or uprobe:FILE:FUNC",
 		text);
 	return -EINVAL;
 }

@@ -6,6 +6,8 @@
  *   perftest             each post of a send (the provider's post_send, found by
  *                        opening the RDMA devices: probe/verbs_hook.h), which is
  *                        what ib_*_lat times between; shown one way, as perftest does
+ *   mpi                  each MPI rank's collective calls, entry and exit, from a
+ *                        library preloaded into the ranks (mpi/tcmpi.c); no marker
  *   sockperf             from sendto's entry to recvfrom's successful return, what
  *                        sockperf ping-pong times; shown one way, as sockperf does
  *   syscall:NAME         each entry into system call NAME begins an iteration,
@@ -29,13 +31,14 @@ struct iter_spec {
 	const char *text; /* as given */
 	char what[512];	  /* in words: "sockperf: sendto's entry to recvfrom's return" */
 	unsigned int div; /* 2: ping-pong round trips shown one way (the benchmark's way) */
-	int preset;	  /* ITER_PERFTEST, ITER_SOCKPERF, or 0 */
+	int preset;	  /* ITER_PERFTEST, ITER_SOCKPERF, ITER_MPI, or 0 */
 	struct tc_mark_point pts[ITER_MAX_POINTS];
 	size_t n;
 };
 
 #define ITER_PERFTEST 1
 #define ITER_SOCKPERF 2
+#define ITER_MPI      3 /* no markers: the ranks' own records (record/coll_files.h) */
 
 /* Parses text (syntax only); 0, or -EINVAL with the reason reported (a usage error). */
 int iter_spec_parse(const char *text, struct iter_spec *s);

@@ -146,6 +146,11 @@ void mark_calib_baseline(struct mark_calib *mc, const struct iter_spec *s)
 
 	pthread_mutex_init(&mc->lock, NULL);
 	mc->send = mc->recv = -1;
+	if (s->preset == ITER_MPI) {
+		snprintf(mc->status, sizeof(mc->status),
+			 "not needed: the ranks stamp their calls' entry and exit themselves");
+		return;
+	}
 	for (size_t i = 0; i < s->n; i++)
 		mc->uprobe |= s->pts[i].at == TC_MARK_AT_UPROBE;
 	if (mc->uprobe || s->preset == ITER_PERFTEST) {

@@ -17,6 +17,7 @@
 
 #include "core/trace/trace_codec.h"
 #include "calibration.h"
+#include "coll_files.h"
 #include "hostfacts.h"
 #include "lib/exitcode.h"
 #include "lib/log.h"
@@ -195,6 +196,8 @@ static void *drain_main(void *arg)
 		}
 		note_drops(r);
 		path_counters__take(r->path, recorder_emit, r);
+		if (r->coll)
+			coll_files_take(r->coll, recorder_emit, r);
 		if (r->o->progress && probe_now_ns() >= next_progress) {
 			print_progress(r, 0);
 			next_progress = probe_now_ns() + 1000000000ull;
@@ -253,7 +256,8 @@ static int finish_trace(struct recorder *r, struct tc_sample *s, size_t done, ui
 	tracer__flush_open(r->tracer, end_ns, recorder_emit, r);
 	tracer__flush_faults(r->tracer, recorder_emit, r);
 	tracer__flush_signals(r->tracer, recorder_emit, r);
-	err = write_pending(r) ?: r->write_err;
+	err = r->coll ? coll_files_finish(r->coll, r->trace, recorder_emit, r) : 0;
+	err = err ?: write_pending(r) ?: r->write_err;
 	if (err)
 		return err;
 	for (size_t c = 0; c < r->n_cpu && !err; c++) {
@@ -535,6 +539,9 @@ out_free:
 	target_abort(&r.target);       /* no-op once the command was reaped */
 	ring_buffer__free(r.rb);
 	path_counters__free(r.path);
+	if (r.coll)
+		coll_files_close(r.coll);
+	free(r.coll);
 	if (r.trace_fd >= 0)
 		close(r.trace_fd);
 	if (r.probe)

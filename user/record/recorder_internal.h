@@ -67,6 +67,7 @@ struct recorder {
 	int calib_cpu[2];	       /* a traced command's calibration: the CPUs it measured on */
 	_Atomic uint64_t calib_end_ns; /* and when it ended: records over by then are its own */
 	struct mark_calib mcal;	       /* --iter: the markers' blind spots and cost */
+	struct coll_files *coll;       /* --iter mpi: the ranks' collective records */
 	size_t marks_seen;	       /* --iter: the command's marks drained so far */
 };
 

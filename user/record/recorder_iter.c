@@ -2,10 +2,13 @@
 /* recorder_iter.c - record --iter: the markers of a traced command's iterations. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "coll_files.h"
 #include "core/trace/trace.h"
 #include "iter_spec.h"
 #include "lib/exitcode.h"
+#include "lib/log.h"
 #include "recorder_internal.h"
 #include "record/bpf/tracer.h"
 
@@ -14,12 +17,42 @@
  * before it starts, while the privileges that takes are still held. The report
  * makes the iterations from the marks (core/iter/iter_samples.h).
  */
+/*
+ * --iter mpi: no marker; the ranks' library and the directory its records come
+ * through, given to the command's environment before it starts.
+ */
+static int attach_mpi(struct recorder *r, const struct iter_spec *s)
+{
+	char lib[4096], why[4352];
+	int err;
+
+	if (!coll_files_find_lib(lib, sizeof(lib), why, sizeof(why))) {
+		log_err("--iter mpi: %s (make builds it where an MPI compiler, mpicc, is "
+			"installed)",
+			why);
+		return -TC_ERRNO__ENV;
+	}
+	r->coll = malloc(sizeof(*r->coll));
+	if (!r->coll)
+		return -ENOMEM;
+	err = coll_files_open(r->coll, lib);
+	err = err ?: trace__set_meta(r->trace, "iter.spec", s->text);
+	err = err ?: trace__set_meta(r->trace, "iter.what", s->what);
+	err = err ?: trace__set_meta(r->trace, "iter.points", lib);
+	err = err ?: trace__set_meta(r->trace, "iter.div", "1");
+	return err ?: trace__set_meta(r->trace, "iter.syscalls", "no");
+}
+
 int recorder_attach_marks(struct recorder *r)
 {
 	struct iter_spec s = *r->o->iter;
 	char points[1024] = "";
 	size_t off = 0;
-	int err = iter_spec_resolve(&s), syscalls = 0;
+	int err, syscalls = 0;
+
+	if (s.preset == ITER_MPI)
+		return attach_mpi(r, &s);
+	err = iter_spec_resolve(&s);
 
 	if (err) /* reported: what this host lacks */
 		return -TC_ERRNO__ENV;

@@ -78,6 +78,8 @@ void report_text_noise(FILE *out, const struct report_model *m);
 void report_text_header(FILE *out, const struct report_model *m);
 /* The IRQ section: placement per CPU (NIC IRQs first), and IRQ moves. */
 void report_text_irqs(FILE *out, const struct report_model *m);
+/* record --iter mpi: the collectives section (nothing without collectives). */
+void report_text_coll(FILE *out, const struct report_model *m);
 /* The host audit joined to the measured causes (report_audit.c). */
 void report_audit(FILE *out, const struct report_model *m);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/iter/coll.h"
 #include "core/iter/iter_log.h"
 #include "core/iter/iter_samples.h"
 #include "core/iter/samples_csv.h"
@@ -89,11 +90,58 @@ static const char *unplaceable(const struct tc_trace *t, const struct iter_stats
 	return NULL;
 }
 
+/*
+ * --iter mpi: each rank thread's steps between its collective calls are the samples
+ * (core/iter/coll.h); the calls stay in the trace for the collectives section.
+ */
+static int apply_coll(struct tc_trace *t, const char *path, const char *log_path)
+{
+	struct coll_model m;
+	struct tc_sample *s = NULL;
+	size_t n = 0;
+	char buf[320];
+	int err;
+
+	if (log_path) {
+		log_err("report %s: --iter-log %s: it reads perftest's -U list, and these are "
+			"MPI collectives (--iter mpi)",
+			path, log_path);
+		return -TC_ERRNO__INPUT;
+	}
+	err = coll_build(t, &m);
+	err = err ?: coll_steps(&m, &s, &n);
+	if (!err && n)
+		err = samples_csv_adopt(t, s, n);
+	free(s);
+	if (err) {
+		coll_model_free(&m);
+		log_err("report %s: %s", path, strerror(-err));
+		return err;
+	}
+	if (!n)
+		log_warn("report %s: --iter mpi recorded %zu collective calls: no rank made two, "
+			 "so there are no steps between them; this is the noise report instead",
+			 path, m.n_calls);
+	snprintf(buf, sizeof(buf),
+		 "%zu steps between %zu collective calls (%zu instances, %zu with a rank "
+		 "missing)",
+		 n, m.n_calls, m.n_inst, m.incomplete);
+	coll_model_free(&m);
+	err = trace__set_meta(t, "iter.made", buf);
+	if (err)
+		log_err("report %s: %s", path, strerror(-err));
+	return err;
+}
+
 int report_apply_marks(struct tc_trace *t, const char *path, const char *log_path)
 {
 	const char *first = trace__meta(t, "iter.first"), *why;
 	struct iter_stats st;
-	int err = iter_samples_adopt(t, &st);
+	int err;
+
+	if (!strcmp(trace__meta(t, "iter.spec"), "mpi"))
+		return apply_coll(t, path, log_path);
+	err = iter_samples_adopt(t, &st);
 
 	if (err) {
 		log_err("report %s: %s", path, strerror(-err));

@@ -487,6 +487,7 @@ static void write_latency(struct json *j, const struct report_model *m)
 	write_stats(j, m);
 	write_coverage(j, m->a);
 	write_causes(j, m);
+	report_json_coll(j, m);
 	write_top(j, m);
 	write_recommendations(j, m);
 	write_histogram(j, m);

@@ -8,5 +8,7 @@
 
 /* The "noise" member of a noise report (report_json_noise.c); 0 or -ENOMEM. */
 int report_json_noise(struct json *j, const struct report_model *m);
+/* record --iter mpi: the collectives object (nothing without collectives). */
+void report_json_coll(struct json *j, const struct report_model *m);
 
 #endif /* TAILCAUSE_REPORT_REPORT_JSON_H */

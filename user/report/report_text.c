@@ -468,6 +468,7 @@ void report_text(FILE *out, const struct report_model *m)
 	if (m->hist)
 		print_distribution(out, m->hist, m->div);
 	print_causes(out, m);
+	report_text_coll(out, m);
 	print_top(out, m);
 	report_text_irqs(out, m);
 	print_recommendations(out, m);

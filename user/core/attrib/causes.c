@@ -346,6 +346,7 @@ static const char *const evidence_names[TC_EV_KIND_MAX + 1] = {
 	[TC_EV_MARK] = "iteration mark (evidence only)",
 	[TC_EV_COUNTER] = "path counter (evidence only)",
 	[TC_EV_WAKEUP] = "wake-up (evidence only)",
+	[TC_EV_COLL] = "collective call (evidence only)",
 };
 
 /* What a path counter evidences (TC_PATH_*): path:<this>. */

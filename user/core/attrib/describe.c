@@ -7,6 +7,8 @@
  */
 #include <stdio.h>
 
+#include "core/iter/coll.h"
+#include "core/iter/coll_event.h"
 #include "analyze.h"
 #include "describe.h"
 #include "core/hosts/peer_join.h"
@@ -37,6 +39,7 @@ static const char *const kind_names[] = {
 	[TC_EV_MARK] = "mark",
 	[TC_EV_COUNTER] = "counter",
 	[TC_EV_WAKEUP] = "wakeup",
+	[TC_EV_COLL] = "coll",
 };
 
 const char *describe_kind(uint16_t kind)
@@ -211,6 +214,11 @@ static int describe_more(const struct tc_trace *t, const struct tc_event *e, cha
 	}
 	case TC_EV_WAKEUP:
 		wakeup_detail(e, buf, len);
+		return 1;
+	case TC_EV_COLL:
+		snprintf(buf, len, "rank %u (tid %u) in %s #%u, %llu bytes, entered on cpu %u",
+			 e->other_pid, e->tid, coll_op_name(e->flags), e->arg,
+			 (unsigned long long)tc_coll_event_bytes(e), e->cpu);
 		return 1;
 	default:
 		return 0;

@@ -365,6 +365,7 @@ int report_model__build(struct report_model *m, const struct tc_trace *t,
 	err = err ?: build_irqs(m);
 	if (!err && a) {
 		err = build_latency(m);
+		err = err ?: coll_report_build(t, a, &m->coll);
 		build_audit(m);
 	}
 	if (!err && n)
@@ -387,5 +388,6 @@ void report_model__free(struct report_model *m)
 	free(m->threads_by_noise);
 	plot_irq_matrix__free(&m->irqs);
 	free(m->irq);
+	coll_report_free(m->coll);
 	memset(m, 0, sizeof(*m));
 }

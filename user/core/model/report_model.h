@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll_report.h"
 #include "core/attrib/analyze.h"
 #include "audit.h"
 #include "audit_join.h"
@@ -213,6 +214,9 @@ struct report_model {
 	size_t *worst; /* the top noisiest rows (thread-intervals) */
 	size_t n_worst;
 	size_t *threads_by_noise; /* thread indices, noisiest first */
+
+	/* record --iter mpi: the collectives, their stragglers and why (NULL: none) */
+	struct coll_report *coll;
 
 	/* both */
 	struct plot_irq_matrix irqs; /* every IRQ with a count, most handled first */
