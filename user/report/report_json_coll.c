@@ -70,7 +70,11 @@ static void write_slowest(struct json *j, const struct report_model *m, const st
 			json_null(j, "straggler_rank");
 			json_null(j, "late_us");
 		}
-		json_str(j, "cause", s->late ? cause_name(m, s->cause) : NULL);
+		json_bool(j, "late", s->late);
+		json_str(j, "cause",
+			 s->late	? cause_name(m, s->cause)
+			 : s->straggler ? s->transport
+					: NULL);
 		json_end(j);
 	}
 	json_end(j);

@@ -66,7 +66,8 @@ static void print_slowest(FILE *out, const struct report_model *m, const struct 
 		if (s->late)
 			fprintf(out, ", late: %s\n", cause_name(m, s->cause));
 		else
-			fprintf(out, "; its step before was usual: the collective itself\n");
+			fprintf(out, "; its step before was usual: the collective itself, %s\n",
+				s->transport);
 	}
 }
 

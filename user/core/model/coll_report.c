@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* coll_report.c - the collectives section: durations, stragglers and their causes. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll_report.h"
+#include "core/attrib/causes.h"
 
 /* A spike's step, looked up by where it ended and whose it was. */
 struct spike_key {
@@ -162,13 +164,76 @@ static void slowest(struct coll_report *r, const uint32_t *cause)
 	}
 }
 
+/* The first event starting at or after at (events sorted by start). */
+static size_t first_from(const struct tc_trace *t, uint64_t at)
+{
+	size_t lo = 0, hi = t->n_events;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->events[mid].start_ns < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether e ran on a CPU of in's calls, or is a preemption of one of its ranks' threads. */
+static int touches(const struct coll_model *m, const struct coll_instance *in,
+		   const struct tc_event *e)
+{
+	size_t lo = in->straggler + 1 - in->n_calls; /* the straggler arrived last */
+
+	for (size_t i = lo; i < lo + in->n_calls; i++) {
+		const struct coll_call *c = &m->calls[i];
+
+		if (e->kind == TC_EV_OFFCPU ? e->tid == c->tid : e->cpu == c->cpu)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Not late: what on its ranks' CPUs overlapped the collective's own time most, into s's
+ * transport ("path" where nothing did). max_dur: the longest event, to look back by.
+ */
+static void name_transport(const struct tc_trace *t, const struct coll_model *m,
+			   struct coll_slow_row *s, uint64_t max_dur, const char *nic_pattern)
+{
+	uint64_t lo = s->in->last_in, hi = s->in->last_out, best = 0;
+	const struct tc_event *top = NULL;
+
+	for (size_t i = first_from(t, lo > max_dur ? lo - max_dur : 0);
+	     i < t->n_events && t->events[i].start_ns < hi; i++) {
+		const struct tc_event *e = &t->events[i];
+		uint64_t a = e->start_ns > lo ? e->start_ns : lo;
+		uint64_t b = e->start_ns + e->dur_ns < hi ? e->start_ns + e->dur_ns : hi;
+		char name[TC_CAUSE_NAME_LEN];
+
+		if (b <= a || b - a <= best || causes_evidence_only(e->kind) ||
+		    !touches(m, s->in, e) ||
+		    causes_name_event(t, e, nic_pattern, name, sizeof(name)) ==
+			    TC_CAUSE_UNATTRIBUTED)
+			continue;
+		best = b - a;
+		top = e;
+	}
+	if (top)
+		causes_name_event(t, top, nic_pattern, s->transport, sizeof(s->transport));
+	else
+		snprintf(s->transport, sizeof(s->transport), "path");
+}
+
 int coll_report_build(const struct tc_trace *t, const struct tc_analysis *a,
-		      struct coll_report **out)
+		      const char *nic_pattern, struct coll_report **out)
 {
 	struct coll_report *r = calloc(1, sizeof(*r));
 	struct spike_key *keys = NULL;
 	uint32_t *cause = NULL;
 	struct tc_sample *steps = NULL;
+	uint64_t max_dur = 0;
 	size_t n_steps;
 	int err;
 
@@ -220,6 +285,12 @@ int coll_report_build(const struct tc_trace *t, const struct tc_analysis *a,
 		top_cause(r, &r->ranks[i], cause, a ? a->n_causes : 0);
 	qsort(r->ranks, r->n_ranks, sizeof(*r->ranks), by_lateness);
 	slowest(r, cause);
+	for (size_t k = 0; k < t->n_events; k++)
+		if (t->events[k].dur_ns > max_dur)
+			max_dur = t->events[k].dur_ns;
+	for (size_t i = 0; i < r->n_slowest; i++)
+		if (!r->slowest[i].late && r->slowest[i].straggler)
+			name_transport(t, &r->m, &r->slowest[i], max_dur, nic_pattern);
 	err = op_rows(r);
 out:
 	free(keys);

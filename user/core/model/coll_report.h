@@ -8,6 +8,11 @@
  * was a spike by the report's rule: longer than that thread's usual step, for what
  * the analyzer names. Its cause is that spike's. Being last alone is chance: some
  * rank always is; how often each rank was last is shown beside it.
+ *
+ * A slow instance that was not late is the collective's own time (the transport): what
+ * ran on its ranks' CPUs meanwhile, from the last arrival to the last departure (an IRQ,
+ * a softirq, a rank's preemption), the one that overlapped it most, names it; where
+ * nothing did, it is `path`.
  */
 #ifndef TAILCAUSE_CORE_MODEL_COLL_REPORT_H
 #define TAILCAUSE_CORE_MODEL_COLL_REPORT_H
@@ -45,6 +50,7 @@ struct coll_slow_row {
 	const struct coll_call *straggler; /* NULL: nobody to wait for */
 	int late;			   /* the straggler's step was a spike */
 	uint32_t cause;			   /* with late: its primary cause */
+	char transport[TC_CAUSE_NAME_LEN]; /* not late: what its own time overlapped most */
 };
 
 struct coll_report {
@@ -61,10 +67,11 @@ struct coll_report {
 
 /*
  * The collectives of t (its TC_EV_COLL events) joined to a's spikes, into *out; 0 with
- * *out NULL where t has none, or -ENOMEM.
+ * *out NULL where t has none, or -ENOMEM. nic_pattern names the NIC's IRQs (NULL: the
+ * default), as the cause table does.
  */
 int coll_report_build(const struct tc_trace *t, const struct tc_analysis *a,
-		      struct coll_report **out);
+		      const char *nic_pattern, struct coll_report **out);
 void coll_report_free(struct coll_report *r);
 
 #endif /* TAILCAUSE_CORE_MODEL_COLL_REPORT_H */

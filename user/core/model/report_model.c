@@ -365,7 +365,7 @@ int report_model__build(struct report_model *m, const struct tc_trace *t,
 	err = err ?: build_irqs(m);
 	if (!err && a) {
 		err = build_latency(m);
-		err = err ?: coll_report_build(t, a, &m->coll);
+		err = err ?: coll_report_build(t, a, m->nic_irq_pattern, &m->coll);
 		build_audit(m);
 	}
 	if (!err && n)
