@@ -25,6 +25,13 @@ TAILCAUSE_MPI_LIB=/nonexistent expect_exit 2 "$TC" record -o "$TMP/x.tct" --no-p
 grep -q "^tailcause: --iter mpi: TAILCAUSE_MPI_LIB=/nonexistent: No such file" "$TMP/out" ||
 	fail "a missing records library not named"
 
+# A command that is not an MPI program: the noise report, saying why.
+"$TC" record -o "$TMP/none.tct" --no-progress --iter mpi -- sleep 0.2 >/dev/null 2>&1 ||
+	fail "record --iter mpi of a command without MPI failed"
+"$TC" report "$TMP/none.tct" >"$TMP/none.txt" 2>&1 || { cat "$TMP/none.txt"; fail "report failed"; }
+grep -q "recorded no collective call (0 rank files)" "$TMP/none.txt" ||
+	fail "a command without MPI not said"
+
 # The hog: 1 ms every 20 ms at real-time priority on the second rank's CPU (the last
 # probe CPU; Open MPI binds rank r to core r here).
 # shellcheck disable=SC2046 # two CPU numbers

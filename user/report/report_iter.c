@@ -118,7 +118,12 @@ static int apply_coll(struct tc_trace *t, const char *path, const char *log_path
 		log_err("report %s: %s", path, strerror(-err));
 		return err;
 	}
-	if (!n)
+	if (!m.n_calls)
+		log_warn("report %s: --iter mpi recorded no collective call (%s rank files): was "
+			 "the command an MPI program started on this host, with the MPI "
+			 "libtailcause-mpi was built for? This is the noise report instead",
+			 path, trace__meta(t, "coll.ranks") ? trace__meta(t, "coll.ranks") : "no");
+	else if (!n)
 		log_warn("report %s: --iter mpi recorded %zu collective calls: no rank made two, "
 			 "so there are no steps between them; this is the noise report instead",
 			 path, m.n_calls);
