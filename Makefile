@@ -344,7 +344,7 @@ run: deps
 	$(Q)$(BIN) run $(RUN_ARGS)
 
 bench: deps-bench
-	$(Q)$(MAKE) all
+	$(Q)$(MAKE) all $(TEST_TOOLS)
 	$(Q)sh bench/run.sh $(O)
 
 # Attribution accuracy lab (bench/lab/README.md): injectors + scoring, <= 10 min.

@@ -8,6 +8,7 @@
 #   6 iter_cost     what record --iter costs sockperf: untraced / traced / with markers
 #   7 udp_parity    the udp probe against sockperf ping-pong, blocking and busy-poll
 #   8 coll_cost     what the collective records (record --iter mpi) cost an MPI call
+#   9 coll_stragglers  a hog on one rank's CPU: the straggler and its cause; no hog: chance
 # bench/README.md says what each measures, and holds the latest figures.
 #
 # Usage: bench/run.sh BUILD_DIR [NAME...]     (root; make bench, make O=DIR bench)
@@ -49,7 +50,7 @@ BENCH_LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 BENCH_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 BENCH_REV=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 export BENCH_LOAD_START BENCH_REV BENCH_DATE
-names=${*:-disturbance event_cost throughput trace_size analyzer iter_cost udp_parity coll_cost}
+names=${*:-disturbance event_cost throughput trace_size analyzer iter_cost udp_parity coll_cost coll_stragglers}
 quick=""
 [ "${BENCH_QUICK:-0}" = 1 ] && quick=" (BENCH_QUICK=1: small sizes)"
 echo "tailcause bench$quick: $BENCH_DATE, $(uname -r)," \

@@ -47,6 +47,7 @@ static void write_stragglers(struct json *j, const struct report_model *m,
 		json_u64(j, "late", k->late);
 		json_num(j, "late_us", (double)k->late_ns / 1000.0, 3);
 		json_str(j, "top_cause", k->has_cause ? cause_name(m, k->top_cause) : NULL);
+		json_u64(j, "top_cause_late", k->top_count);
 		json_end(j);
 	}
 	json_end(j);

@@ -39,12 +39,15 @@ static void print_stragglers(FILE *out, const struct report_model *m, const stru
 		"call\n was a spike by the rule above (%zu of %zu instances):\n",
 		r->late, r->spans);
 	fprintf(out, "  %6s %8s %8s %6s %12s  %s\n", "rank", "tid", "last", "late", "late ms",
-		"top cause of its late steps");
+		"top cause of its late steps (in how many)");
 	for (size_t i = 0; i < r->n_ranks; i++) {
 		const struct coll_rank_row *k = &r->ranks[i];
 
-		fprintf(out, "  %6d %8u %8zu %6zu %12.3f  %s\n", k->rank, k->tid, k->last, k->late,
+		fprintf(out, "  %6d %8u %8zu %6zu %12.3f  %s", k->rank, k->tid, k->last, k->late,
 			(double)k->late_ns / 1e6, k->has_cause ? cause_name(m, k->top_cause) : "-");
+		if (k->has_cause)
+			fprintf(out, " (%zu)", k->top_count);
+		fputc('\n', out);
 	}
 }
 

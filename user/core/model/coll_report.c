@@ -136,6 +136,7 @@ static void top_cause(struct coll_report *r, struct coll_rank_row *row, const ui
 		if (votes[k] > best) {
 			best = votes[k];
 			row->top_cause = (uint32_t)k;
+			row->top_count = best;
 			row->has_cause = 1;
 		}
 	free(votes);

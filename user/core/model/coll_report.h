@@ -41,6 +41,7 @@ struct coll_rank_row {
 	size_t late;	    /* of those, late: its step before was a spike */
 	uint64_t late_ns;   /* their lateness, summed */
 	uint32_t top_cause; /* the commonest cause of its late instances (index into causes) */
+	size_t top_count;   /* of its late instances, those of top_cause */
 	int has_cause;
 };
 
