@@ -32,7 +32,6 @@ struct coll_rank_file {
 int coll_files_open(struct coll_files *c, const char *lib)
 {
 	const char *pre = getenv("LD_PRELOAD");
-	char *both;
 	int err;
 
 	memset(c, 0, sizeof(*c));
@@ -44,13 +43,13 @@ int coll_files_open(struct coll_files *c, const char *lib)
 		c->dir[0] = '\0';
 		return err;
 	}
-	if (asprintf(&both, "%s%s%s", lib, pre && *pre ? " " : "", pre && *pre ? pre : "") < 0)
+	snprintf(c->env_dir, sizeof(c->env_dir), "%s=%s", TC_COLL_ENV_DIR, c->dir);
+	if (asprintf(&c->env_preload, "LD_PRELOAD=%s%s%s", lib, pre && *pre ? " " : "",
+		     pre && *pre ? pre : "") < 0) {
+		c->env_preload = NULL;
 		return -ENOMEM;
-	err = setenv(TC_COLL_ENV_DIR, c->dir, 1) || setenv("LD_PRELOAD", both, 1) ? -errno : 0;
-	free(both);
-	if (err)
-		log_err("--iter mpi: set the command's environment: %s", strerror(-err));
-	return err;
+	}
+	return 0;
 }
 
 /* "coll.<digits>", the name the library gives its file. */
@@ -302,6 +301,8 @@ void coll_files_close(struct coll_files *c)
 		free(c->ranks[i]);
 	}
 	c->n_ranks = 0;
+	free(c->env_preload);
+	c->env_preload = NULL;
 	if (!c->dir[0])
 		return;
 	DIR *d = opendir(c->dir);

@@ -34,12 +34,14 @@ struct coll_files {
 		int32_t size;
 	} comms[COLL_MAX_COMMS]; /* each communicator's size, for the trace's meta */
 	size_t n_comms;
-	size_t unsized; /* communicators past COLL_MAX_COMMS */
+	size_t unsized;	   /* communicators past COLL_MAX_COMMS */
+	char env_dir[96];  /* TAILCAUSE_COLL_DIR=dir, for the command's environment */
+	char *env_preload; /* LD_PRELOAD=lib and what the caller's had */
 };
 
 /*
- * Makes the directory and puts it and lib (the records' library) into this process's
- * environment for the command it starts; 0, or -errno reported.
+ * Makes the directory, and env_dir and env_preload: what the command's environment
+ * needs (the directory, lib preloaded), for it alone; 0, or -errno reported.
  */
 int coll_files_open(struct coll_files *c, const char *lib);
 

@@ -36,6 +36,10 @@ static int attach_mpi(struct recorder *r, const struct iter_spec *s)
 	if (!r->coll)
 		return -ENOMEM;
 	err = coll_files_open(r->coll, lib);
+	if (!err) { /* for the command alone: nothing else this process starts */
+		r->target.env[0] = r->coll->env_dir;
+		r->target.env[1] = r->coll->env_preload;
+	}
 	err = err ?: trace__set_meta(r->trace, "iter.spec", s->text);
 	err = err ?: trace__set_meta(r->trace, "iter.what", s->what);
 	err = err ?: trace__set_meta(r->trace, "iter.points", lib);

@@ -39,6 +39,8 @@ int target_spawn(struct target *t, char *const argv[])
 		close(gate[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		for (size_t i = 0; i < TARGET_ENV_MAX && t->env[i]; i++)
+			putenv(t->env[i]);
 		execvp(argv[0], argv);
 		fprintf(stderr, "tailcause: run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

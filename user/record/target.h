@@ -9,9 +9,13 @@
 
 #include <sys/types.h>
 
+#define TARGET_ENV_MAX 4
+
 struct target {
 	pid_t pid;
 	int gate_fd; /* write end: closing it lets the child exec */
+	/* "KEY=VALUE" put into the command's environment only (NULL-ended; not copied) */
+	char *env[TARGET_ENV_MAX + 1];
 };
 
 /* Forks argv[0] held before exec; 0 or -errno (reported). */
