@@ -24,8 +24,14 @@ if [ "${2:-}" = --in-guest ]; then
 	TC=$1 OUT=$3
 	T=$(mktemp -d)
 	pass=0 nfail=0
-	ok() { echo "PASS $1"; pass=$((pass + 1)); }
-	bad() { echo "FAIL $1"; [ -s "$T/out" ] && sed 's/^/    | /' "$T/out" | tail -15; nfail=$((nfail + 1)); }
+	lap=$(date +%s)
+	# PASS or FAIL, and the seconds since the last check
+	ok() { echo "PASS $1 ($(($(date +%s) - lap)) s)"; lap=$(date +%s); pass=$((pass + 1)); }
+	bad() {
+		echo "FAIL $1 ($(($(date +%s) - lap)) s)"; lap=$(date +%s)
+		[ -s "$T/out" ] && sed 's/^/    | /' "$T/out" | tail -15
+		nfail=$((nfail + 1))
+	}
 	run_rc() { # run_rc CODE CMD...: true when CMD exits CODE; output in $T/out
 		want=$1; shift
 		set +e
@@ -38,8 +44,13 @@ if [ "${2:-}" = --in-guest ]; then
 	# every row of probes' table is attached, or missing with a reason
 	all_said() { awk 'NR > 1 && $3 != "attached" && ($3 != "missing" || NF < 4) { bad = 1 } END { exit bad }' "$T/out"; }
 	k=$(uname -r)
-	echo "kernel: $k, $(nproc) CPUs"
+	echo "kernel: $k, $(nproc) CPUs, $(. /etc/os-release && echo "$PRETTY_NAME") userland"
 	mkdir -p "$OUT"
+	# A binary this userland cannot run (a library or glibc version it lacks) fails once.
+	if ! run_rc 0 "$TC" --version; then
+		bad "$TC runs here"
+		exit 1
+	fi
 	if [ "${TC_ON_HOST:-}" = 1 ] || [ ! -d /lib/modules/"$k" ]; then
 		echo "    skipped: modprobe mlx5_core rdma_rxe: no modules for $k here"
 	elif run_rc 0 sh -c 'modprobe mlx5_core && modprobe rdma_rxe'; then
