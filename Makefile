@@ -12,6 +12,8 @@
 #   make bench      install what the benchmarks need too, build, run the benchmarks in bench/
 #   make lab        attribution accuracy lab: inject known causes, score the report (root)
 #   make test-vm    the verbs tests on soft-RoCE in a qemu VM (scripts/vmlab; root)
+#   make test-kernels  the kernel matrix: this host's kernel and Debian's 5.10, 6.1, 6.12
+#                   in the VM (root; TC=FILE tests that binary, KERNELS="5.10" fewer)
 #   make bench-parity  tailcause's verbs probe vs perftest's ib_write_lat, in the VM
 #   make vmlinux    regenerate vmlinux/<arch>/vmlinux.h from this kernel's BTF
 #   make man        the man pages, $(O)/man/tailcause.8 and tailcause-COMMAND.8 (section 8)
@@ -88,8 +90,8 @@ CORE_LIB := $(O)/libtccore.a
 BIN := $(O)/tailcause
 
 .PHONY: fuzz all run test check unit-test system-test bench vmlinux install fmt check-fmt clean \
-	deps deps-test deps-bench check-layers check-symbols cppcheck lint golden test-vm bench-parity lab \
-	man completion
+	deps deps-test deps-bench check-layers check-symbols cppcheck lint golden test-vm \
+	test-kernels bench-parity lab man completion
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
@@ -337,6 +339,13 @@ test: deps-test
 test-vm: deps-test
 	$(Q)$(MAKE) all $(O)/tests/tc-spin
 	$(Q)sh tests/run.sh $(O) test_vm
+
+# tests/system/kernels.sh: one VM boot per kernel (docs/kernels.md); TC= the binary
+# under test (default $(BIN)), KERNELS= the VM kernels, VMLAB_SUITE= the guest userland.
+KERNELS ?= 5.10 6.1 6.12
+test-kernels: deps
+	$(Q)$(MAKE) all
+	$(Q)TC_BIN="$(or $(TC),$(BIN))" TC_KERNELS="$(KERNELS)" sh tests/system/kernels.sh $(O)
 
 RUN_ARGS ?= -n 5M
 run: deps

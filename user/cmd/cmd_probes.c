@@ -45,6 +45,7 @@ int cmd_probes(int argc, char **argv)
 		return -TC_ERRNO__ENV;
 	}
 	cfg.force_fallback = a.fallback;
+	cfg.btf_path = a.btf_path;
 	cfg.syscall_tps = a.signal_ends;
 	t = tracer__new(&cfg);
 	if (!t)

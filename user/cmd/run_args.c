@@ -17,6 +17,7 @@ enum {
 	OPT_RINGBUF = 0x100,
 	OPT_DRAIN_MS,
 	OPT_FALLBACK,
+	OPT_BTF,
 	OPT_NO_PROGRESS,
 	OPT_NO_CALIBRATE,
 	OPT_SIGNAL_ENDS,
@@ -146,6 +147,11 @@ const struct cli_opt run_args_options[] = {
 	 RA_TRACE,
 	 NULL,
 	 "classic tracepoints instead of BTF ones (tp_btf)"},
+	{{"btf", required_argument, NULL, OPT_BTF},
+	 RA_TRACE,
+	 "FILE",
+	 "the kernel's types from FILE, for a kernel without BTF\n"
+	 "(/sys/kernel/btf/vmlinux): e.g. its file from BTFHub"},
 	{{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	 RA_TRACE,
 	 NULL,
@@ -403,6 +409,8 @@ static int parse_record(int c, const char *arg, struct run_args *a)
 	case OPT_FALLBACK:
 		a->fallback = 1;
 		return 0;
+	case OPT_BTF:
+		return cli_parse_name("--btf", arg, "file name", &a->btf_path);
 	case OPT_NO_PROGRESS:
 		a->progress = 0;
 		return 0;
@@ -468,6 +476,7 @@ static int parse_one(int c, const char *arg, struct run_args *a)
 	case OPT_RINGBUF:
 	case OPT_DRAIN_MS:
 	case OPT_FALLBACK:
+	case OPT_BTF:
 	case OPT_NO_PROGRESS:
 	case OPT_NO_CALIBRATE:
 	case OPT_SIGNAL_ENDS:

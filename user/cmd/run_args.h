@@ -13,7 +13,7 @@
 /* Which options a command takes. */
 #define RA_PROBE  0x01 /* -p -c -n */
 #define RA_OUTPUT 0x02 /* -o -f */
-#define RA_TRACE  0x04 /* --ringbuf --drain-ms --fallback --no-progress --no-calibrate */
+#define RA_TRACE  0x04 /* --ringbuf --drain-ms --fallback --btf --no-progress --no-calibrate */
 #define RA_REPORT 0x08 /* --spike --nic-irq --top */
 #define RA_VERBS                                                                                   \
 	0x10		       /* -d -i -x -s -I --loopback --server --port --key --bind --clock   \
@@ -40,6 +40,7 @@ struct run_args {
 	size_t ringbuf_bytes;
 	unsigned int drain_ms;
 	int fallback;
+	const char *btf_path; /* --btf FILE */
 	int progress;
 	int no_calibrate;
 	int signal_ends;

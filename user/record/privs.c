@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
+#include <linux/bpf.h>
 #include <linux/capability.h>
 #include <pwd.h>
 #include <stdint.h>
@@ -198,6 +199,23 @@ static int choose_ids(const struct privs_need *n, uint64_t *keep, uint64_t eff, 
 	return 0;
 }
 
+/*
+ * Does this kernel refuse every bpf() command without CAP_BPF (Debian's 5.10, where
+ * unprivileged BPF is disabled: the check came before each command until 6.x)? Then
+ * the open ring buffer and maps need it still. Asked with the effective set cut to
+ * keep: a lookup in no map is EBADF where the command itself is allowed.
+ */
+static int bpf_gated(uint64_t keep, uint64_t perm)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (__u32)-1;
+	if (caps_set(keep, perm))
+		return 0;
+	return syscall(SYS_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) && errno == EPERM;
+}
+
 int privs_drop(const struct privs_need *n)
 {
 	uint64_t eff = 0, perm = 0, keep = 0;
@@ -208,7 +226,12 @@ int privs_drop(const struct privs_need *n)
 		goto fail;
 	if (n->memlock)
 		keep |= CAP(CAP_IPC_LOCK) & perm;
-	err = choose_ids(n, &keep, eff, perm);
+	if (bpf_gated(keep, perm)) {
+		keep |= CAP(CAP_BPF) & perm;
+		log_dbg("this kernel refuses bpf() without CAP_BPF: kept");
+	}
+	err = caps_set(eff, perm);
+	err = err ?: choose_ids(n, &keep, eff, perm);
 	err = err ?: caps_set(keep, keep);
 	/* Nothing this process execs from now on gains privileges, nor keeps any ambient ones. */
 	if (!err && (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL))

@@ -488,6 +488,7 @@ int recorder_run(const struct recorder_opts *o)
 	struct tracer_cfg cfg = {
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.force_fallback = o->force_fallback,
+		.btf_path = o->btf_path,
 		.follow_children = o->command != NULL,
 		.syscall_tps = o->signal_ends,
 	};

@@ -32,6 +32,7 @@ struct recorder_opts {
 	size_t ringbuf_bytes;
 	unsigned int drain_ms;
 	int force_fallback;	      /* classic tracepoints */
+	const char *btf_path;	      /* --btf: the kernel's types from this file */
 	int progress;		      /* progress line on stderr */
 	int calibrate;		      /* measure the hidden cost of events first (probe runs) */
 	int signal_ends;	      /* --signal-ends: time signal handlers to rt_sigreturn */

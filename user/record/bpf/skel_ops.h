@@ -23,8 +23,11 @@ struct skel_ops {
 	const char *name;
 	/* A concern that may fail to load without failing the recording (fentry extras). */
 	int optional;
-	/* Opens the skeleton into *skel; returns its bpf_object or NULL with errno set. */
-	struct bpf_object *(*open)(void **skel);
+	/*
+	 * Opens the skeleton into *skel, its CO-RE relocations against the BTF in btf_path
+	 * (NULL: the kernel's); returns its bpf_object or NULL with errno set.
+	 */
+	struct bpf_object *(*open)(void **skel, const char *btf_path);
 	/*
 	 * Sets the concern's read-only knobs (cfg_*) once its programs are chosen, before
 	 * load; it may leave out a program this kernel makes unnecessary. vmlinux_btf is
@@ -41,9 +44,10 @@ struct skel_ops {
  * sets the concern's own knobs; every concern has cfg_wakeup_bytes (common.bpf.h).
  */
 #define TC_DEFINE_SKEL_OPS(cname, is_optional, extra)                                              \
-	static struct bpf_object *cname##_open(void **skel)                                        \
+	static struct bpf_object *cname##_open(void **skel, const char *btf_path)                  \
 	{                                                                                          \
-		struct cname##_bpf *s = cname##_bpf__open();                                       \
+		LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);              \
+		struct cname##_bpf *s = cname##_bpf__open_opts(&opts);                             \
                                                                                                    \
 		if (!s)                                                                            \
 			return NULL;                                                               \

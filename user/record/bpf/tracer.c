@@ -46,7 +46,7 @@ void tracer_print_facts(FILE *out)
 		"running with libbpf %s; the BPF programs are CO-RE: compiled once, their field\n"
 		"offsets relocated as they load against the kernel's BTF (/sys/kernel/btf/vmlinux:\n"
 		"%s here)\n",
-		libbpf_version_string(), btf ? "present" : "absent or unreadable");
+		libbpf_version_string(), btf ? "present" : "absent or unreadable: give --btf FILE");
 }
 
 static const struct skel_ops *const concerns[] = {
@@ -54,6 +54,11 @@ static const struct skel_ops *const concerns[] = {
 	&workqueue_skel_ops, &timer_skel_ops, &signal_skel_ops, &nic_skel_ops, &nic_fentry_skel_ops,
 };
 _Static_assert(sizeof(concerns) / sizeof(concerns[0]) == N_CONCERNS, "N_CONCERNS");
+
+const struct btf *tracer_types_btf(const struct tracer *t)
+{
+	return t->types_btf ? t->types_btf : t->vmlinux_btf;
+}
 
 int tracer_reuse_shared_maps(struct tracer *t, struct bpf_object *obj)
 {
@@ -130,7 +135,7 @@ static int open_concern(struct tracer *t, const struct skel_ops *ops, const stru
 	int err;
 
 	l->ops = ops;
-	l->obj = ops->open(&l->skel);
+	l->obj = ops->open(&l->skel, t->btf_path);
 	if (!l->obj) {
 		err = -errno;
 		log_err("open %s object: %s", ops->name, strerror(-err));
@@ -140,7 +145,7 @@ static int open_concern(struct tracer *t, const struct skel_ops *ops, const stru
 	if (err)
 		goto out_destroy;
 	tracer_select_programs(t, ops->name, l->obj, fallback, cfg->syscall_tps);
-	ops->configure(l->skel, cfg, t->vmlinux_btf);
+	ops->configure(l->skel, cfg, tracer_types_btf(t));
 	tracer_select_task_storage(l->obj);
 	if (!tracer_n_autoload(l->obj)) {
 		err = NOTHING_TO_RUN; /* the status rows say why */
@@ -168,7 +173,7 @@ static void optional_failed(struct tracer *t, const struct skel_ops *ops, size_t
 
 	log_dbg("load %s programs: %s; recording without them", ops->name, strerror(-err));
 	t->n_status = status_mark;
-	obj = ops->open(&skel);
+	obj = ops->open(&skel, t->btf_path);
 	if (!obj)
 		return;
 	tracer_select_programs(t, ops->name, obj, 0, 0);
@@ -214,6 +219,9 @@ static int load_concern(struct tracer *t, const struct skel_ops *ops, const stru
 	}
 	if (err) {
 		log_err("load %s programs: %s", ops->name, strerror(-err));
+		if (!t->vmlinux_btf && !t->btf_path)
+			log_err("this kernel has no BTF (/sys/kernel/btf/vmlinux): give its types "
+				"with --btf FILE (e.g. the kernel's file from BTFHub)");
 		return err;
 	}
 	t->n_loaded++;
@@ -253,6 +261,23 @@ static int create_shared_maps(struct tracer *t, size_t ringbuf_bytes)
 	return 0;
 }
 
+/* --btf FILE: the types the programs are relocated against (libbpf parses it again). */
+static int load_types_btf(struct tracer *t, const char *path)
+{
+	if (!path)
+		return 0;
+	t->types_btf = btf__parse(path, NULL);
+	if (!t->types_btf) {
+		int err = -errno;
+
+		log_err("--btf %s: %s", path, strerror(-err));
+		return err;
+	}
+	t->btf_path = path;
+	log_dbg("kernel types from %s (--btf)", path);
+	return 0;
+}
+
 struct tracer *tracer__new(const struct tracer_cfg *cfg)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
@@ -265,6 +290,9 @@ struct tracer *tracer__new(const struct tracer_cfg *cfg)
 	t->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!t->vmlinux_btf)
 		log_dbg("no vmlinux BTF: classic tracepoints only");
+	err = load_types_btf(t, cfg->btf_path);
+	if (err)
+		goto out_free;
 	err = create_shared_maps(t, cfg->ringbuf_bytes);
 	if (err)
 		goto out_free;
@@ -312,6 +340,7 @@ void tracer__free(struct tracer *t)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	btf__free(t->vmlinux_btf);
+	btf__free(t->types_btf);
 	free(t);
 }
 

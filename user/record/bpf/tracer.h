@@ -17,6 +17,8 @@ struct tracer_cfg {
 	int follow_children;  /* record -- CMD: follow new threads of TC_ROLE_TARGET ones */
 	int syscall_tps;      /* --signal-ends: load the tp/syscalls/ programs (each puts every
 			       * system call of the machine on its slow path) */
+	const char *btf_path; /* --btf: the kernel's types (CO-RE) from this file, not the
+			       * kernel's own BTF (libbpf's btf_custom_path); NULL: none */
 };
 
 /* What happened to one BPF program. */

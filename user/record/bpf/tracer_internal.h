@@ -31,7 +31,10 @@ struct loaded {
 struct tracer {
 	int events_fd, tids_fd, gen_fd, cpus_fd, drops_fd, steal_fd, work_fd, work_n_fd;
 	uint32_t tids_gen; /* last value written to probe_tids_gen */
+	/* the kernel's own BTF (NULL: none): what tp_btf and fentry need */
 	struct btf *vmlinux_btf;
+	const char *btf_path;		      /* --btf FILE, or NULL */
+	struct btf *types_btf;		      /* its types, parsed (NULL without --btf) */
 	struct loaded loaded[N_CONCERNS + 1]; /* + the iteration markers (tracer_marks.c) */
 	size_t n_loaded;
 	struct bpf_link *links[MAX_PROGS];
@@ -41,6 +44,9 @@ struct tracer {
 	size_t n_status;
 };
 
+/* tracer.c: the types the programs' CO-RE reads are relocated against (--btf's, else the kernel's).
+ */
+const struct btf *tracer_types_btf(const struct tracer *t);
 /* tracer.c: the shared maps' fds into obj, before it loads; 0 or -errno (reported). */
 int tracer_reuse_shared_maps(struct tracer *t, struct bpf_object *obj);
 /* tracer.c: keeps link in t (detached by tracer__stop); 0 or -E2BIG (link destroyed). */

@@ -30,7 +30,7 @@ static struct bpf_object *marks_object(struct tracer *t)
 		return NULL;
 	}
 	l->ops = &iter_skel_ops;
-	l->obj = l->ops->open(&l->skel);
+	l->obj = l->ops->open(&l->skel, t->btf_path);
 	if (!l->obj) {
 		err = -errno;
 		log_err("open the iteration markers: %s", strerror(-err));
@@ -40,7 +40,7 @@ static struct bpf_object *marks_object(struct tracer *t)
 	cfg.ringbuf_bytes = 2 * 1024 * 1024; /* cfg_wakeup_bytes: as small as any ring's half */
 	err = tracer_reuse_shared_maps(t, l->obj);
 	if (!err) {
-		l->ops->configure(l->skel, &cfg, t->vmlinux_btf);
+		l->ops->configure(l->skel, &cfg, tracer_types_btf(t));
 		err = l->ops->load(l->skel);
 		if (err)
 			log_err("load the iteration markers: %s", strerror(-err));

@@ -128,6 +128,20 @@ struct tc_prog_status *tracer_status_add(struct tracer *t, const char *concern,
 	return s;
 }
 
+/* Does /sys/kernel/btf hold any module's BTF (a driver's functions can be traced)? */
+static int has_module_btf(void)
+{
+	struct dirent *de;
+	int found = 0;
+	DIR *d = opendir("/sys/kernel/btf");
+
+	while (d && !found && (de = readdir(d)))
+		found = de->d_name[0] != '.' && strcmp(de->d_name, "vmlinux");
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* fentry/fexit programs: load only where the kernel has the function. */
 static void select_fentry(struct tracer *t, const char *concern, struct bpf_program *p,
 			  const char *sec)
@@ -140,7 +154,12 @@ static void select_fentry(struct tracer *t, const char *concern, struct bpf_prog
 	if (ok || strncmp(sec, "fentry/", 7))
 		return; /* one status row per function: the fentry side */
 	s = tracer_status_add(t, concern, p);
-	if (s)
+	if (s && t->vmlinux_btf && !has_module_btf())
+		snprintf(s->reason, sizeof(s->reason),
+			 "function %s not in this kernel's BTF (it has no BTF of modules, "
+			 "/sys/kernel/btf/<module>: before 5.11)",
+			 func);
+	else if (s)
 		snprintf(s->reason, sizeof(s->reason),
 			 "function %s not in this kernel's BTF (driver not loaded?)", func);
 }
