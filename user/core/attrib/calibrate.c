@@ -98,22 +98,6 @@ static int kind_slot(uint16_t kind)
 	return -1;
 }
 
-/* The first event that may overlap [from, ...): events are sorted by start. */
-static size_t first_event(const struct tc_trace *t, uint64_t from)
-{
-	size_t lo = 0, hi = t->n_events;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->events[mid].start_ns < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* At most this many spans in one gap (an IRQ and its softirqs); more spoil it. */
 #define GAP_SPANS 16
 
@@ -172,7 +156,7 @@ static void read_gap(const struct tc_trace *t, const struct idle_latency *l, con
 
 	memset(r, 0, sizeof(*r));
 	r->slot = -1;
-	for (size_t i = first_event(t, g->start > LOOKBACK_NS ? g->start - LOOKBACK_NS : 0);
+	for (size_t i = trace__first_event(t, g->start > LOOKBACK_NS ? g->start - LOOKBACK_NS : 0);
 	     i < t->n_events && t->events[i].start_ns < g->end; i++) {
 		const struct tc_event *e = &t->events[i];
 		uint64_t s, end;

@@ -165,22 +165,6 @@ static void slowest(struct coll_report *r, const uint32_t *cause)
 	}
 }
 
-/* The first event starting at or after at (events sorted by start). */
-static size_t first_from(const struct tc_trace *t, uint64_t at)
-{
-	size_t lo = 0, hi = t->n_events;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->events[mid].start_ns < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Whether e ran on a CPU of in's calls, or is a preemption of one of its ranks' threads. */
 static int touches(const struct coll_model *m, const struct coll_instance *in,
 		   const struct tc_event *e)
@@ -206,7 +190,7 @@ static void name_transport(const struct tc_trace *t, const struct coll_model *m,
 	uint64_t lo = s->in->last_in, hi = s->in->last_out, best = 0;
 	const struct tc_event *top = NULL;
 
-	for (size_t i = first_from(t, lo > max_dur ? lo - max_dur : 0);
+	for (size_t i = trace__first_event(t, lo > max_dur ? lo - max_dur : 0);
 	     i < t->n_events && t->events[i].start_ns < hi; i++) {
 		const struct tc_event *e = &t->events[i];
 		uint64_t a = e->start_ns > lo ? e->start_ns : lo;

@@ -126,6 +126,21 @@ static int grow(void **arr, size_t *cap, size_t used, size_t more, size_t size)
 	return 0;
 }
 
+size_t trace__first_event(const struct tc_trace *t, uint64_t at)
+{
+	size_t lo = 0, hi = t->n_events;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->events[mid].start_ns < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 size_t trace__cut(struct tc_trace *t, uint64_t lo, uint64_t hi, uint64_t margin)
 {
 	uint64_t elo = lo > margin ? lo - margin : 0,

@@ -202,5 +202,7 @@ uint64_t trace__total_drops(const struct tc_trace *t);
 size_t trace__cut(struct tc_trace *t, uint64_t lo, uint64_t hi, uint64_t margin);
 /* Sorts events by start time and samples by t_start (stable). */
 void trace__sort(struct tc_trace *t);
+/* The first of t's events (sorted) that starts at or after at; n_events if none does. */
+size_t trace__first_event(const struct tc_trace *t, uint64_t at);
 
 #endif /* TAILCAUSE_CORE_TRACE_H */

@@ -46,7 +46,8 @@ struct skel_ops {
 #define TC_DEFINE_SKEL_OPS(cname, is_optional, extra)                                              \
 	static struct bpf_object *cname##_open(void **skel, const char *btf_path)                  \
 	{                                                                                          \
-		LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);              \
+		struct bpf_object_open_opts opts = {.sz = sizeof(opts),                            \
+						    .btf_custom_path = btf_path};                  \
 		struct cname##_bpf *s = cname##_bpf__open_opts(&opts);                             \
                                                                                                    \
 		if (!s)                                                                            \
