@@ -91,7 +91,7 @@ BIN := $(O)/tailcause
 
 .PHONY: fuzz all run test check unit-test system-test bench vmlinux install fmt check-fmt clean \
 	deps deps-test deps-bench check-layers check-symbols cppcheck lint golden test-vm \
-	test-kernels bench-parity lab man completion
+	test-kernels bench-parity lab man completion mpi-tools
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 
@@ -322,8 +322,10 @@ $(O)/tests/tc-mpiloop: tests/system/mpiloop.c
 	$(Q)$(MPICC) -O2 $(WARN) -std=gnu11 $< -o $@
 ifneq ($(MPICC),)
 all: $(MPI_LIB)
-TEST_TOOLS += $(O)/tests/tc-mpiloop
 endif
+# The MPI test tools, named by the make that runs after deps-test installed Open MPI: a
+# variable the first make computed would still say there is no mpicc.
+mpi-tools: $(if $(MPICC),$(MPI_LIB) $(O)/tests/tc-mpiloop)
 
 # The per-event benchmark's context-switch storm, also a test's: the off-CPU records' overrun.
 $(O)/tests/tc-storm: bench/storm.c
@@ -332,7 +334,7 @@ $(O)/tests/tc-storm: bench/storm.c
 	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
 
 test: deps-test
-	$(Q)$(MAKE) all $(TESTS) $(TEST_TOOLS)
+	$(Q)$(MAKE) all $(TESTS) $(TEST_TOOLS) mpi-tools
 	$(Q)sh tests/run.sh $(O)
 
 # One VM boot runs every verbs check (tests/system/test_vm.sh); make test runs it too.
@@ -353,7 +355,7 @@ run: deps
 	$(Q)$(BIN) run $(RUN_ARGS)
 
 bench: deps-bench
-	$(Q)$(MAKE) all $(TEST_TOOLS)
+	$(Q)$(MAKE) all $(TEST_TOOLS) mpi-tools
 	$(Q)sh bench/run.sh $(O)
 
 # Attribution accuracy lab (bench/lab/README.md): injectors + scoring, <= 10 min.
