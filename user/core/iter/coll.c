@@ -107,8 +107,7 @@ int coll_build(const struct tc_trace *t, struct coll_model *m)
 					.cpu = e->cpu,
 					.rank = (int32_t)e->other_pid,
 					.comm_size = -1,
-					.op = e->flags,
-					.step = COLL_NO_STEP};
+					.op = e->flags};
 	}
 	qsort(m->calls, m->n_calls, sizeof(*m->calls), by_instance);
 	for (lo = 0; lo < m->n_calls;) {
@@ -138,30 +137,23 @@ static int by_thread_time(const void *a, const void *b)
 	return ((*x)->t_in > (*y)->t_in) - ((*x)->t_in < (*y)->t_in);
 }
 
-struct step {
-	struct tc_sample s;
-	struct coll_call *ends; /* the call whose entry ends it */
-};
-
 static int by_start(const void *a, const void *b)
 {
-	const struct step *x = a, *y = b;
+	const struct tc_sample *x = a, *y = b;
 
-	return (x->s.t_start > y->s.t_start) - (x->s.t_start < y->s.t_start);
+	return (x->t_start > y->t_start) - (x->t_start < y->t_start);
 }
 
 int coll_steps(struct coll_model *m, struct tc_sample **out, size_t *n_out)
 {
 	size_t cap = m->n_calls ? m->n_calls : 1, n = 0;
 	struct coll_call **order = calloc(cap, sizeof(*order));
-	struct step *st = calloc(cap, sizeof(*st));
 	struct tc_sample *s = calloc(cap, sizeof(*s));
 
 	*out = NULL;
 	*n_out = 0;
-	if (!order || !st || !s) {
+	if (!order || !s) {
 		free(order);
-		free(st);
 		free(s);
 		return -ENOMEM;
 	}
@@ -173,19 +165,13 @@ int coll_steps(struct coll_model *m, struct tc_sample **out, size_t *n_out)
 
 		if (prev->tid != order[i]->tid || order[i]->t_in < prev->t_out)
 			continue;
-		st[n].s = (struct tc_sample){.t_start = prev->t_out,
-					     .t_end = order[i]->t_in,
-					     .cpu = order[i]->cpu,
-					     .tid = order[i]->tid};
-		st[n++].ends = order[i];
+		s[n++] = (struct tc_sample){.t_start = prev->t_out,
+					    .t_end = order[i]->t_in,
+					    .cpu = order[i]->cpu,
+					    .tid = order[i]->tid};
 	}
-	qsort(st, n, sizeof(*st), by_start);
-	for (size_t i = 0; i < n; i++) {
-		s[i] = st[i].s;
-		st[i].ends->step = i;
-	}
+	qsort(s, n, sizeof(*s), by_start);
 	free(order);
-	free(st);
 	*out = s;
 	*n_out = n;
 	return 0;

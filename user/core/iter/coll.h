@@ -21,8 +21,6 @@
 
 #include "core/trace/trace.h"
 
-#define COLL_NO_STEP SIZE_MAX
-
 /* One rank's call of a collective. */
 struct coll_call {
 	uint64_t t_in, t_out;
@@ -33,7 +31,6 @@ struct coll_call {
 	int32_t rank;	   /* in MPI_COMM_WORLD */
 	int32_t comm_size; /* the communicator's (0: not recorded) */
 	uint16_t op;
-	size_t step; /* the sample of the step that ended with this call (COLL_NO_STEP: none) */
 };
 
 /* One instance: every member's call number seq on communicator comm. */
@@ -77,7 +74,7 @@ int coll_build(const struct tc_trace *t, struct coll_model *m);
 
 /*
  * Each rank thread's steps, from one call's return to its next call's entry, as
- * samples (time order) into *out; sets each call's step. 0 or -ENOMEM.
+ * samples (time order) into *out; 0 or -ENOMEM.
  */
 int coll_steps(struct coll_model *m, struct tc_sample **out, size_t *n_out);
 

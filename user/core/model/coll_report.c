@@ -217,9 +217,7 @@ int coll_report_build(const struct tc_trace *t, const struct tc_analysis *a,
 	struct coll_report *r = calloc(1, sizeof(*r));
 	struct spike_key *keys = NULL;
 	uint32_t *cause = NULL;
-	struct tc_sample *steps = NULL;
 	uint64_t max_dur = 0;
-	size_t n_steps;
 	int err;
 
 	*out = NULL;
@@ -230,13 +228,11 @@ int coll_report_build(const struct tc_trace *t, const struct tc_analysis *a,
 		coll_report_free(r);
 		return err;
 	}
-	err = coll_steps(&r->m, &steps, &n_steps);
-	free(steps);
 	cause = malloc(r->m.n_inst * sizeof(*cause));
 	r->ranks = calloc(r->m.n_calls, sizeof(*r->ranks));
 	if (a && a->n_spikes)
 		keys = malloc(a->n_spikes * sizeof(*keys));
-	if (err || !cause || !r->ranks || (a && a->n_spikes && !keys)) {
+	if (!cause || !r->ranks || (a && a->n_spikes && !keys)) {
 		err = -ENOMEM;
 		goto out;
 	}
